@@ -1,0 +1,41 @@
+/* lu_rt: the runtime side of lineup.h (registry, byte results, yield),
+ * shared by liblineup.so and the driver. Internal. */
+#ifndef LU_RT_H
+#define LU_RT_H
+
+#include "lineup.h"
+
+#include <stdbool.h>
+
+#pragma GCC visibility push(default)
+
+#define LU_RT_MAX_HARNESSES 64
+
+struct lu_rt_seq {
+    const char *name;
+    int teardown;
+    const struct lineup_op *ops;
+    unsigned nops;
+};
+
+/* Where lineup_result_bytes() copies to while the calling thread runs an
+ * operation; NULL outside operations. */
+struct lu_rt_bytes {
+    unsigned char *data;
+    size_t len, cap;
+    bool set;
+    bool overflow; /* more than cap bytes were offered: truncated */
+};
+
+/* Registered harnesses and sequences, in registration order. */
+const struct lineup_harness *const *lu_rt_harnesses(unsigned *n);
+const struct lu_rt_seq *lu_rt_sequences(unsigned *n);
+/* Number of registrations refused (too many, bad ABI), for a clear error. */
+unsigned lu_rt_rejected(void);
+void lu_rt_reset(void);
+
+void lu_rt_set_bytes_target(struct lu_rt_bytes *b);
+
+#pragma GCC visibility pop
+
+#endif

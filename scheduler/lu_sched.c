@@ -1,0 +1,1066 @@
+/*
+ * The controlled scheduler: pool of real threads, baton handoff, choices,
+ * exploration strategies (DFS with a preemption bound, random walk, replay),
+ * spin and livelock detection, stuck executions and unwinding.
+ */
+#define _GNU_SOURCE
+#include "lu_sched_int.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#pragma GCC diagnostic ignored "-Wframe-address"
+
+__thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
+
+static const char *const lu__err_msgs[] = {
+#define LU__ERR_MSG(name, val, msg) [-(val)] = msg,
+    LU_SCHED_ERRORS(LU__ERR_MSG)
+#undef LU__ERR_MSG
+};
+
+const char *lu_sched_strerror(int err)
+{
+    if (err > 0 || -err >= (int)(sizeof lu__err_msgs / sizeof lu__err_msgs[0]))
+        return "unknown error";
+    return lu__err_msgs[-err];
+}
+
+static const char *const lu__outcome_names[] = {
+#define LU__OUT_NAME(name, msg) msg,
+    LU_SCHED_OUTCOMES(LU__OUT_NAME)
+#undef LU__OUT_NAME
+};
+
+const char *lu_sched_outcome_name(enum lu_sched_outcome o)
+{
+    if ((unsigned)o >= sizeof lu__outcome_names / sizeof lu__outcome_names[0])
+        return "?";
+    return lu__outcome_names[o];
+}
+
+static const char *const lu__kind_names[] = {
+#define LU__KIND_NAME(name, msg) msg,
+    LU_SCHED_KINDS(LU__KIND_NAME)
+#undef LU__KIND_NAME
+};
+
+const char *lu_sched_kind_name(enum lu_sched_kind k)
+{
+    if ((unsigned)k >= LU_SCHED_K_COUNT)
+        return "?";
+    return lu__kind_names[k];
+}
+
+static lu_sched_label_fn lu__label_fn;
+
+void lu_sched_set_label_names(lu_sched_label_fn fn)
+{
+    lu__label_fn = fn;
+}
+
+const char *lu_sched_label_name(uint16_t label)
+{
+    const char *n = lu__label_fn ? lu__label_fn(label) : NULL;
+    return n ? n : "?";
+}
+
+void lu__sched_bug(const char *file, int line, const char *what)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "lineup: internal error at %s:%d: %s\n", file, line, what);
+    if (n > 0 && write(2, buf, (size_t)n) < 0) {
+        /* nothing left to report to */
+    }
+    abort();
+}
+
+size_t lu_sched_trace_size(uint32_t cap)
+{
+    return sizeof(struct lu_sched_trace) + (size_t)cap * sizeof(struct lu_sched_step);
+}
+
+/* ---- futex baton ---- */
+
+static void lu__give(_Atomic uint32_t *w)
+{
+    atomic_store_explicit(w, 1, memory_order_release);
+    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void lu__take(_Atomic uint32_t *w)
+{
+    for (;;) {
+        if (atomic_exchange_explicit(w, 0, memory_order_acquire) == 1)
+            return;
+        syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+    }
+}
+
+/* ---- real pthread functions: pool threads are lineup's, never modelled ---- */
+
+typedef int (*lu__create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef int (*lu__join_fn)(pthread_t, void **);
+
+static lu__create_fn lu__real_create(void)
+{
+    static lu__create_fn fn;
+    if (!fn)
+        fn = (lu__create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    return fn;
+}
+
+static lu__join_fn lu__real_join(void)
+{
+    static lu__join_fn fn;
+    if (!fn)
+        fn = (lu__join_fn)dlsym(RTLD_NEXT, "pthread_join");
+    return fn;
+}
+
+/* ---- objects ---- */
+
+struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
+{
+    struct lu__obj *o;
+    HASH_FIND(hh, s->objs, &addr, sizeof addr, o);
+    return o;
+}
+
+struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
+{
+    struct lu__obj *o = lu__obj_find(s, addr);
+    if (o) {
+        if (o->type == LU__O_LOC && type != LU__O_LOC) {
+            /* First seen as memory (e.g. a static initializer read), now used
+             * as a sync object: adopt it with its default state. */
+            uint64_t v = o->version;
+            memset(&o->u, 0, sizeof o->u);
+            o->type = type;
+            o->version = v;
+            goto init;
+        }
+        return o;
+    }
+    o = s->free_objs;
+    if (o)
+        s->free_objs = o->next_free;
+    else if (!(o = malloc(sizeof *o)))
+        lu__sched_bug(__FILE__, __LINE__, "out of memory for the object model");
+    memset(o, 0, sizeof *o);
+    o->addr = addr;
+    o->type = type;
+    HASH_ADD(hh, s->objs, addr, sizeof o->addr, o);
+init:
+    switch (type) {
+    case LU__O_MUTEX:
+        o->u.mutex.owner = -1;
+        break;
+    case LU__O_RW:
+        o->u.rw.writer = -1;
+        break;
+    default:
+        break;
+    }
+    return o;
+}
+
+void lu__obj_remove(struct lu_sched *s, const void *addr)
+{
+    struct lu__obj *o = lu__obj_find(s, addr);
+    if (!o)
+        return;
+    HASH_DEL(s->objs, o);
+    o->next_free = s->free_objs;
+    s->free_objs = o;
+}
+
+static void lu__objs_reset(struct lu_sched *s)
+{
+    struct lu__obj *o, *tmp;
+    HASH_ITER(hh, s->objs, o, tmp)
+    {
+        HASH_DEL(s->objs, o);
+        o->next_free = s->free_objs;
+        s->free_objs = o;
+    }
+}
+
+/* ---- enabledness and spinning ---- */
+
+static bool lu__all_others_finished(struct lu_sched *s, int self)
+{
+    for (int i = 0; i < s->nthreads; i++)
+        if (i != self && s->threads[i].state == LU__T_RUNNING)
+            return false;
+    return true;
+}
+
+bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
+{
+    struct lu__obj *o;
+    switch (t->k) {
+    case LU_SCHED_K_MUTEX_LOCK:
+        o = lu__obj_find(s, t->obj);
+        if (!o || o->u.mutex.owner == -1)
+            return true;
+        /* the owner relocking: recursive counts, errorcheck fails, normal
+         * deadlocks on itself */
+        return o->u.mutex.owner == t->id && o->u.mutex.kind != PTHREAD_MUTEX_NORMAL;
+    case LU_SCHED_K_RW_RDLOCK:
+        o = lu__obj_find(s, t->obj);
+        return !o || o->u.rw.writer == -1;
+    case LU_SCHED_K_RW_WRLOCK:
+        o = lu__obj_find(s, t->obj);
+        return !o || (o->u.rw.writer == -1 && o->u.rw.readers == 0);
+    case LU_SCHED_K_COND_REACQUIRE:
+        if (!t->signalled)
+            return false;
+        /* fall through */
+    case LU_SCHED_K_COND_TIMEDWAIT:
+        o = lu__obj_find(s, t->obj2);
+        return !o || o->u.mutex.owner == -1;
+    case LU_SCHED_K_SEM_WAIT:
+        o = lu__obj_find(s, t->obj);
+        return o && o->u.sem.value > 0;
+    case LU_SCHED_K_BARRIER_BLOCKED:
+        o = lu__obj_find(s, t->obj);
+        return o && o->u.barrier.generation != t->barrier_gen;
+    case LU_SCHED_K_ONCE_BLOCKED:
+        o = lu__obj_find(s, t->obj);
+        return o && o->u.once.state == 2;
+    case LU_SCHED_K_JOIN: {
+        const struct lu__thread *target = t->obj;
+        return target->state == LU__T_FINISHED;
+    }
+    case LU_SCHED_K_JOIN_ALL:
+        return lu__all_others_finished(s, t->id);
+    default:
+        return true;
+    }
+}
+
+/* A thread is spinning when its next operation is a spin hint, or re-reads,
+ * from the same instruction, a location that nobody changed since it last
+ * read it there: running it again cannot make progress until another thread
+ * writes. Requiring the same instruction keeps double-checked reads
+ * (seqlock readers, double-checked locking) schedulable. */
+static bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
+{
+    switch (t->k) {
+    case LU_SCHED_K_YIELD:
+        return true;
+    case LU_SCHED_K_READ:
+    case LU_SCHED_K_RMW:
+    case LU_SCHED_K_MUTEX_TRYLOCK:
+    case LU_SCHED_K_RW_TRY:
+    case LU_SCHED_K_SEM_TRYWAIT:
+        break;
+    default:
+        return false;
+    }
+    for (int i = 0; i < t->nreads; i++) {
+        if (t->reads[i].addr == t->obj) {
+            struct lu__obj *o = lu__obj_find(s, t->obj);
+            uint64_t v = o ? o->version : 0;
+            return t->reads[i].version == v;
+        }
+    }
+    return false;
+}
+
+/* Records that t read (at its pending instruction) without changing. */
+static void lu__note_read(struct lu_sched *s, struct lu__thread *t, const void *key)
+{
+    struct lu__obj *o = lu__obj_find(s, t->obj);
+    uint64_t v = o ? o->version : 0;
+    for (int i = 0; i < t->nreads; i++) {
+        if (t->reads[i].addr == key) {
+            t->reads[i].version = v;
+            return;
+        }
+    }
+    if (t->nreads == LU__MAX_READS) {
+        memmove(&t->reads[0], &t->reads[1], sizeof t->reads[0] * (LU__MAX_READS - 1));
+        t->nreads--;
+    }
+    t->reads[t->nreads].addr = key;
+    t->reads[t->nreads].version = v;
+    t->nreads++;
+}
+
+void lu__progress(struct lu__thread *t)
+{
+    t->nreads = 0;
+}
+
+/* ---- choosing ---- */
+
+static uint64_t lu__rand(struct lu_sched *s)
+{
+    /* splitmix64: seeded, reproducible, good enough for schedules */
+    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static int lu__pick_default(uint64_t cand, int cur, int n)
+{
+    if (cur >= 0 && (cand >> cur & 1))
+        return cur;
+    for (int i = 1; i <= n; i++) {
+        int j = (cur + i) % n;
+        if (j >= 0 && (cand >> j & 1))
+            return j;
+    }
+    return __builtin_ctzll(cand);
+}
+
+static struct lu_sched_step *lu__new_step(struct lu__thread *t)
+{
+    struct lu_sched *s = t->s;
+    struct lu_sched_trace *tr = s->cfg.trace;
+    if (tr->len >= tr->cap)
+        lu__end_execution(t, LU_SCHED_OUT_TOO_LONG, "the execution exceeded the trace capacity");
+    return &tr->steps[tr->len];
+}
+
+/* Decides the thread that performs its pending operation next; cur is the
+ * thread asking (it may be finished). Returns -1 when nobody can run: the
+ * execution is then over, complete or stuck, and s->res says which. */
+static int lu__choose(struct lu_sched *s, struct lu__thread *cur)
+{
+    uint64_t enabled = 0, spinning = 0;
+    struct lu_sched_trace *tr = s->cfg.trace;
+    bool cur_live = cur->state == LU__T_RUNNING;
+
+    if (cur_live && cur->atomic_depth > 0) {
+        /* a non-preemptible section: only cur may go on */
+        if (lu__enabled(s, cur)) {
+            enabled = 1ULL << cur->id;
+            if (lu__spinning(s, cur))
+                spinning = enabled;
+        }
+    } else {
+        for (int i = 0; i < s->nthreads; i++) {
+            struct lu__thread *t = &s->threads[i];
+            if (t->state != LU__T_RUNNING || !lu__enabled(s, t))
+                continue;
+            enabled |= 1ULL << i;
+            if (lu__spinning(s, t))
+                spinning |= 1ULL << i;
+        }
+    }
+
+    if (!enabled) {
+        bool stuck = false;
+        for (int i = 0; i < s->nthreads; i++)
+            if (s->threads[i].state == LU__T_RUNNING)
+                stuck = true;
+        s->res->outcome = stuck ? LU_SCHED_OUT_DEADLOCK : LU_SCHED_OUT_COMPLETE;
+        return -1;
+    }
+
+    uint64_t cand = enabled & ~spinning;
+    bool all_spin = cand == 0;
+    if (all_spin) {
+        /* Everyone who can run is spinning: let them take turns without
+         * branching, and call it a livelock if nothing changes for long. */
+        if (++s->spin_run > s->cfg.spin_bound) {
+            s->res->outcome = LU_SCHED_OUT_LIVELOCK;
+            return -1;
+        }
+        int pick = lu__pick_default(enabled, cur_live ? cur->id : -1, s->nthreads);
+        if (cur_live && pick == cur->id && __builtin_popcountll(enabled) > 1)
+            pick = lu__pick_default(enabled & ~(1ULL << cur->id), cur->id, s->nthreads);
+        cand = 1ULL << pick;
+    } else {
+        s->spin_run = 0;
+    }
+
+    bool cur_spin = cur_live && (spinning >> cur->id & 1);
+    bool preemptible = cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin &&
+                       !all_spin;
+    uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
+    int bound = s->cfg.preemption_bound;
+    struct lu_sched_step *st = lu__new_step(cur);
+    int chosen;
+
+    if (tr->len < s->replay_len) {
+        /* following a recorded prefix: it must fit what we see now */
+        if (st->kind != LU_SCHED_CHOOSE_THREAD || st->enabled != cand || !(cand >> st->chosen & 1)) {
+            s->res->culprit = cur->id;
+            s->res->message = "a replayed schedule reached a different set of runnable threads";
+            s->res->outcome = LU_SCHED_OUT_NONDET;
+            return -2;
+        }
+        chosen = st->chosen;
+    } else {
+        uint64_t allowed = cand;
+        if (bound >= 0 && preemptible && base >= bound)
+            allowed &= 1ULL << cur->id;
+        if (!allowed)
+            allowed = cand; /* cannot happen: cur is a candidate when preemptible */
+        if (s->cfg.strategy == LU_SCHED_RANDOM && __builtin_popcountll(allowed) > 1) {
+            int k = (int)(lu__rand(s) % (uint64_t)__builtin_popcountll(allowed));
+            uint64_t m = allowed;
+            while (k--)
+                m &= m - 1;
+            chosen = __builtin_ctzll(m);
+        } else {
+            chosen = lu__pick_default(allowed, cur_live ? cur->id : -1, s->nthreads);
+        }
+        st->kind = LU_SCHED_CHOOSE_THREAD;
+        st->enabled = cand;
+        st->done = 1ULL << chosen;
+        st->chosen = (uint8_t)chosen;
+        st->prev = (uint8_t)(cur->id);
+        st->flags = (preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0);
+        if (preemptible && chosen != cur->id)
+            st->flags |= LU_SCHED_STEP_PREEMPT;
+        st->preempts = (uint16_t)(base + ((st->flags & LU_SCHED_STEP_PREEMPT) ? 1 : 0));
+    }
+    struct lu__thread *ct = &s->threads[chosen];
+    st->op = (uint8_t)ct->k;
+    st->label = ct->label;
+    tr->len++;
+    return chosen;
+}
+
+int lu__choose_data(struct lu__thread *t, int n)
+{
+    struct lu_sched *s = t->s;
+    struct lu_sched_trace *tr = s->cfg.trace;
+    if (n <= 1)
+        return 0;
+    if (n > 64)
+        n = 64;
+    uint64_t mask = n == 64 ? ~0ULL : (1ULL << n) - 1;
+    uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
+    struct lu_sched_step *st = lu__new_step(t);
+    int chosen;
+    if (tr->len < s->replay_len) {
+        if (st->kind != LU_SCHED_CHOOSE_DATA || st->enabled != mask) {
+            s->res->culprit = t->id;
+            s->res->message = "a replayed schedule reached a different choice";
+            lu__end_execution(t, LU_SCHED_OUT_NONDET, s->res->message);
+        }
+        chosen = st->chosen;
+    } else {
+        chosen = s->cfg.strategy == LU_SCHED_RANDOM ? (int)(lu__rand(s) % (uint64_t)n) : 0;
+        st->kind = LU_SCHED_CHOOSE_DATA;
+        st->enabled = mask;
+        st->done = 1ULL << chosen;
+        st->chosen = (uint8_t)chosen;
+        st->prev = (uint8_t)t->id;
+        st->flags = 0;
+        st->preempts = base;
+        st->op = (uint8_t)t->k;
+        st->label = t->label;
+    }
+    tr->len++;
+    return chosen;
+}
+
+/* ---- handoff ---- */
+
+static void lu__wake_controller(struct lu_sched *s)
+{
+    lu__give(&s->ctl_baton);
+}
+
+static void lu__park(struct lu__thread *t)
+{
+    lu__take(&t->baton);
+    lu__self = t;
+    if (t->unwind)
+        siglongjmp(t->base, 2);
+}
+
+static void lu__fill_result(struct lu_sched *s)
+{
+    struct lu_sched_result *r = s->res;
+    r->nthreads = s->nthreads;
+    r->steps = s->cfg.trace->len;
+    for (int i = 0; i < s->nthreads; i++) {
+        struct lu__thread *t = &s->threads[i];
+        struct lu_sched_thread_info *ti = &r->threads[i];
+        ti->k = t->k;
+        ti->label = t->label;
+        ti->obj = (void *)t->obj;
+        ti->pc = t->pc;
+        if (t->state == LU__T_FINISHED)
+            ti->state = LU_SCHED_TS_FINISHED;
+        else if (!lu__enabled(s, t))
+            ti->state = LU_SCHED_TS_BLOCKED;
+        else if (lu__spinning(s, t))
+            ti->state = LU_SCHED_TS_SPINNING;
+        else
+            ti->state = LU_SCHED_TS_ENABLED;
+    }
+}
+
+/* Ends the execution from a controlled thread and parks it for unwinding. */
+void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg)
+{
+    struct lu_sched *s = t->s;
+    s->res->outcome = o;
+    if (msg)
+        s->res->message = msg;
+    if (s->res->culprit < 0)
+        s->res->culprit = t->id;
+    lu__fill_result(s);
+    s->ended = true;
+    lu__wake_controller(s);
+    lu__park(t);
+    lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
+}
+
+/* Hands the baton to the chosen thread (or ends the execution). Returns when
+ * t's pending operation is chosen. */
+static void lu__dispatch(struct lu__thread *t)
+{
+    struct lu_sched *s = t->s;
+    int next = lu__choose(s, t);
+    if (next == t->id)
+        return;
+    if (next < 0) {
+        lu__fill_result(s);
+        s->ended = true;
+        lu__wake_controller(s);
+        lu__park(t);
+        lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
+    }
+    s->cur = next;
+    s->stats.switches++;
+    lu__give(&s->threads[next].baton);
+    lu__park(t);
+}
+
+void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint16_t label)
+{
+    struct lu_sched *s = t->s;
+    t->k = k;
+    t->obj = obj;
+    t->label = label;
+    s->stats.points++;
+    atomic_store_explicit(&t->progress, atomic_load_explicit(&t->progress, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (s->cfg.on_point)
+        s->cfg.on_point(s->cfg.on_point_arg, t->id, k, label, t->pc);
+    if (t->first_run) {
+        /* code before a thread's first visible operation is invisible: give
+         * the baton straight back to the thread that spawned it */
+        t->first_run = false;
+        s->cur = t->spawner;
+        lu__give(&s->threads[t->spawner].baton);
+        lu__park(t);
+        return;
+    }
+    lu__dispatch(t);
+}
+
+/* ---- thread lifecycle ---- */
+
+static void lu__run_tsd_dtors(struct lu__thread *t)
+{
+    struct lu_sched *s = t->s;
+    for (int round = 0; round < 4; round++) {
+        bool any = false;
+        for (int k = 0; k < LU__MAX_KEYS; k++) {
+            void *v = t->tsd[k];
+            if (v && s->keys[k].used && s->keys[k].dtor) {
+                t->tsd[k] = NULL;
+                s->keys[k].dtor(v);
+                any = true;
+            }
+        }
+        if (!any)
+            break;
+    }
+}
+
+/* Called on the thread itself when its body returned or it called
+ * pthread_exit; hands the baton on and returns to the pool loop. */
+static void lu__finish(struct lu__thread *t, void *ret)
+{
+    struct lu_sched *s = t->s;
+    lu__run_tsd_dtors(t);
+    t->retval = ret;
+    t->state = LU__T_FINISHED;
+    t->k = LU_SCHED_K_OTHER;
+    t->atomic_depth = 0;
+    lu__self = NULL;
+    if (t->first_run) {
+        t->first_run = false;
+        s->cur = t->spawner;
+        lu__give(&s->threads[t->spawner].baton);
+        return;
+    }
+    int next = lu__choose(s, t);
+    if (next < 0) {
+        lu__fill_result(s);
+        s->ended = true;
+        lu__wake_controller(s);
+        return;
+    }
+    s->cur = next;
+    s->stats.switches++;
+    lu__give(&s->threads[next].baton);
+}
+
+static void *lu__pool_main(void *arg)
+{
+    struct lu__thread *t = arg;
+    struct lu_sched *s = t->s;
+    lu__wd_thread_init(t);
+    for (;;) {
+        lu__take(&t->baton);
+        if (s->shutdown)
+            break;
+        if (sigsetjmp(t->base, 0) == 0) {
+            lu__self = t;
+            void *ret = t->fn(t->arg);
+            lu__finish(t, ret);
+        } else if (t->unwind) {
+            t->unwind = false;
+            lu__self = NULL;
+            t->state = LU__T_IDLE;
+            lu__wake_controller(s);
+        } else {
+            /* lu_sched_exit */
+            lu__finish(t, t->retval);
+        }
+    }
+    lu__wd_thread_fini(t);
+    return NULL;
+}
+
+static int lu__pool_ensure(struct lu_sched *s, int n)
+{
+    lu__create_fn create = lu__real_create();
+    if (!create)
+        return LU_SCHED_ESYS;
+    while (s->npool < n) {
+        struct lu__thread *t = &s->threads[s->npool];
+        t->id = s->npool;
+        t->s = s;
+        atomic_store(&t->baton, 0);
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 8u << 20);
+        int rc = create(&t->real, &attr, lu__pool_main, t);
+        pthread_attr_destroy(&attr);
+        if (rc != 0)
+            return LU_SCHED_ESYS;
+        t->started_real = true;
+        s->npool++;
+    }
+    return 0;
+}
+
+static void lu__thread_reset(struct lu__thread *t)
+{
+    t->state = LU__T_IDLE;
+    t->first_run = false;
+    t->unwind = false;
+    t->exited = false;
+    t->retval = NULL;
+    t->detached = t->joined = false;
+    t->k = LU_SCHED_K_OTHER;
+    t->obj = t->obj2 = NULL;
+    t->label = 0;
+    t->pc = 0;
+    t->atomic_depth = 0;
+    t->nreads = 0;
+    t->signalled = false;
+    memset(t->tsd, 0, sizeof t->tsd);
+}
+
+int lu_sched_spawn(lu_sched_fn fn, void *arg)
+{
+    struct lu__thread *self = lu__self;
+    struct lu_sched *s = self->s;
+    if (s->nthreads >= LU_SCHED_MAX_THREADS)
+        return -LU_SCHED_ETHREADS;
+    if (lu__pool_ensure(s, s->nthreads + 1) != 0)
+        return -LU_SCHED_ESYS;
+    struct lu__thread *t = &s->threads[s->nthreads++];
+    lu__thread_reset(t);
+    t->fn = fn;
+    t->arg = arg;
+    t->state = LU__T_RUNNING;
+    t->first_run = true;
+    t->spawner = self->id;
+    /* let the child run its invisible prefix now, then come back */
+    s->cur = t->id;
+    lu__give(&t->baton);
+    lu__take(&self->baton);
+    lu__self = self;
+    if (self->unwind)
+        siglongjmp(self->base, 2);
+    return t->id;
+}
+
+/* ---- the controller side ---- */
+
+struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
+{
+    if (!cfg || !cfg->trace || cfg->trace->cap == 0 ||
+        (cfg->strategy == LU_SCHED_REPLAY && cfg->replay_len && !cfg->replay)) {
+        if (err)
+            *err = LU_SCHED_EINVAL;
+        return NULL;
+    }
+    struct lu_sched *s = calloc(1, sizeof *s);
+    if (!s) {
+        if (err)
+            *err = LU_SCHED_ENOMEM;
+        return NULL;
+    }
+    s->cfg = *cfg;
+    if (!s->cfg.spin_bound)
+        s->cfg.spin_bound = 1000;
+    if (!s->cfg.watchdog_ms)
+        s->cfg.watchdog_ms = 1000;
+    s->rng = cfg->seed;
+    s->more = true;
+    s->fresh = true;
+    s->cfg.trace->len = 0;
+    if (cfg->strategy == LU_SCHED_REPLAY) {
+        uint32_t n = cfg->replay_len < cfg->trace->cap ? cfg->replay_len : cfg->trace->cap;
+        memcpy(s->cfg.trace->steps, cfg->replay, n * sizeof *cfg->replay);
+        s->replay_len = n;
+    }
+    lu__fatal_handlers_install();
+    return s;
+}
+
+void lu_sched_destroy(struct lu_sched *s)
+{
+    if (!s)
+        return;
+    s->shutdown = true;
+    lu__join_fn join = lu__real_join();
+    for (int i = 0; i < s->npool; i++) {
+        lu__give(&s->threads[i].baton);
+        if (join)
+            join(s->threads[i].real, NULL);
+    }
+    lu__objs_reset(s);
+    while (s->free_objs) {
+        struct lu__obj *o = s->free_objs;
+        s->free_objs = o->next_free;
+        free(o);
+    }
+    free(s);
+}
+
+bool lu_sched_more(const struct lu_sched *s)
+{
+    return s->more;
+}
+
+void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out)
+{
+    *out = s->stats;
+}
+
+/* DFS: flip the deepest choice that still has an unexplored alternative
+ * within the preemption bound; the next execution replays up to it. */
+static void lu__backtrack(struct lu_sched *s)
+{
+    struct lu_sched_trace *tr = s->cfg.trace;
+    int bound = s->cfg.preemption_bound;
+    for (int i = (int)tr->len - 1; i >= 0; i--) {
+        struct lu_sched_step *st = &tr->steps[i];
+        uint16_t base = i ? tr->steps[i - 1].preempts : 0;
+        uint64_t alts = st->enabled & ~st->done;
+        while (alts) {
+            int a = __builtin_ctzll(alts);
+            alts &= alts - 1;
+            st->done |= 1ULL << a;
+            bool pre = st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_PREEMPTIBLE) &&
+                       a != st->prev;
+            if (bound >= 0 && base + (pre ? 1 : 0) > bound) {
+                s->stats.pruned++;
+                continue;
+            }
+            st->chosen = (uint8_t)a;
+            st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) | (pre ? LU_SCHED_STEP_PREEMPT : 0));
+            st->preempts = (uint16_t)(base + (pre ? 1 : 0));
+            tr->len = (uint32_t)i + 1;
+            s->replay_len = tr->len;
+            return;
+        }
+    }
+    s->more = false;
+}
+
+int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res)
+{
+    if (!s->more)
+        return LU_SCHED_EDONE;
+    if (lu__self)
+        return LU_SCHED_EINVAL; /* a controlled thread cannot nest executions */
+    int rc = lu__pool_ensure(s, 1);
+    if (rc)
+        return rc;
+    memset(res, 0, sizeof *res);
+    res->culprit = -1;
+    s->res = res;
+    s->ended = false;
+    s->spin_run = 0;
+    s->nthreads = 1;
+    lu__objs_reset(s);
+    memset(s->keys, 0, sizeof s->keys);
+    struct lu_sched_trace *tr = s->cfg.trace;
+    if (s->cfg.strategy == LU_SCHED_RANDOM) {
+        tr->len = 0;
+        s->replay_len = 0;
+    } else if (s->cfg.strategy == LU_SCHED_REPLAY) {
+        tr->len = 0;
+    } else {
+        tr->len = 0; /* DFS: replay_len set by the last backtrack */
+    }
+
+    struct lu__thread *t0 = &s->threads[0];
+    lu__thread_reset(t0);
+    t0->fn = fn;
+    t0->arg = arg;
+    t0->state = LU__T_RUNNING;
+    s->cur = 0;
+    atomic_store(&s->ctl_baton, 0);
+    lu__give(&t0->baton);
+    lu__take(&s->ctl_baton);
+
+    /* unwind whoever is still inside the code under test */
+    for (int i = 0; i < s->nthreads; i++) {
+        struct lu__thread *t = &s->threads[i];
+        if (t->state != LU__T_RUNNING)
+            continue;
+        t->unwind = true;
+        lu__give(&t->baton);
+        lu__take(&s->ctl_baton);
+    }
+    for (int i = 0; i < s->nthreads; i++)
+        s->threads[i].state = LU__T_IDLE;
+
+    s->stats.executions++;
+    s->fresh = false;
+    if (res->steps == 0)
+        res->steps = tr->len;
+    res->nthreads = s->nthreads;
+    switch (s->cfg.strategy) {
+    case LU_SCHED_DFS:
+        lu__backtrack(s);
+        break;
+    case LU_SCHED_REPLAY:
+        s->more = false;
+        break;
+    case LU_SCHED_RANDOM:
+        break;
+    }
+    return 0;
+}
+
+/* ---- API for the code under test's threads ---- */
+
+int lu_sched_self(void)
+{
+    struct lu__thread *t = lu__self;
+    return t ? t->id : -1;
+}
+
+struct lu_sched *lu_sched_current(void)
+{
+    struct lu__thread *t = lu__self;
+    return t ? t->s : NULL;
+}
+
+#define LU__CALLER_PC() ((uintptr_t)__builtin_return_address(1))
+
+void lu_sched_point_free(uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = (uintptr_t)__builtin_return_address(0);
+    lu__point(t, LU_SCHED_K_FREE, NULL, label);
+}
+
+void lu_sched_yield(uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = LU__CALLER_PC();
+    lu__point(t, LU_SCHED_K_YIELD, NULL, label);
+}
+
+void lu_sched_atomic_begin(void)
+{
+    lu__self->atomic_depth++;
+}
+
+void lu_sched_atomic_end(void)
+{
+    struct lu__thread *t = lu__self;
+    if (t->atomic_depth > 0)
+        t->atomic_depth--;
+}
+
+void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = LU__CALLER_PC();
+    /* keyed by (location, instruction): see lu__spinning */
+    lu__point(t, k, (const void *)addr, label);
+}
+
+void lu_sched_access_end(const volatile void *addr, bool changed)
+{
+    struct lu__thread *t = lu__self;
+    struct lu_sched *s = t->s;
+    if (changed) {
+        struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
+        o->version++;
+        lu__progress(t);
+    } else if (t->k == LU_SCHED_K_READ || t->k == LU_SCHED_K_RMW) {
+        lu__note_read(s, t, (const void *)addr);
+    }
+}
+
+/* Sync operations share the read-set bookkeeping through these two. */
+void lu__sync_changed(struct lu__thread *t, struct lu__obj *o)
+{
+    o->version++;
+    lu__progress(t);
+}
+
+void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o)
+{
+    lu__note_read(t->s, t, o->addr);
+}
+
+int lu_sched_create_thread(lu_sched_fn fn, void *arg, uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = LU__CALLER_PC();
+    if (t->s->nthreads >= LU_SCHED_MAX_THREADS)
+        return -LU_SCHED_ETHREADS;
+    lu__point(t, LU_SCHED_K_CREATE, NULL, label);
+    return lu_sched_spawn(fn, arg);
+}
+
+int lu_sched_join(int tid, void **ret, uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    struct lu_sched *s = t->s;
+    t->pc = LU__CALLER_PC();
+    if (tid < 0 || tid >= s->nthreads)
+        return ESRCH;
+    if (tid == t->id)
+        return EDEADLK;
+    struct lu__thread *target = &s->threads[tid];
+    if (target->detached || target->joined)
+        return EINVAL;
+    lu__point(t, LU_SCHED_K_JOIN, target, label);
+    target->joined = true;
+    if (ret)
+        *ret = target->retval;
+    return 0;
+}
+
+void lu_sched_join_all(uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = LU__CALLER_PC();
+    lu__point(t, LU_SCHED_K_JOIN_ALL, NULL, label);
+}
+
+int lu_sched_detach(int tid)
+{
+    struct lu__thread *t = lu__self;
+    struct lu_sched *s = t->s;
+    if (tid < 0 || tid >= s->nthreads)
+        return ESRCH;
+    if (s->threads[tid].detached)
+        return EINVAL;
+    s->threads[tid].detached = true;
+    return 0;
+}
+
+void lu_sched_exit(void *ret)
+{
+    struct lu__thread *t = lu__self;
+    t->retval = ret;
+    t->exited = true;
+    siglongjmp(t->base, 1);
+}
+
+void lu_sched_unsupported(const char *what)
+{
+    struct lu__thread *t = lu__self;
+    t->s->res->culprit = t->id;
+    lu__end_execution(t, LU_SCHED_OUT_UNSUPPORTED, what);
+}
+
+void lu_sched_abort(const char *why)
+{
+    struct lu__thread *t = lu__self;
+    t->s->res->culprit = t->id;
+    lu__end_execution(t, LU_SCHED_OUT_ABORTED, why);
+}
+
+void lu__sched_fatal_exit(int status)
+{
+    struct lu__thread *t = lu__self;
+    if (t && t->s->cfg.on_fatal)
+        t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_EXIT, status, t->id, LU__CALLER_PC());
+    syscall(SYS_exit_group, status);
+    __builtin_unreachable();
+}
+
+/* ---- thread-specific data ---- */
+
+int lu_sched_key_create(unsigned *key, void (*dtor)(void *))
+{
+    struct lu_sched *s = lu__self->s;
+    for (unsigned k = 0; k < LU__MAX_KEYS; k++) {
+        if (!s->keys[k].used) {
+            s->keys[k].used = true;
+            s->keys[k].dtor = dtor;
+            for (int i = 0; i < LU_SCHED_MAX_THREADS; i++)
+                s->threads[i].tsd[k] = NULL;
+            *key = k;
+            return 0;
+        }
+    }
+    return EAGAIN;
+}
+
+int lu_sched_key_delete(unsigned key)
+{
+    struct lu_sched *s = lu__self->s;
+    if (key >= LU__MAX_KEYS || !s->keys[key].used)
+        return EINVAL;
+    s->keys[key].used = false;
+    return 0;
+}
+
+void *lu_sched_getspecific(unsigned key)
+{
+    struct lu__thread *t = lu__self;
+    return key < LU__MAX_KEYS ? t->tsd[key] : NULL;
+}
+
+int lu_sched_setspecific(unsigned key, const void *value)
+{
+    struct lu__thread *t = lu__self;
+    if (key >= LU__MAX_KEYS || !t->s->keys[key].used)
+        return EINVAL;
+    t->tsd[key] = (void *)value;
+    return 0;
+}

@@ -1,0 +1,375 @@
+/*
+ * lu_sched: the controlled cooperative scheduler.
+ *
+ * Test threads are real pthreads taken from a pool; exactly one of them runs
+ * at any moment. Before every visible operation (a pthread call, an atomic
+ * or volatile access, an operation boundary declared by the layer above) the
+ * running thread stops at a scheduling point, the strategy chooses which
+ * thread performs its next visible operation, and the baton (a futex word per
+ * thread) is handed over. Blocking is modelled here, never delegated to the
+ * kernel: a thread whose next operation cannot proceed (a held mutex, an
+ * unsignalled condition, a zero semaphore, an unfinished join) is disabled,
+ * so deadlocks are seen exactly.
+ *
+ * One scheduler drives one execution at a time in a process. The thread that
+ * calls lu_sched_run() is the controller: it is not scheduled, it waits until
+ * the execution ends.
+ *
+ * Concurrency contract: every function here except lu_sched_create,
+ * lu_sched_destroy, lu_sched_run, lu_sched_more and the lu_sched_stats/
+ * result accessors must be called by a controlled thread (lu_sched_self()
+ * >= 0) of the running execution, and only while it holds the baton (which
+ * is always true for code running on a controlled thread). Functions marked
+ * "scheduling point" may switch to another thread before they return.
+ *
+ * The scheduler knows nothing of harnesses, operations or histories.
+ */
+#ifndef LU_SCHED_H
+#define LU_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(default)
+
+#define LU_SCHED_MAX_THREADS 64
+
+/* Error codes of the tool itself (not findings about the code under test). */
+#define LU_SCHED_ERRORS(X)                                                     \
+    X(OK, 0, "success")                                                        \
+    X(ENOMEM, -1, "out of memory")                                             \
+    X(EINVAL, -2, "invalid argument")                                          \
+    X(ETHREADS, -3, "too many threads in one execution")                       \
+    X(ESYS, -4, "system call failed")                                          \
+    X(EREPLAY, -5, "replay schedule does not fit this program")                \
+    X(EDONE, -6, "exploration is complete")
+
+enum lu_sched_err {
+#define LU_SCHED_ERR_ENUM(name, val, msg) LU_SCHED_##name = (val),
+    LU_SCHED_ERRORS(LU_SCHED_ERR_ENUM)
+#undef LU_SCHED_ERR_ENUM
+};
+
+/* Returns a static message for an lu_sched_err value. */
+const char *lu_sched_strerror(int err);
+
+/* Exploration strategies. */
+enum lu_sched_strategy {
+    LU_SCHED_DFS,    /* exhaustive depth-first, bounded by preemption_bound */
+    LU_SCHED_RANDOM, /* seeded random walk, one execution per call */
+    LU_SCHED_REPLAY  /* follow config.replay exactly, once */
+};
+
+/* How an execution ended. */
+#define LU_SCHED_OUTCOMES(X)                                                   \
+    X(COMPLETE, "complete")                                                    \
+    X(DEADLOCK, "deadlock")                                                    \
+    X(LIVELOCK, "livelock")                                                    \
+    X(TOO_LONG, "too many scheduling points")                                  \
+    X(NONDET, "uncontrolled nondeterminism")                                   \
+    X(UNSUPPORTED, "unsupported call")                                         \
+    X(ABORTED, "aborted by the layer above")
+
+enum lu_sched_outcome {
+#define LU_SCHED_OUT_ENUM(name, msg) LU_SCHED_OUT_##name,
+    LU_SCHED_OUTCOMES(LU_SCHED_OUT_ENUM)
+#undef LU_SCHED_OUT_ENUM
+};
+
+const char *lu_sched_outcome_name(enum lu_sched_outcome o);
+
+/* Kinds of visible operations; they decide enabledness and dependence. */
+#define LU_SCHED_KINDS(X)                                                      \
+    X(FREE, "boundary")                                                        \
+    X(YIELD, "yield")                                                          \
+    X(READ, "read")                                                            \
+    X(WRITE, "write")                                                          \
+    X(RMW, "read-modify-write")                                                \
+    X(FENCE, "fence")                                                          \
+    X(MUTEX_LOCK, "mutex lock")                                                \
+    X(MUTEX_TRYLOCK, "mutex trylock")                                          \
+    X(MUTEX_TIMEDLOCK, "mutex timedlock")                                      \
+    X(MUTEX_UNLOCK, "mutex unlock")                                            \
+    X(RW_RDLOCK, "rwlock rdlock")                                              \
+    X(RW_WRLOCK, "rwlock wrlock")                                              \
+    X(RW_TRY, "rwlock trylock")                                                \
+    X(RW_TIMED_RD, "rwlock timed rdlock")                                      \
+    X(RW_TIMED_WR, "rwlock timed wrlock")                                      \
+    X(RW_UNLOCK, "rwlock unlock")                                              \
+    X(COND_WAIT, "cond wait")                                                  \
+    X(COND_TIMEDWAIT, "cond timedwait")                                        \
+    X(COND_REACQUIRE, "cond reacquire")                                        \
+    X(COND_SIGNAL, "cond signal")                                              \
+    X(COND_BROADCAST, "cond broadcast")                                        \
+    X(SEM_WAIT, "sem wait")                                                    \
+    X(SEM_TRYWAIT, "sem trywait")                                              \
+    X(SEM_TIMEDWAIT, "sem timedwait")                                          \
+    X(SEM_POST, "sem post")                                                    \
+    X(BARRIER_WAIT, "barrier wait")                                            \
+    X(BARRIER_BLOCKED, "barrier blocked")                                      \
+    X(ONCE, "once")                                                            \
+    X(ONCE_BLOCKED, "once (waiting)")                                          \
+    X(CREATE, "thread create")                                                 \
+    X(JOIN, "thread join")                                                     \
+    X(JOIN_ALL, "join all")                                                    \
+    X(OTHER, "other")
+
+enum lu_sched_kind {
+#define LU_SCHED_KIND_ENUM(name, msg) LU_SCHED_K_##name,
+    LU_SCHED_KINDS(LU_SCHED_KIND_ENUM)
+#undef LU_SCHED_KIND_ENUM
+        LU_SCHED_K_COUNT
+};
+
+const char *lu_sched_kind_name(enum lu_sched_kind k);
+
+/*
+ * One choice of a schedule. A schedule is the sequence of choices; replaying
+ * it reproduces the execution. Thread choices say which thread performs its
+ * next visible operation; data choices resolve the other nondeterminism the
+ * scheduler owns (which condition waiter a signal wakes).
+ */
+enum lu_sched_choice_kind { LU_SCHED_CHOOSE_THREAD = 0, LU_SCHED_CHOOSE_DATA = 1 };
+
+struct lu_sched_step {
+    uint8_t kind;      /* enum lu_sched_choice_kind */
+    uint8_t chosen;    /* thread id, or data value */
+    uint8_t op;        /* enum lu_sched_kind of the chosen thread's operation */
+    uint8_t flags;     /* LU_SCHED_STEP_* */
+    uint8_t prev;      /* thread that ran before this choice */
+    uint8_t pad;
+    uint16_t label;    /* the layer above's label of that operation */
+    uint16_t preempts; /* preemptions in the schedule up to and with this */
+    uint64_t enabled;  /* alternatives: thread mask, or (1 << n) - 1 */
+    uint64_t done;     /* DFS: alternatives explored or scheduled */
+};
+
+#define LU_SCHED_STEP_PREEMPT 0x01 /* this choice preempted a thread */
+#define LU_SCHED_STEP_SPIN 0x02    /* the previous thread was spinning */
+#define LU_SCHED_STEP_PREEMPTIBLE 0x04 /* switching away from prev costs a preemption */
+
+/* Where a schedule lives while it runs: a caller-owned buffer, so that a
+ * parent process can read it after the worker died in the middle of it. */
+struct lu_sched_trace {
+    uint32_t len; /* steps of the current execution so far */
+    uint32_t cap;
+    struct lu_sched_step steps[];
+};
+
+/* Size in bytes of a trace buffer for cap steps. */
+size_t lu_sched_trace_size(uint32_t cap);
+
+struct lu_sched_config {
+    enum lu_sched_strategy strategy;
+    int preemption_bound;    /* DFS/RANDOM: max preemptions, -1 = unbounded */
+    uint64_t seed;           /* RANDOM */
+    uint32_t spin_bound;     /* consecutive spinning steps before livelock; 0 = default 1000 */
+    uint32_t watchdog_ms;    /* CPU time without a scheduling point = divergence; 0 = default 1000 */
+    struct lu_sched_trace *trace; /* required: holds the DFS stack / current schedule */
+    const struct lu_sched_step *replay; /* REPLAY: the schedule to follow */
+    uint32_t replay_len;
+    /* Called on the dying thread when a fatal event ends the process: a
+     * signal, exit() from code under test, divergence. Must be
+     * async-signal-safe. tid is the controlled thread, or -1. */
+    void (*on_fatal)(void *arg, int kind, int code, int tid, uintptr_t pc);
+    void *on_fatal_arg;
+    /* Optional: called with each operation's return address at scheduling
+     * points (for "where was each thread" in replays). */
+    void (*on_point)(void *arg, int tid, enum lu_sched_kind k, uint16_t label, uintptr_t pc);
+    void *on_point_arg;
+};
+
+/* Fatal kinds passed to on_fatal. */
+enum lu_sched_fatal { LU_SCHED_FATAL_SIGNAL = 1, LU_SCHED_FATAL_EXIT, LU_SCHED_FATAL_DIVERGE };
+
+/* What a thread was doing when an execution ended. */
+struct lu_sched_thread_info {
+    int state;            /* LU_SCHED_TS_* */
+    enum lu_sched_kind k; /* pending operation, for blocked/spinning threads */
+    uint16_t label;
+    void *obj;            /* the object it waits for */
+    uintptr_t pc;         /* return address of the blocking call */
+};
+
+enum { LU_SCHED_TS_UNUSED, LU_SCHED_TS_FINISHED, LU_SCHED_TS_ENABLED, LU_SCHED_TS_BLOCKED, LU_SCHED_TS_SPINNING };
+
+struct lu_sched_result {
+    enum lu_sched_outcome outcome;
+    int nthreads;
+    uint32_t steps;       /* scheduling points in this execution */
+    int culprit;          /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG, or -1 */
+    const char *message;  /* static text for UNSUPPORTED/NONDET */
+    struct lu_sched_thread_info threads[LU_SCHED_MAX_THREADS];
+};
+
+struct lu_sched_stats {
+    uint64_t executions;
+    uint64_t points;    /* scheduling points */
+    uint64_t switches;  /* baton handoffs between threads */
+    uint64_t pruned;    /* DFS alternatives cut by the preemption bound */
+};
+
+struct lu_sched;
+
+/* Body of a controlled thread. */
+typedef void *(*lu_sched_fn)(void *arg);
+
+/* Creates a scheduler; threads of its pool are started lazily. Not a
+ * scheduling point. Returns NULL and sets *err on failure. */
+struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err);
+
+/* Stops the pool threads and frees everything. Controller only. */
+void lu_sched_destroy(struct lu_sched *s);
+
+/* True while the strategy has another execution to run (DFS: the tree is
+ * not exhausted; RANDOM: always; REPLAY: until it ran once). */
+bool lu_sched_more(const struct lu_sched *s);
+
+/* Runs one execution: fn(arg) on controlled thread 0, following the strategy,
+ * until every thread finished or the execution is stuck. Stuck threads are
+ * unwound before it returns. Controller only. Returns 0 or an lu_sched_err;
+ * the outcome is in *res. */
+int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res);
+
+/* Counters since creation. */
+void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out);
+
+/* Controlled thread id of the caller, or -1 for any other thread. Cheap. */
+int lu_sched_self(void);
+
+/* The scheduler whose execution the caller belongs to, or NULL. */
+struct lu_sched *lu_sched_current(void);
+
+/* ---- Thread management (controlled threads only) ---- */
+
+/* Starts a controlled thread running fn(arg). It runs until its first
+ * scheduling point before lu_sched_spawn returns (code before a thread's
+ * first visible operation is invisible). Not a scheduling point itself: the
+ * layer above puts one before it when creation is visible (pthread_create).
+ * Returns the thread id, or -LU_SCHED_ETHREADS. */
+int lu_sched_spawn(lu_sched_fn fn, void *arg);
+
+/* pthread_create: a scheduling point (creation is visible), then
+ * lu_sched_spawn. Returns the thread id or -LU_SCHED_ETHREADS. */
+int lu_sched_create_thread(lu_sched_fn fn, void *arg, uint16_t label);
+
+/* Scheduling point; blocks until thread tid finished. Returns 0, or EINVAL/
+ * ESRCH/EDEADLK (errno values) as pthread_join would. */
+int lu_sched_join(int tid, void **ret, uint16_t label);
+
+/* Scheduling point; blocks until every other thread of the execution has
+ * finished. For the layer above's main thread, so that its waiting is never
+ * a choice. */
+void lu_sched_join_all(uint16_t label);
+
+/* Marks tid detached (its end is not joinable). Not a scheduling point. */
+int lu_sched_detach(int tid);
+
+/* Ends the calling controlled thread with ret (pthread_exit). Never returns. */
+void lu_sched_exit(void *ret) __attribute__((noreturn));
+
+/* ---- Scheduling points the layer above declares ---- */
+
+/* An operation boundary: a point where switching threads costs no
+ * preemption. Scheduling point. */
+void lu_sched_point_free(uint16_t label);
+
+/* A spin hint (sched_yield, sleep, lineup_yield): the caller is spinning, so
+ * other threads run first, without a preemption. Scheduling point. */
+void lu_sched_yield(uint16_t label);
+
+/* Non-preemptible section: while the count is positive the caller is the
+ * only thread that may be scheduled; if it blocks or spins there, the
+ * execution is stuck. Used for serial executions and
+ * __VERIFIER_atomic_begin/end. Not scheduling points. */
+void lu_sched_atomic_begin(void);
+void lu_sched_atomic_end(void);
+
+/* ---- Memory accesses (atomic and volatile) ----
+ * Scheduling point before the access; the caller performs the access itself
+ * between begin and end (it holds the baton, so it is atomic), then reports
+ * whether it changed memory. k is READ, WRITE, RMW or FENCE. */
+void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint16_t label);
+void lu_sched_access_end(const volatile void *addr, bool changed);
+
+/* ---- Synchronization objects, keyed by address ----
+ * Each is a scheduling point. Return values are those of the pthread call
+ * they model (0 or an errno value). 'type' for mutexes is a
+ * PTHREAD_MUTEX_* value. */
+void lu_sched_mutex_init(void *m, int type);
+int lu_sched_mutex_destroy(void *m);
+int lu_sched_mutex_lock(void *m, uint16_t label);
+int lu_sched_mutex_trylock(void *m, uint16_t label);
+int lu_sched_mutex_timedlock(void *m, uint16_t label); /* may time out: a choice */
+int lu_sched_mutex_unlock(void *m, uint16_t label);
+
+int lu_sched_rw_rdlock(void *rw, uint16_t label);
+int lu_sched_rw_wrlock(void *rw, uint16_t label);
+int lu_sched_rw_tryrdlock(void *rw, uint16_t label);
+int lu_sched_rw_trywrlock(void *rw, uint16_t label);
+int lu_sched_rw_timedrdlock(void *rw, uint16_t label);
+int lu_sched_rw_timedwrlock(void *rw, uint16_t label);
+int lu_sched_rw_unlock(void *rw, uint16_t label);
+int lu_sched_rw_destroy(void *rw);
+
+/* Waits on cond c releasing mutex m; the wake-up re-acquires m. The timed
+ * variant may time out as a scheduler choice (returns ETIMEDOUT). */
+int lu_sched_cond_wait(void *c, void *m, uint16_t label);
+int lu_sched_cond_timedwait(void *c, void *m, uint16_t label);
+/* Signal chooses which waiter wakes (a data choice when there are several). */
+int lu_sched_cond_signal(void *c, uint16_t label);
+int lu_sched_cond_broadcast(void *c, uint16_t label);
+int lu_sched_cond_destroy(void *c);
+
+void lu_sched_sem_init(void *sem, unsigned value);
+int lu_sched_sem_destroy(void *sem);
+int lu_sched_sem_wait(void *sem, uint16_t label);    /* 0 */
+int lu_sched_sem_trywait(void *sem, uint16_t label); /* 0 or EAGAIN */
+int lu_sched_sem_timedwait(void *sem, uint16_t label); /* 0 or ETIMEDOUT */
+int lu_sched_sem_post(void *sem, uint16_t label);
+int lu_sched_sem_getvalue(void *sem, int *value);
+
+void lu_sched_barrier_init(void *b, unsigned count);
+int lu_sched_barrier_destroy(void *b);
+/* Returns 1 (PTHREAD_BARRIER_SERIAL_THREAD is -1 in glibc: the caller maps)
+ * for the one serial thread, 0 for the others. */
+int lu_sched_barrier_wait(void *b, uint16_t label);
+
+/* pthread_once: runs init on the first caller, blocks the others until it
+ * finished. */
+int lu_sched_once(void *once, void (*init)(void), uint16_t label);
+
+/* Thread-specific data, modelled per controlled thread. */
+int lu_sched_key_create(unsigned *key, void (*dtor)(void *));
+int lu_sched_key_delete(unsigned key);
+void *lu_sched_getspecific(unsigned key);
+int lu_sched_setspecific(unsigned key, const void *value);
+
+/* Ends the execution as UNSUPPORTED (a call lineup cannot model), with a
+ * static message naming it. Never returns. */
+void lu_sched_unsupported(const char *what) __attribute__((noreturn));
+
+/* Ends the execution as ABORTED on request of the layer above (for example
+ * when a harness misbehaves). Never returns. */
+void lu_sched_abort(const char *why) __attribute__((noreturn));
+
+/* exit()/_exit() called by code under test on a controlled thread: reports
+ * it through config.on_fatal and ends the process. Never returns. */
+void lu__sched_fatal_exit(int status) __attribute__((noreturn));
+
+/* Which divergence watchdog the pool threads use (for diagnostics). */
+const char *lu_sched_watchdog_name(void);
+
+/* on_fatal to use for signals on threads that belong to no scheduler (the
+ * controller, lineup's own code), e.g. to report a tool crash. */
+void lu_sched_set_fatal_fallback(void (*fn)(void *, int, int, int, uintptr_t), void *arg);
+
+/* Opaque label names for trace printing; set by the layer above. */
+typedef const char *(*lu_sched_label_fn)(uint16_t label);
+void lu_sched_set_label_names(lu_sched_label_fn fn);
+const char *lu_sched_label_name(uint16_t label);
+
+#pragma GCC visibility pop
+
+#endif

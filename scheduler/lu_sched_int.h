@@ -1,0 +1,174 @@
+/* Internal state of the scheduler, shared by its source files only. */
+#ifndef LU_SCHED_INT_H
+#define LU_SCHED_INT_H
+
+#include "lu_sched.h"
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uthash.h>
+
+/* Pointers are the only keys: a cheap mixer beats uthash's Jenkins default. */
+#undef HASH_FUNCTION
+#define HASH_FUNCTION(keyptr, keylen, hashv)                                                          \
+    do {                                                                                              \
+        uint64_t lu__k;                                                                               \
+        memcpy(&lu__k, (keyptr), sizeof lu__k);                                                       \
+        lu__k ^= lu__k >> 33;                                                                         \
+        lu__k *= 0xff51afd7ed558ccdULL;                                                               \
+        lu__k ^= lu__k >> 33;                                                                         \
+        (hashv) = (unsigned)lu__k;                                                                    \
+    } while (0)
+
+#define LU__ASSERT(cond)                                                                              \
+    do {                                                                                              \
+        if (__builtin_expect(!(cond), 0))                                                             \
+            lu__sched_bug(__FILE__, __LINE__, #cond);                                                 \
+    } while (0)
+
+void lu__sched_bug(const char *file, int line, const char *what) __attribute__((noreturn, cold));
+
+#define LU__MAX_KEYS 128
+#define LU__MAX_READS 8
+
+enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };
+
+/* The model of one object the code under test synchronizes on, keyed by its
+ * address. Reset at the start of every execution. */
+struct lu__obj {
+    const void *addr;
+    int type;
+    uint64_t version; /* bumped on every state change: spin detection */
+    union {
+        struct {
+            int owner; /* -1: free */
+            int count;
+            int kind;  /* PTHREAD_MUTEX_* */
+        } mutex;
+        struct {
+            int writer;
+            int readers;
+            uint64_t reader_mask;
+        } rw;
+        struct {
+            uint64_t waiters; /* threads waiting, in no order */
+            uint32_t seq[LU_SCHED_MAX_THREADS];
+            uint32_t next_seq;
+        } cond;
+        struct {
+            unsigned value;
+        } sem;
+        struct {
+            unsigned count, arrived;
+            uint64_t generation;
+        } barrier;
+        struct {
+            int state; /* 0 not run, 1 running, 2 done */
+        } once;
+    } u;
+    UT_hash_handle hh;
+    struct lu__obj *next_free;
+};
+
+enum lu__tstate {
+    LU__T_IDLE,     /* pool thread without work */
+    LU__T_RUNNING,  /* started in this execution, not finished */
+    LU__T_FINISHED,
+};
+
+struct lu__thread {
+    int id;
+    _Atomic uint32_t baton; /* futex word: 1 = may run */
+    struct lu_sched *s;
+    pthread_t real;
+    bool started_real;
+    int state;
+    bool first_run; /* has not reached its first scheduling point yet */
+    int spawner;
+    bool unwind;    /* controller asked it to unwind to its base */
+    bool exited;    /* left through lu_sched_exit */
+    sigjmp_buf base;
+    lu_sched_fn fn;
+    void *arg;
+    void *retval;
+    bool detached, joined;
+
+    /* pending visible operation at the current scheduling point */
+    enum lu_sched_kind k;
+    const void *obj;
+    const void *obj2; /* cond: the mutex */
+    uint16_t label;
+    uintptr_t pc;
+    int atomic_depth;
+
+    /* spin detection: locations read since the last change this thread made */
+    struct {
+        const void *addr;
+        uint64_t version;
+    } reads[LU__MAX_READS];
+    int nreads;
+
+    /* condition variable and barrier wait state */
+    bool signalled;
+    uint64_t barrier_gen;
+
+    void *tsd[LU__MAX_KEYS];
+
+    /* watchdog */
+    _Atomic uint64_t progress; /* scheduling points passed */
+    uint64_t progress_at_tick;
+    int wd_fd;
+    void *wd_timer;
+    bool wd_timer_ok;
+    void *altstack;
+};
+
+struct lu_sched {
+    struct lu_sched_config cfg;
+    struct lu__thread threads[LU_SCHED_MAX_THREADS];
+    int nthreads;   /* started in this execution */
+    int npool;      /* real pool threads started */
+    _Atomic uint32_t ctl_baton;
+    bool shutdown;
+
+    /* execution */
+    bool ended;
+    struct lu_sched_result *res;
+    int cur; /* thread that holds the baton */
+    uint32_t replay_len; /* steps of trace to follow */
+    uint32_t spin_run;
+    struct lu__obj *objs;
+    struct lu__obj *free_objs;
+    struct {
+        bool used;
+        void (*dtor)(void *);
+    } keys[LU__MAX_KEYS];
+    bool more;
+    bool fresh;       /* no execution ran yet */
+    uint64_t rng;
+
+    struct lu_sched_stats stats;
+};
+
+extern __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
+
+/* Core (lu_sched.c) */
+void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint16_t label);
+int lu__choose_data(struct lu__thread *t, int n);
+struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type);
+struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr);
+void lu__obj_remove(struct lu_sched *s, const void *addr);
+void lu__progress(struct lu__thread *t);
+void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg) __attribute__((noreturn));
+bool lu__enabled(struct lu_sched *s, struct lu__thread *t);
+
+/* Watchdog (lu_sched_watchdog.c) */
+void lu__wd_thread_init(struct lu__thread *t);
+void lu__wd_thread_fini(struct lu__thread *t);
+void lu__fatal_handlers_install(void);
+
+#endif

@@ -1,0 +1,464 @@
+/*
+ * Models of the synchronization objects: mutexes, reader-writer locks,
+ * condition variables, semaphores, barriers and once controls. Every
+ * operation stops at a scheduling point first; when the thread is chosen its
+ * operation is enabled (lu__enabled in lu_sched.c says when), and the effect
+ * below happens while it holds the baton, so it is atomic.
+ */
+#define _GNU_SOURCE
+#include "lu_sched_int.h"
+
+#include <errno.h>
+#include <string.h>
+
+#pragma GCC diagnostic ignored "-Wframe-address"
+
+#define LU__CALLER_PC() ((uintptr_t)__builtin_return_address(1))
+
+void lu__sync_changed(struct lu__thread *t, struct lu__obj *o);
+void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o);
+
+static struct lu__thread *lu__me(void)
+{
+    struct lu__thread *t = lu__self;
+    LU__ASSERT(t != NULL);
+    return t;
+}
+
+/* ---- mutexes ---- */
+
+void lu_sched_mutex_init(void *m, int type)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_get(t->s, m, LU__O_MUTEX);
+    o->u.mutex.owner = -1;
+    o->u.mutex.count = 0;
+    o->u.mutex.kind = type;
+}
+
+int lu_sched_mutex_destroy(void *m)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_find(t->s, m);
+    if (o && o->type == LU__O_MUTEX && o->u.mutex.owner != -1)
+        return EBUSY;
+    return 0;
+}
+
+static int lu__mutex_acquire(struct lu__thread *t, struct lu__obj *o, int busy_rc)
+{
+    if (o->u.mutex.owner == t->id) {
+        if (o->u.mutex.kind == PTHREAD_MUTEX_RECURSIVE) {
+            o->u.mutex.count++;
+            return 0;
+        }
+        if (o->u.mutex.kind == PTHREAD_MUTEX_ERRORCHECK)
+            return EDEADLK;
+        return busy_rc;
+    }
+    if (o->u.mutex.owner != -1) {
+        lu__sync_unchanged(t, o);
+        return busy_rc;
+    }
+    o->u.mutex.owner = t->id;
+    o->u.mutex.count = 1;
+    lu__sync_changed(t, o);
+    return 0;
+}
+
+int lu_sched_mutex_lock(void *m, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, m, LU__O_MUTEX);
+    lu__point(t, LU_SCHED_K_MUTEX_LOCK, m, label);
+    struct lu__obj *o = lu__obj_find(t->s, m);
+    int rc = lu__mutex_acquire(t, o, EBUSY);
+    LU__ASSERT(rc != EBUSY); /* the scheduler only picks an enabled lock */
+    return rc;
+}
+
+int lu_sched_mutex_trylock(void *m, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, m, LU__O_MUTEX);
+    lu__point(t, LU_SCHED_K_MUTEX_TRYLOCK, m, label);
+    int rc = lu__mutex_acquire(t, lu__obj_find(t->s, m), EBUSY);
+    return rc == EDEADLK ? EBUSY : rc;
+}
+
+int lu_sched_mutex_timedlock(void *m, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, m, LU__O_MUTEX);
+    lu__point(t, LU_SCHED_K_MUTEX_TIMEDLOCK, m, label);
+    return lu__mutex_acquire(t, lu__obj_find(t->s, m), ETIMEDOUT);
+}
+
+int lu_sched_mutex_unlock(void *m, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, m, LU__O_MUTEX);
+    lu__point(t, LU_SCHED_K_MUTEX_UNLOCK, m, label);
+    struct lu__obj *o = lu__obj_find(t->s, m);
+    if (o->u.mutex.owner != t->id)
+        return EPERM;
+    if (--o->u.mutex.count == 0)
+        o->u.mutex.owner = -1;
+    lu__sync_changed(t, o);
+    return 0;
+}
+
+/* ---- reader-writer locks ---- */
+
+static int lu__rw_acquire(struct lu__thread *t, struct lu__obj *o, bool write, int busy_rc)
+{
+    if (write) {
+        if (o->u.rw.writer == t->id || (o->u.rw.reader_mask >> t->id & 1))
+            return EDEADLK;
+        if (o->u.rw.writer != -1 || o->u.rw.readers) {
+            lu__sync_unchanged(t, o);
+            return busy_rc;
+        }
+        o->u.rw.writer = t->id;
+    } else {
+        if (o->u.rw.writer == t->id)
+            return EDEADLK;
+        if (o->u.rw.writer != -1) {
+            lu__sync_unchanged(t, o);
+            return busy_rc;
+        }
+        o->u.rw.readers++;
+        o->u.rw.reader_mask |= 1ULL << t->id;
+    }
+    lu__sync_changed(t, o);
+    return 0;
+}
+
+static int lu__rw_op(void *rw, enum lu_sched_kind k, bool write, int busy_rc, uint16_t label, uintptr_t pc)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = pc;
+    lu__obj_get(t->s, rw, LU__O_RW);
+    lu__point(t, k, rw, label);
+    int rc = lu__rw_acquire(t, lu__obj_find(t->s, rw), write, busy_rc);
+    LU__ASSERT(rc != -1);
+    return rc;
+}
+
+int lu_sched_rw_rdlock(void *rw, uint16_t label)
+{
+    return lu__rw_op(rw, LU_SCHED_K_RW_RDLOCK, false, -1, label, LU__CALLER_PC());
+}
+
+int lu_sched_rw_wrlock(void *rw, uint16_t label)
+{
+    return lu__rw_op(rw, LU_SCHED_K_RW_WRLOCK, true, -1, label, LU__CALLER_PC());
+}
+
+int lu_sched_rw_tryrdlock(void *rw, uint16_t label)
+{
+    return lu__rw_op(rw, LU_SCHED_K_RW_TRY, false, EBUSY, label, LU__CALLER_PC());
+}
+
+int lu_sched_rw_trywrlock(void *rw, uint16_t label)
+{
+    return lu__rw_op(rw, LU_SCHED_K_RW_TRY, true, EBUSY, label, LU__CALLER_PC());
+}
+
+int lu_sched_rw_timedrdlock(void *rw, uint16_t label)
+{
+    return lu__rw_op(rw, LU_SCHED_K_RW_TIMED_RD, false, ETIMEDOUT, label, LU__CALLER_PC());
+}
+
+int lu_sched_rw_timedwrlock(void *rw, uint16_t label)
+{
+    return lu__rw_op(rw, LU_SCHED_K_RW_TIMED_WR, true, ETIMEDOUT, label, LU__CALLER_PC());
+}
+
+int lu_sched_rw_unlock(void *rw, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, rw, LU__O_RW);
+    lu__point(t, LU_SCHED_K_RW_UNLOCK, rw, label);
+    struct lu__obj *o = lu__obj_find(t->s, rw);
+    if (o->u.rw.writer == t->id) {
+        o->u.rw.writer = -1;
+    } else if (o->u.rw.reader_mask >> t->id & 1) {
+        o->u.rw.reader_mask &= ~(1ULL << t->id);
+        o->u.rw.readers--;
+    } else {
+        return EPERM;
+    }
+    lu__sync_changed(t, o);
+    return 0;
+}
+
+int lu_sched_rw_destroy(void *rw)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_find(t->s, rw);
+    if (o && o->type == LU__O_RW && (o->u.rw.writer != -1 || o->u.rw.readers))
+        return EBUSY;
+    return 0;
+}
+
+/* ---- condition variables ---- */
+
+static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t pc)
+{
+    struct lu__thread *t = lu__me();
+    struct lu_sched *s = t->s;
+    t->pc = pc;
+    struct lu__obj *om = lu__obj_get(s, m, LU__O_MUTEX);
+    if (om->u.mutex.owner != t->id)
+        return EPERM;
+    lu__obj_get(s, c, LU__O_COND);
+    lu__point(t, LU_SCHED_K_COND_WAIT, c, label);
+    om = lu__obj_find(s, m);
+    struct lu__obj *oc = lu__obj_find(s, c);
+    int saved = om->u.mutex.count;
+    om->u.mutex.owner = -1;
+    om->u.mutex.count = 0;
+    lu__sync_changed(t, om);
+    oc->u.cond.waiters |= 1ULL << t->id;
+    oc->u.cond.seq[t->id] = oc->u.cond.next_seq++;
+    t->signalled = false;
+    t->obj2 = m;
+    lu__point(t, timed ? LU_SCHED_K_COND_TIMEDWAIT : LU_SCHED_K_COND_REACQUIRE, c, label);
+    int rc = 0;
+    if (!t->signalled) {
+        LU__ASSERT(timed);
+        oc->u.cond.waiters &= ~(1ULL << t->id);
+        rc = ETIMEDOUT;
+    }
+    t->signalled = false;
+    om = lu__obj_find(s, m);
+    LU__ASSERT(om->u.mutex.owner == -1);
+    om->u.mutex.owner = t->id;
+    om->u.mutex.count = saved;
+    lu__sync_changed(t, om);
+    t->obj2 = NULL;
+    return rc;
+}
+
+int lu_sched_cond_wait(void *c, void *m, uint16_t label)
+{
+    return lu__cond_wait(c, m, false, label, LU__CALLER_PC());
+}
+
+int lu_sched_cond_timedwait(void *c, void *m, uint16_t label)
+{
+    return lu__cond_wait(c, m, true, label, LU__CALLER_PC());
+}
+
+/* Waiters ordered by arrival, so that data choice n means the same thread
+ * whenever the same schedule is replayed. */
+static int lu__cond_waiters(struct lu_sched *s, struct lu__obj *oc, int *out)
+{
+    int n = 0;
+    for (int i = 0; i < s->nthreads; i++)
+        if (oc->u.cond.waiters >> i & 1)
+            out[n++] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && oc->u.cond.seq[out[j]] < oc->u.cond.seq[out[j - 1]]; j--) {
+            int x = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = x;
+        }
+    return n;
+}
+
+static int lu__cond_wake(void *c, bool all, enum lu_sched_kind k, uint16_t label, uintptr_t pc)
+{
+    struct lu__thread *t = lu__me();
+    struct lu_sched *s = t->s;
+    t->pc = pc;
+    lu__obj_get(s, c, LU__O_COND);
+    lu__point(t, k, c, label);
+    struct lu__obj *oc = lu__obj_find(s, c);
+    int w[LU_SCHED_MAX_THREADS];
+    int n = lu__cond_waiters(s, oc, w);
+    if (n == 0) {
+        lu__sync_unchanged(t, oc);
+        return 0;
+    }
+    if (all) {
+        for (int i = 0; i < n; i++)
+            s->threads[w[i]].signalled = true;
+        oc->u.cond.waiters = 0;
+    } else {
+        int pick = w[lu__choose_data(t, n)];
+        s->threads[pick].signalled = true;
+        oc->u.cond.waiters &= ~(1ULL << pick);
+    }
+    lu__sync_changed(t, oc);
+    return 0;
+}
+
+int lu_sched_cond_signal(void *c, uint16_t label)
+{
+    return lu__cond_wake(c, false, LU_SCHED_K_COND_SIGNAL, label, LU__CALLER_PC());
+}
+
+int lu_sched_cond_broadcast(void *c, uint16_t label)
+{
+    return lu__cond_wake(c, true, LU_SCHED_K_COND_BROADCAST, label, LU__CALLER_PC());
+}
+
+int lu_sched_cond_destroy(void *c)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_find(t->s, c);
+    if (o && o->type == LU__O_COND && o->u.cond.waiters)
+        return EBUSY;
+    return 0;
+}
+
+/* ---- semaphores ---- */
+
+void lu_sched_sem_init(void *sem, unsigned value)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_get(t->s, sem, LU__O_SEM);
+    o->u.sem.value = value;
+}
+
+int lu_sched_sem_destroy(void *sem)
+{
+    (void)sem;
+    return 0;
+}
+
+static int lu__sem_take(struct lu__thread *t, void *sem, int busy_rc)
+{
+    struct lu__obj *o = lu__obj_find(t->s, sem);
+    if (o->u.sem.value == 0) {
+        lu__sync_unchanged(t, o);
+        return busy_rc;
+    }
+    o->u.sem.value--;
+    lu__sync_changed(t, o);
+    return 0;
+}
+
+int lu_sched_sem_wait(void *sem, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, sem, LU__O_SEM);
+    lu__point(t, LU_SCHED_K_SEM_WAIT, sem, label);
+    int rc = lu__sem_take(t, sem, -1);
+    LU__ASSERT(rc == 0);
+    return 0;
+}
+
+int lu_sched_sem_trywait(void *sem, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, sem, LU__O_SEM);
+    lu__point(t, LU_SCHED_K_SEM_TRYWAIT, sem, label);
+    return lu__sem_take(t, sem, EAGAIN);
+}
+
+int lu_sched_sem_timedwait(void *sem, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, sem, LU__O_SEM);
+    lu__point(t, LU_SCHED_K_SEM_TIMEDWAIT, sem, label);
+    return lu__sem_take(t, sem, ETIMEDOUT);
+}
+
+int lu_sched_sem_post(void *sem, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, sem, LU__O_SEM);
+    lu__point(t, LU_SCHED_K_SEM_POST, sem, label);
+    struct lu__obj *o = lu__obj_find(t->s, sem);
+    o->u.sem.value++;
+    lu__sync_changed(t, o);
+    return 0;
+}
+
+int lu_sched_sem_getvalue(void *sem, int *value)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, sem, LU__O_SEM);
+    lu__point(t, LU_SCHED_K_READ, sem, 0);
+    struct lu__obj *o = lu__obj_find(t->s, sem);
+    lu__sync_unchanged(t, o);
+    *value = (int)o->u.sem.value;
+    return 0;
+}
+
+/* ---- barriers ---- */
+
+void lu_sched_barrier_init(void *b, unsigned count)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_get(t->s, b, LU__O_BARRIER);
+    o->u.barrier.count = count;
+    o->u.barrier.arrived = 0;
+}
+
+int lu_sched_barrier_destroy(void *b)
+{
+    (void)b;
+    return 0;
+}
+
+int lu_sched_barrier_wait(void *b, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, b, LU__O_BARRIER);
+    lu__point(t, LU_SCHED_K_BARRIER_WAIT, b, label);
+    struct lu__obj *o = lu__obj_find(t->s, b);
+    if (o->u.barrier.count == 0)
+        return EINVAL;
+    if (++o->u.barrier.arrived >= o->u.barrier.count) {
+        o->u.barrier.arrived = 0;
+        o->u.barrier.generation++;
+        lu__sync_changed(t, o);
+        return 1;
+    }
+    t->barrier_gen = o->u.barrier.generation;
+    lu__sync_changed(t, o);
+    lu__point(t, LU_SCHED_K_BARRIER_BLOCKED, b, label);
+    return 0;
+}
+
+/* ---- once ---- */
+
+int lu_sched_once(void *once, void (*init)(void), uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    t->pc = LU__CALLER_PC();
+    lu__obj_get(t->s, once, LU__O_ONCE);
+    lu__point(t, LU_SCHED_K_ONCE, once, label);
+    struct lu__obj *o = lu__obj_find(t->s, once);
+    switch (o->u.once.state) {
+    case 2:
+        lu__sync_unchanged(t, o);
+        return 0;
+    case 1:
+        lu__point(t, LU_SCHED_K_ONCE_BLOCKED, once, label);
+        return 0;
+    default:
+        o->u.once.state = 1;
+        lu__sync_changed(t, o);
+        init();
+        o = lu__obj_find(t->s, once);
+        o->u.once.state = 2;
+        lu__sync_changed(t, o);
+        return 0;
+    }
+}
