@@ -31,6 +31,11 @@ const struct lu_hist_test *lu_spec_test(const struct lu_spec *s);
  * history, so that both can be shown. Returns -2 when h is not serial. */
 int lu_spec_add(struct lu_spec *s, const struct lu_hist *h, struct lu_hist *conflict);
 
+/* Largest d of the strong d-hitting families lu_lin_check_full tries before
+ * its exact search: 2 (the default), 1, or 0 to search at once. Verdicts do
+ * not depend on it, only speed and lu_lin_stats.hitting_hits. */
+void lu_spec_set_hitting_depth(struct lu_spec *s, unsigned d);
+
 /* Number of distinct full and stuck serial histories added. */
 size_t lu_spec_full_count(const struct lu_spec *s);
 size_t lu_spec_stuck_count(const struct lu_spec *s);
@@ -62,7 +67,8 @@ int lu_lin_check_full(const struct lu_spec *s, const struct lu_hist *h, struct l
 
 /* Checks a stuck history (Definition 2): for each pending call e, H[e] (H
  * with every other pending call removed) needs a stuck serial witness in s.
- * Returns 0; v->ok says the verdict, v->failing_op the first e without one. */
+ * Returns 0; v->ok says the verdict, v->failing_op the first e without one.
+ * Without pending calls it checks h as lu_lin_check_full does. */
 int lu_lin_check_stuck(const struct lu_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
                        struct lu_lin_stats *st);
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "lu_rt.h"
 
+#include "lu_ipose.h"
 #include "lu_sched.h"
 
 #include <sched.h>
@@ -75,10 +76,34 @@ LU_EXPORT void lineup_result_bytes(const void *data, size_t len)
         memcpy(b->data, data, b->len);
 }
 
+/* Labels: 0-999 atomics (interpose/lu_ipose_tsan.def), 1000-2999 pthread
+ * calls (interpose/lu_ipose.def), 3000- the driver and lineup.h. */
+static const char *lu__rt_label_name(uint16_t label)
+{
+    switch (label) {
+    case LU_RT_L_CALL:
+        return "operation call";
+    case LU_RT_L_JOIN:
+        return "waiting for the test threads";
+    case LU_RT_L_YIELD:
+        return "lineup_yield";
+    default:
+        return label < LU_RT_L_FIRST ? lu__ipose_label_name(label) : NULL;
+    }
+}
+
+__attribute__((constructor)) static void lu__rt_init(void)
+{
+    lu_sched_set_label_names(lu__rt_label_name);
+}
+
 LU_EXPORT void lineup_yield(void)
 {
-    if (lu_sched_self() >= 0)
-        lu_sched_yield(0);
-    else
+    if (lu_sched_self() >= 0) {
+        LU_SCHED_SET_PC();
+        lu_sched_yield(LU_RT_L_YIELD);
+    }
+    else {
         sched_yield();
+    }
 }

@@ -13,9 +13,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#pragma GCC diagnostic ignored "-Wframe-address"
 
 __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
+__thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
+__thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
 
 static const char *const lu__err_msgs[] = {
 #define LU__ERR_MSG(name, val, msg) [-(val)] = msg,
@@ -264,7 +265,7 @@ static bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
         return false;
     }
     for (int i = 0; i < t->nreads; i++) {
-        if (t->reads[i].addr == t->obj) {
+        if (t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg) {
             struct lu__obj *o = lu__obj_find(s, t->obj);
             uint64_t v = o ? o->version : 0;
             return t->reads[i].version == v;
@@ -279,7 +280,7 @@ static void lu__note_read(struct lu_sched *s, struct lu__thread *t, const void *
     struct lu__obj *o = lu__obj_find(s, t->obj);
     uint64_t v = o ? o->version : 0;
     for (int i = 0; i < t->nreads; i++) {
-        if (t->reads[i].addr == key) {
+        if (t->reads[i].addr == key && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg) {
             t->reads[i].version = v;
             return;
         }
@@ -289,6 +290,8 @@ static void lu__note_read(struct lu_sched *s, struct lu__thread *t, const void *
         t->nreads--;
     }
     t->reads[t->nreads].addr = key;
+    t->reads[t->nreads].pc = t->pc;
+    t->reads[t->nreads].oparg = t->oparg;
     t->reads[t->nreads].version = v;
     t->nreads++;
 }
@@ -393,13 +396,17 @@ static int lu__choose(struct lu_sched *s, struct lu__thread *cur)
 
     if (tr->len < s->replay_len) {
         /* following a recorded prefix: it must fit what we see now */
-        if (st->kind != LU_SCHED_CHOOSE_THREAD || st->enabled != cand || !(cand >> st->chosen & 1)) {
+        bool fits = st->kind == LU_SCHED_CHOOSE_THREAD && (cand >> st->chosen & 1) &&
+                    (s->cfg.strategy == LU_SCHED_REPLAY || st->enabled == cand);
+        if (!fits) {
             s->res->culprit = cur->id;
             s->res->message = "a replayed schedule reached a different set of runnable threads";
             s->res->outcome = LU_SCHED_OUT_NONDET;
             return -2;
         }
         chosen = st->chosen;
+        st->enabled = cand;
+        st->prev = (uint8_t)(cur->id);
     } else {
         uint64_t allowed = cand;
         if (bound >= 0 && preemptible && base >= bound)
@@ -445,7 +452,8 @@ int lu__choose_data(struct lu__thread *t, int n)
     struct lu_sched_step *st = lu__new_step(t);
     int chosen;
     if (tr->len < s->replay_len) {
-        if (st->kind != LU_SCHED_CHOOSE_DATA || st->enabled != mask) {
+        if (st->kind != LU_SCHED_CHOOSE_DATA || st->chosen >= n ||
+            (s->cfg.strategy != LU_SCHED_REPLAY && st->enabled != mask)) {
             s->res->culprit = t->id;
             s->res->message = "a replayed schedule reached a different choice";
             lu__end_execution(t, LU_SCHED_OUT_NONDET, s->res->message);
@@ -548,6 +556,8 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
     t->k = k;
     t->obj = obj;
     t->label = label;
+    t->oparg = lu__sched_arg;
+    lu__sched_arg = 0;
     s->stats.points++;
     atomic_store_explicit(&t->progress, atomic_load_explicit(&t->progress, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -687,9 +697,9 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     struct lu__thread *self = lu__self;
     struct lu_sched *s = self->s;
     if (s->nthreads >= LU_SCHED_MAX_THREADS)
-        return -LU_SCHED_ETHREADS;
+        return LU_SCHED_ETHREADS;
     if (lu__pool_ensure(s, s->nthreads + 1) != 0)
-        return -LU_SCHED_ESYS;
+        return LU_SCHED_ESYS;
     struct lu__thread *t = &s->threads[s->nthreads++];
     lu__thread_reset(t);
     t->fn = fn;
@@ -761,8 +771,14 @@ void lu_sched_destroy(struct lu_sched *s)
     free(s);
 }
 
-bool lu_sched_more(const struct lu_sched *s)
+static void lu__backtrack(struct lu_sched *s);
+
+bool lu_sched_more(struct lu_sched *s)
 {
+    if (s->need_backtrack) {
+        s->need_backtrack = false;
+        lu__backtrack(s);
+    }
     return s->more;
 }
 
@@ -804,7 +820,7 @@ static void lu__backtrack(struct lu_sched *s)
 
 int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res)
 {
-    if (!s->more)
+    if (!lu_sched_more(s))
         return LU_SCHED_EDONE;
     if (lu__self)
         return LU_SCHED_EINVAL; /* a controlled thread cannot nest executions */
@@ -858,7 +874,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     res->nthreads = s->nthreads;
     switch (s->cfg.strategy) {
     case LU_SCHED_DFS:
-        lu__backtrack(s);
+        /* later, so that the trace still holds this execution's schedule */
+        s->need_backtrack = true;
         break;
     case LU_SCHED_REPLAY:
         s->more = false;
@@ -883,12 +900,12 @@ struct lu_sched *lu_sched_current(void)
     return t ? t->s : NULL;
 }
 
-#define LU__CALLER_PC() ((uintptr_t)__builtin_return_address(1))
+#define LU__CALLER_PC() (lu__sched_pc)
 
 void lu_sched_point_free(uint16_t label)
 {
     struct lu__thread *t = lu__self;
-    t->pc = (uintptr_t)__builtin_return_address(0);
+    t->pc = LU__CALLER_PC();
     lu__point(t, LU_SCHED_K_FREE, NULL, label);
 }
 
@@ -949,7 +966,7 @@ int lu_sched_create_thread(lu_sched_fn fn, void *arg, uint16_t label)
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
     if (t->s->nthreads >= LU_SCHED_MAX_THREADS)
-        return -LU_SCHED_ETHREADS;
+        return LU_SCHED_ETHREADS;
     lu__point(t, LU_SCHED_K_CREATE, NULL, label);
     return lu_sched_spawn(fn, arg);
 }
@@ -1021,6 +1038,13 @@ void lu__sched_fatal_exit(int status)
         t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_EXIT, status, t->id, LU__CALLER_PC());
     syscall(SYS_exit_group, status);
     __builtin_unreachable();
+}
+
+bool lu_sched_known(const void *addr)
+{
+    struct lu__thread *t = lu__self;
+    struct lu__obj *o = t ? lu__obj_find(t->s, addr) : NULL;
+    return o && o->type != LU__O_LOC;
 }
 
 /* ---- thread-specific data ---- */

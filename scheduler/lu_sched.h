@@ -223,8 +223,10 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err);
 void lu_sched_destroy(struct lu_sched *s);
 
 /* True while the strategy has another execution to run (DFS: the tree is
- * not exhausted; RANDOM: always; REPLAY: until it ran once). */
-bool lu_sched_more(const struct lu_sched *s);
+ * not exhausted; RANDOM: always; REPLAY: until it ran once). After
+ * lu_sched_run returns, config.trace holds the schedule of the execution
+ * that ran, until the next lu_sched_more or lu_sched_run. */
+bool lu_sched_more(struct lu_sched *s);
 
 /* Runs one execution: fn(arg) on controlled thread 0, following the strategy,
  * until every thread finished or the execution is stuck. Stuck threads are
@@ -234,6 +236,23 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
 
 /* Counters since creation. */
 void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out);
+
+/* The code address of the call under test, for reports ("where was each
+ * thread"). Interposers set it with LU_SCHED_SET_PC() on entry, before they
+ * call into the scheduler; the scheduler consumes it at the next scheduling
+ * point. Walking frames instead is unsafe: the code under test may have no
+ * frame pointers. */
+extern __thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
+#define LU_SCHED_SET_PC() (lu__sched_pc = (uintptr_t)__builtin_return_address(0))
+
+/* The operand that decides what an access does besides its location: the
+ * expected value of a compare-and-swap, the value an exchange or a fetch_op
+ * stores. Spin detection compares it: a CAS retried with a new expected
+ * value (after a failure updated it) is progress, one retried with the same
+ * value on an unchanged location is a spin. Interposers set it with
+ * LU_SCHED_SET_ARG(v) before lu_sched_access_begin; it defaults to 0. */
+extern __thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
+#define LU_SCHED_SET_ARG(v) (lu__sched_arg = (uint64_t)(v))
 
 /* Controlled thread id of the caller, or -1 for any other thread. Cheap. */
 int lu_sched_self(void);
@@ -247,11 +266,11 @@ struct lu_sched *lu_sched_current(void);
  * scheduling point before lu_sched_spawn returns (code before a thread's
  * first visible operation is invisible). Not a scheduling point itself: the
  * layer above puts one before it when creation is visible (pthread_create).
- * Returns the thread id, or -LU_SCHED_ETHREADS. */
+ * Returns the thread id, or LU_SCHED_ETHREADS / LU_SCHED_ESYS (negative). */
 int lu_sched_spawn(lu_sched_fn fn, void *arg);
 
 /* pthread_create: a scheduling point (creation is visible), then
- * lu_sched_spawn. Returns the thread id or -LU_SCHED_ETHREADS. */
+ * lu_sched_spawn. Returns the thread id or a negative lu_sched_err. */
 int lu_sched_create_thread(lu_sched_fn fn, void *arg, uint16_t label);
 
 /* Scheduling point; blocks until thread tid finished. Returns 0, or EINVAL/
@@ -339,6 +358,11 @@ int lu_sched_barrier_wait(void *b, uint16_t label);
 /* pthread_once: runs init on the first caller, blocks the others until it
  * finished. */
 int lu_sched_once(void *once, void (*init)(void), uint16_t label);
+
+/* True when the model holds synchronization-object state for addr in this
+ * execution (it was initialized or used under control). Lets interposers
+ * adopt objects initialized outside control. Not a scheduling point. */
+bool lu_sched_known(const void *addr);
 
 /* Thread-specific data, modelled per controlled thread. */
 int lu_sched_key_create(unsigned *key, void (*dtor)(void *));

@@ -108,8 +108,11 @@ struct lu__thread {
     /* spin detection: locations read since the last change this thread made */
     struct {
         const void *addr;
+        uintptr_t pc;
+        uint64_t oparg;
         uint64_t version;
     } reads[LU__MAX_READS];
+    uint64_t oparg; /* operand of the pending access (see LU_SCHED_SET_ARG) */
     int nreads;
 
     /* condition variable and barrier wait state */
@@ -148,6 +151,7 @@ struct lu_sched {
         void (*dtor)(void *);
     } keys[LU__MAX_KEYS];
     bool more;
+    bool need_backtrack;
     bool fresh;       /* no execution ran yet */
     uint64_t rng;
 

@@ -11,9 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
-#pragma GCC diagnostic ignored "-Wframe-address"
 
-#define LU__CALLER_PC() ((uintptr_t)__builtin_return_address(1))
+#define LU__CALLER_PC() (lu__sched_pc)
 
 void lu__sync_changed(struct lu__thread *t, struct lu__obj *o);
 void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o);

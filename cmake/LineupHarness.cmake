@@ -1,0 +1,82 @@
+# lineup_add_harness(<name> [SOURCES] <source>...)
+#
+# Builds the shared object <name>.so (no "lib" prefix) from C sources, as
+# `lineup-cc -shared -o <name>.so <sources>` does: ThreadSanitizer
+# instrumentation with volatile distinction, -g, frame pointers, lineup.h on
+# the include path, and no TSan runtime at link time (the __tsan_* and
+# lineup_* symbols stay undefined: the lineup process that loads the object
+# defines them). Test it with `lineup ./<name>.so`.
+#
+# Inside lineup's own build this file is included by the top-level
+# CMakeLists.txt. From another project, include it from a lineup checkout or
+# installation; lineup.h is looked up relative to this file (the source
+# tree's harness/, or PREFIX/include when installed as
+# PREFIX/lib/cmake/lineup/LineupHarness.cmake), or set LINEUP_INCLUDE_DIR:
+#
+#     cmake_minimum_required(VERSION 3.18)
+#     project(myqueue C)
+#     include(/path/to/lineup/cmake/LineupHarness.cmake)
+#     lineup_add_harness(queue_harness SOURCES queue_harness.c)
+#     # optional, as for any target:
+#     target_compile_options(queue_harness PRIVATE -O2)
+#
+# The C compiler must be gcc >= 11 or clang >= 11 (CMAKE_C_COMPILER=clang to
+# use clang). The function returns a regular MODULE library target: link it
+# with other libraries, or set its output directory, as usual.
+
+include_guard(GLOBAL)
+
+if(NOT DEFINED LINEUP_INCLUDE_DIR)
+  if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../harness/lineup.h")
+    get_filename_component(_lineup_inc "${CMAKE_CURRENT_LIST_DIR}/../harness" ABSOLUTE)
+  else()
+    get_filename_component(_lineup_inc "${CMAKE_CURRENT_LIST_DIR}/../../../include" ABSOLUTE)
+  endif()
+  set(LINEUP_INCLUDE_DIR "${_lineup_inc}" CACHE PATH "Directory of lineup.h")
+  unset(_lineup_inc)
+endif()
+
+function(lineup_add_harness name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES")
+  set(sources ${ARG_SOURCES} ${ARG_UNPARSED_ARGUMENTS})
+  if(NOT sources)
+    message(FATAL_ERROR "lineup_add_harness(${name}): no sources given")
+  endif()
+  if(NOT EXISTS "${LINEUP_INCLUDE_DIR}/lineup.h")
+    message(FATAL_ERROR "lineup_add_harness(${name}): lineup.h not found in LINEUP_INCLUDE_DIR "
+                        "(${LINEUP_INCLUDE_DIR}); set it to the directory that holds lineup.h")
+  endif()
+
+  # Volatile distinction gives volatile accesses their own hooks, which
+  # lineup turns into scheduling points. Both compilers have it since 11.
+  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    # -Wno-tsan: gcc warns that TSan does not support atomic_thread_fence;
+    # lineup does.
+    set(volatile_flags --param=tsan-distinguish-volatile=1 -Wno-tsan)
+  elseif(CMAKE_C_COMPILER_ID MATCHES "Clang")
+    set(volatile_flags "SHELL:-mllvm -tsan-distinguish-volatile=1")
+  else()
+    message(FATAL_ERROR "lineup_add_harness(${name}): the C compiler is ${CMAKE_C_COMPILER_ID}; "
+                        "lineup needs gcc or clang (ThreadSanitizer instrumentation)")
+  endif()
+  if(CMAKE_C_COMPILER_VERSION VERSION_LESS 11)
+    message(FATAL_ERROR "lineup_add_harness(${name}): ${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION} "
+                        "is too old; lineup needs gcc >= 11 or clang >= 11")
+  endif()
+
+  add_library(${name} MODULE ${sources})
+  set_target_properties(${name} PROPERTIES PREFIX "" SUFFIX ".so" POSITION_INDEPENDENT_CODE ON)
+  target_include_directories(${name} PRIVATE "${LINEUP_INCLUDE_DIR}")
+  # Compile options only: -fsanitize=thread must not reach the link, where
+  # the compiler driver would add libtsan.
+  target_compile_options(${name} PRIVATE -g -fsanitize=thread -fno-omit-frame-pointer ${volatile_flags})
+
+  # The object is meant to have undefined symbols; undo a -z defs or
+  # --no-undefined from the project's linker flags. The last one wins, and
+  # link items come after CMAKE_MODULE_LINKER_FLAGS on the command line,
+  # link options before them.
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+  if("${CMAKE_MODULE_LINKER_FLAGS} ${CMAKE_MODULE_LINKER_FLAGS_${config}}" MATCHES "defs|no-undefined")
+    target_link_libraries(${name} PRIVATE -Wl,-z,undefs)
+  endif()
+endfunction()

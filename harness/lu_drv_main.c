@@ -1,0 +1,1332 @@
+/*
+ * `lineup [options] HARNESS.so`: the Line-Up check, driven from a parent
+ * process that never runs code under test. See --help and docs/guide.md.
+ */
+#define _GNU_SOURCE
+#include "lu_drv.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef LINEUP_VERSION
+#define LINEUP_VERSION "0.1.0"
+#endif
+
+enum { EXIT_PASS = 0, EXIT_BUG = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+
+/* ---- shared helpers ---- */
+
+static const char *const lu__vnames[] = {
+#define LU__VN(name, text, rc) text,
+    LU_DRV_VERDICTS(LU__VN)
+#undef LU__VN
+};
+static const int lu__vexit[] = {
+#define LU__VE(name, text, rc) rc,
+    LU_DRV_VERDICTS(LU__VE)
+#undef LU__VE
+};
+static const char *const lu__vids[] = {
+#define LU__VI(name, text, rc) #name,
+    LU_DRV_VERDICTS(LU__VI)
+#undef LU__VI
+};
+
+const char *lu_drv_verdict_name(int v)
+{
+    return v >= 0 && v < LU_DRV_V_COUNT ? lu__vnames[v] : "?";
+}
+
+int lu_drv_verdict_exit(int v)
+{
+    return v >= 0 && v < LU_DRV_V_COUNT ? lu__vexit[v] : EXIT_INTERNAL;
+}
+
+unsigned lu_drv_test_calls(const struct lu_drv_test *t)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < t->nthreads; i++)
+        n += t->len[i];
+    return n;
+}
+
+size_t lu_drv_shm_size(void)
+{
+    return sizeof(struct lu_drv_shm) + 2 * (size_t)LU_DRV_TRACE_CAP * sizeof(struct lu_sched_step);
+}
+
+struct lu_sched_step *lu_drv_shm_replay(struct lu_drv_shm *shm)
+{
+    return shm->trace.steps + LU_DRV_TRACE_CAP;
+}
+
+/* "name(arg)" labels; a bare "name" or "name()" matches the first operation
+ * of that name. */
+static int lu__match_op(const char *tok, const char *const *labels, unsigned nops)
+{
+    for (unsigned i = 0; i < nops; i++)
+        if (strcmp(tok, labels[i]) == 0)
+            return (int)i;
+    size_t n = strcspn(tok, "(");
+    bool bare = tok[n] == 0 || strcmp(tok + n, "()") == 0;
+    if (bare)
+        for (unsigned i = 0; i < nops; i++)
+            if (strncmp(tok, labels[i], n) == 0 && labels[i][n] == '(')
+                return (int)i;
+    return -1;
+}
+
+int lu_drv_test_parse(const char *s, const char *const *labels, unsigned nops, struct lu_drv_test *t,
+                      char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    t->nthreads = 1;
+    const char *p = s;
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p)
+            break;
+        if (*p == '|') {
+            if (t->len[t->nthreads - 1] == 0) {
+                snprintf(err, errlen, "empty thread before '|'");
+                return -1;
+            }
+            if (++t->nthreads > LU_DRV_MAX_THREADS) {
+                snprintf(err, errlen, "more than %d threads", LU_DRV_MAX_THREADS);
+                return -1;
+            }
+            p++;
+            continue;
+        }
+        char tok[128];
+        size_t n = 0;
+        while (*p && !isspace((unsigned char)*p) && *p != '|') {
+            if (n + 1 >= sizeof tok) {
+                snprintf(err, errlen, "call name too long");
+                return -1;
+            }
+            tok[n++] = *p++;
+        }
+        tok[n] = 0;
+        int op = lu__match_op(tok, labels, nops);
+        if (op < 0) {
+            snprintf(err, errlen, "'%s' is not an operation of the harness", tok);
+            return -1;
+        }
+        unsigned th = t->nthreads - 1;
+        if (t->len[th] >= LU_DRV_MAX_CALLS) {
+            snprintf(err, errlen, "more than %d calls in thread %u", LU_DRV_MAX_CALLS, th);
+            return -1;
+        }
+        t->cell[th][t->len[th]++] = (uint16_t)op;
+    }
+    if (t->len[t->nthreads - 1] == 0) {
+        snprintf(err, errlen, t->nthreads == 1 ? "the test has no calls" : "empty thread after '|'");
+        return -1;
+    }
+    return 0;
+}
+
+void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *labels)
+{
+    for (unsigned i = 0; i < t->nthreads; i++) {
+        if (i)
+            lu_buf_puts(b, " |");
+        for (unsigned k = 0; k < t->len[i]; k++)
+            lu_buf_printf(b, "%s%s", i == 0 && k == 0 ? "" : " ", labels[t->cell[i][k]]);
+    }
+}
+
+/* ---- options ---- */
+
+struct lu__opts {
+    unsigned threads, calls, samples;
+    uint64_t seed;
+    bool seed_given;
+    int preemptions;
+    const char *test;
+    unsigned jobs;
+    const char *json;
+    const char *replay;
+    const char *harness_name;
+    const char *replay_dir;
+    uint64_t max_executions;
+    unsigned timeout;
+    uint32_t spin_bound, watchdog_ms;
+    bool no_minimize, allow_uninstrumented, quiet;
+    const char *path;
+};
+
+static void lu__usage(FILE *f)
+{
+    fprintf(f,
+            "usage: lineup [options] HARNESS.so\n"
+            "       lineup --replay FILE [HARNESS.so]\n"
+            "\n"
+            "Checks that the concurrent object of a harness is linearizable with respect to some\n"
+            "deterministic sequential specification (Line-Up), with no specification written.\n"
+            "\n"
+            "options:\n"
+            "  --matrix TxN        T threads, N calls each (default 3x3)\n"
+            "  --samples K         random test matrices to check (default 100)\n"
+            "  --seed S            seed of the random matrices (default: from the clock; always printed)\n"
+            "  --preemptions P     preemption bound of phase 2 (default 2; -1: unbounded)\n"
+            "  --test 'A B | C'    check this one test; '|' separates threads\n"
+            "  --harness NAME      check only this harness of the shared object\n"
+            "  --jobs N            tests run in parallel (default: number of cores)\n"
+            "  --json FILE         write machine-readable results\n"
+            "  --replay FILE       re-run a reported failure and show it\n"
+            "  --replay-dir DIR    where to write replay files (default .)\n"
+            "  --max-executions N  phase 2 budget per test (default 20000; 0: none). Phase 2 covers\n"
+            "                      bound 0, then 1, ... up to --preemptions, until the budget runs out\n"
+            "  --timeout SEC       wall-clock limit per test (default 600)\n"
+            "  --spin-bound N      spinning steps before a livelock is declared (default 1000)\n"
+            "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence (default 1000)\n"
+            "  --no-minimize       report failing tests as found\n"
+            "  --allow-uninstrumented  accept a shared object not built with lineup-cc\n"
+            "  --quiet             no progress line\n"
+            "  --help, --version\n"
+            "\n"
+            "exit status: 0 all tests pass, 1 a bug was found, 2 usage error, 3 internal error\n");
+}
+
+static void lu__die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void lu__die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("lineup: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'lineup --help'.\n", stderr);
+    exit(EXIT_USAGE);
+}
+
+static uint64_t lu__parse_u64(const char *opt, const char *v, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    if (!v || !*v || *v == '-' || !isdigit((unsigned char)*v))
+        lu__die_usage("%s takes a whole number, not '%s'", opt, v ? v : "");
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x > max)
+        lu__die_usage("%s takes a whole number up to %" PRIu64 ", not '%s'", opt, max, v);
+    return x;
+}
+
+static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
+{
+    enum { O_MATRIX = 256, O_SAMPLES, O_SEED, O_PRE, O_TEST, O_JOBS, O_JSON, O_REPLAY, O_HARNESS, O_RDIR,
+           O_MAXEX, O_TIMEOUT, O_SPIN, O_WD, O_NOMIN, O_UNINSTR, O_QUIET, O_HELP, O_VERSION };
+    static const struct option lo[] = {
+        {"matrix", required_argument, 0, O_MATRIX},
+        {"samples", required_argument, 0, O_SAMPLES},
+        {"seed", required_argument, 0, O_SEED},
+        {"preemptions", required_argument, 0, O_PRE},
+        {"test", required_argument, 0, O_TEST},
+        {"jobs", required_argument, 0, O_JOBS},
+        {"json", required_argument, 0, O_JSON},
+        {"replay", required_argument, 0, O_REPLAY},
+        {"harness", required_argument, 0, O_HARNESS},
+        {"replay-dir", required_argument, 0, O_RDIR},
+        {"max-executions", required_argument, 0, O_MAXEX},
+        {"timeout", required_argument, 0, O_TIMEOUT},
+        {"spin-bound", required_argument, 0, O_SPIN},
+        {"watchdog-ms", required_argument, 0, O_WD},
+        {"no-minimize", no_argument, 0, O_NOMIN},
+        {"allow-uninstrumented", no_argument, 0, O_UNINSTR},
+        {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP},
+        {"version", no_argument, 0, O_VERSION},
+        {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->threads = 3;
+    o->calls = 3;
+    o->samples = 100;
+    o->preemptions = 2;
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    o->jobs = nc > 0 ? (unsigned)nc : 1;
+    o->replay_dir = ".";
+    o->max_executions = 20000;
+    o->timeout = 600;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+        switch (c) {
+        case O_MATRIX: {
+            unsigned t, n;
+            char x, extra;
+            if (sscanf(optarg, "%u%c%u%c", &t, &x, &n, &extra) != 3 || (x != 'x' && x != 'X') || t == 0 ||
+                n == 0)
+                lu__die_usage("--matrix takes TxN (threads x calls), e.g. 3x3, not '%s'", optarg);
+            if (t > LU_DRV_MAX_THREADS || n > LU_DRV_MAX_CALLS || t * n > 48)
+                lu__die_usage("--matrix %s is too large (at most %d threads, %d calls each, 48 calls in all)",
+                              optarg, LU_DRV_MAX_THREADS, LU_DRV_MAX_CALLS);
+            o->threads = t;
+            o->calls = n;
+            break;
+        }
+        case O_SAMPLES:
+            o->samples = (unsigned)lu__parse_u64("--samples", optarg, 10000000);
+            if (!o->samples)
+                lu__die_usage("--samples must be at least 1");
+            break;
+        case O_SEED:
+            o->seed = lu__parse_u64("--seed", optarg, UINT64_MAX);
+            o->seed_given = true;
+            break;
+        case O_PRE:
+            if (strcmp(optarg, "-1") == 0)
+                o->preemptions = -1;
+            else
+                o->preemptions = (int)lu__parse_u64("--preemptions", optarg, 64);
+            break;
+        case O_TEST:
+            o->test = optarg;
+            break;
+        case O_JOBS:
+            o->jobs = (unsigned)lu__parse_u64("--jobs", optarg, 1024);
+            if (!o->jobs)
+                lu__die_usage("--jobs must be at least 1");
+            break;
+        case O_JSON:
+            o->json = optarg;
+            break;
+        case O_REPLAY:
+            o->replay = optarg;
+            break;
+        case O_HARNESS:
+            o->harness_name = optarg;
+            break;
+        case O_RDIR:
+            o->replay_dir = optarg;
+            break;
+        case O_MAXEX:
+            o->max_executions = lu__parse_u64("--max-executions", optarg, UINT64_MAX);
+            break;
+        case O_TIMEOUT:
+            o->timeout = (unsigned)lu__parse_u64("--timeout", optarg, 86400 * 7);
+            break;
+        case O_SPIN:
+            o->spin_bound = (uint32_t)lu__parse_u64("--spin-bound", optarg, 100000000);
+            break;
+        case O_WD:
+            o->watchdog_ms = (uint32_t)lu__parse_u64("--watchdog-ms", optarg, 3600000);
+            break;
+        case O_NOMIN:
+            o->no_minimize = true;
+            break;
+        case O_UNINSTR:
+            o->allow_uninstrumented = true;
+            break;
+        case O_QUIET:
+            o->quiet = true;
+            break;
+        case O_HELP:
+            lu__usage(stdout);
+            exit(EXIT_PASS);
+        case O_VERSION:
+            printf("lineup %s\n", LINEUP_VERSION);
+            exit(EXIT_PASS);
+        case ':':
+            lu__die_usage("option %s needs an argument", argv[optind - 1]);
+        default:
+            lu__die_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc && strcmp(argv[optind], "run") == 0)
+        lu__die_usage("'lineup run' (whole programs) is not available in this version yet");
+    if (optind < argc) {
+        /* dlopen searches the library path for names without a slash */
+        static char abs[PATH_MAX];
+        o->path = argv[optind++];
+        if (realpath(o->path, abs))
+            o->path = abs;
+    }
+    if (optind < argc)
+        lu__die_usage("unexpected argument '%s' (one shared object at a time)", argv[optind]);
+    if (!o->path && !o->replay)
+        lu__die_usage("no harness given");
+}
+
+/* ---- the shared object ---- */
+
+/* True when the ELF file references lineup-cc's instrumentation. */
+static int lu__instrumented(const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+        close(fd);
+        snprintf(err, errlen, "%s is not a shared object", path);
+        return -1;
+    }
+    const unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "cannot read %s", path);
+        return -1;
+    }
+    int found = 0;
+    const Elf64_Ehdr *eh = (const void *)m;
+    size_t size = (size_t)st.st_size;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+        snprintf(err, errlen, "%s is not a 64-bit ELF shared object", path);
+        found = -1;
+        goto out;
+    }
+    if (eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
+        goto out;
+    const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
+        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const Elf64_Shdr *strs = &sh[sh[i].sh_link];
+        if (sh[i].sh_offset + sh[i].sh_size > size || strs->sh_offset + strs->sh_size > size)
+            continue;
+        const Elf64_Sym *sym = (const void *)(m + sh[i].sh_offset);
+        size_t n = sh[i].sh_size / sizeof *sym;
+        for (size_t k = 0; k < n; k++) {
+            if (sym[k].st_name >= strs->sh_size)
+                continue;
+            const char *name = (const char *)m + strs->sh_offset + sym[k].st_name;
+            if (strncmp(name, "__tsan_", 7) == 0) {
+                found = 1;
+                break;
+            }
+        }
+    }
+out:
+    munmap((void *)m, size);
+    return found;
+}
+
+/* ---- running workers ---- */
+
+/* One bug a test showed: what the user gets a report and a replay file for. */
+struct lu__finding {
+    int verdict;
+    char *report;
+    struct lu_sched_step *sched;
+    uint32_t sched_len;
+};
+
+struct lu__res {
+    int verdict;
+    int phase;
+    int complete_bound;
+    bool truncated;
+    uint64_t ex1, ex2, histories, serial_full, serial_stuck;
+    double secs;
+    char *report; /* for verdicts without findings (errors) */
+    uint32_t sched_len;
+    struct lu__finding f[LU_DRV_F_COUNT];
+    unsigned nf;
+};
+
+static void lu__add_finding(struct lu__res *r, int verdict, const char *report, const struct lu_sched_step *sched,
+                            uint32_t len)
+{
+    struct lu__finding *f = &r->f[r->nf++];
+    f->verdict = verdict;
+    f->report = strdup(report ? report : "");
+    f->sched_len = len;
+    f->sched = NULL;
+    if (len) {
+        f->sched = malloc(len * sizeof *sched);
+        if (f->sched)
+            memcpy(f->sched, sched, len * sizeof *sched);
+        else
+            f->sched_len = 0;
+    }
+}
+
+static double lu__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct lu__slot {
+    struct lu_drv_shm *shm;
+    pid_t pid;
+    double start;
+    int index;
+};
+
+static const char *lu__signame(int sig)
+{
+    const char *d = sigdescr_np(sig);
+    const char *a = sigabbrev_np(sig);
+    static char buf[96];
+    snprintf(buf, sizeof buf, "SIG%s (%s)", a ? a : "?", d ? d : "?");
+    return buf;
+}
+
+static void lu__addr2line(struct lu_buf *b, const char *module, uintptr_t off)
+{
+    char cmd[1200], fn[256] = "", line[512] = "";
+    snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' %#" PRIxPTR " 2>/dev/null", module, off);
+    FILE *p = module[0] ? popen(cmd, "r") : NULL;
+    if (p) {
+        if (fgets(fn, sizeof fn, p))
+            fn[strcspn(fn, "\n")] = 0;
+        if (fgets(line, sizeof line, p))
+            line[strcspn(line, "\n")] = 0;
+        pclose(p);
+    }
+    const char *base = strrchr(line, '/');
+    base = base ? base + 1 : line;
+    if (fn[0] && strcmp(fn, "??") != 0 && line[0] && line[0] != '?')
+        lu_buf_printf(b, "%s (%s)", fn, base);
+    else if (module[0])
+        lu_buf_printf(b, "%s+%#" PRIxPTR, module, off);
+    else
+        lu_buf_printf(b, "%#" PRIxPTR, off);
+}
+
+/* The report of a worker that died: the parent writes it from what the
+ * worker left in the shared region. */
+static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res *r, bool timed_out)
+{
+    struct lu_buf b;
+    lu_buf_init(&b);
+    const struct lu_drv_fatal *f = &shm->fatal;
+    int phase = atomic_load(&shm->phase);
+    if (timed_out) {
+        r->verdict = LU_DRV_V_TIMEOUT;
+        lu_buf_printf(&b, "timeout: the test did not finish in time (phase %d); an operation may block in a "
+                          "call lineup does not control (I/O, an uninstrumented lock)\n",
+                      phase);
+    } else if (f->kind == LU_SCHED_FATAL_DIVERGE) {
+        r->verdict = LU_DRV_V_DIVERGE;
+        lu_buf_printf(&b, "divergence: thread %d ran without reaching a scheduling point (an infinite loop on "
+                          "plain memory?) in phase %d, at ",
+                      f->tid - 1, phase);
+        lu__addr2line(&b, f->module, f->pc_off);
+        lu_buf_puts(&b, "\n");
+    } else if (f->kind == LU_SCHED_FATAL_EXIT) {
+        r->verdict = LU_DRV_V_CRASH;
+        lu_buf_printf(&b, "crash: exit(%d) called by %s %d in phase %d, at ", f->code,
+                      f->tid == 0 ? "the main thread" : "thread", f->tid <= 0 ? 0 : f->tid - 1, phase);
+        lu__addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
+        lu_buf_puts(&b, "\n");
+    } else {
+        r->verdict = LU_DRV_V_CRASH;
+        int sig = WIFSIGNALED(status) ? WTERMSIG(status) : f->kind == LU_SCHED_FATAL_SIGNAL ? f->code : 0;
+        if (sig)
+            lu_buf_printf(&b, "crash: %s", lu__signame(sig));
+        else
+            lu_buf_printf(&b, "crash: the worker exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        if (f->kind == LU_SCHED_FATAL_SIGNAL) {
+            lu_buf_printf(&b, " in %s %d, at ", f->tid == 0 ? "the main thread" : "thread",
+                          f->tid <= 0 ? 0 : f->tid - 1);
+            lu__addr2line(&b, f->module, f->pc_off);
+        }
+        lu_buf_printf(&b, " (phase %d)\n", phase);
+    }
+    lu_buf_puts(&b, "test:\n");
+    for (unsigned i = 0; i < shm->job.test.nthreads; i++) {
+        lu_buf_printf(&b, "    thread %u:", i);
+        for (unsigned k = 0; k < shm->job.test.len[i]; k++) {
+            unsigned id = 0; /* labels come from the worker's test table */
+            for (unsigned j = 0; j < shm->htest.nops; j++)
+                if (shm->htest.ops[j].thread == i && shm->htest.ops[j].pos == k)
+                    id = j;
+            lu_buf_printf(&b, " %s", shm->htest.nops ? shm->htest.ops[id].label : "?");
+        }
+        lu_buf_puts(&b, "\n");
+    }
+    if (shm->nev && shm->htest.nops) {
+        struct lu_hist h;
+        lu_hist_init(&h);
+        for (uint32_t i = 0; i < shm->nev && i < LU_DRV_MAX_EVENTS; i++) {
+            if (shm->ev[i].kind == LU_HIST_CALL)
+                lu_hist_call(&h, shm->ev[i].op);
+            else
+                lu_hist_return(&h, shm->ev[i].op, shm->ev[i].res.value, NULL, 0);
+        }
+        lu_buf_puts(&b, "history up to the failure:\n");
+        lu_hist_render_timeline(&b, &shm->htest, &h);
+        lu_hist_free(&h);
+    }
+    r->phase = phase;
+    r->report = b.s ? b.s : strdup("");
+    r->sched_len = f->kind ? shm->sched_len : shm->trace.len;
+    if (r->sched_len > LU_DRV_TRACE_CAP)
+        r->sched_len = LU_DRV_TRACE_CAP;
+}
+
+static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool timed_out)
+{
+    struct lu_drv_shm *shm = sl->shm;
+    memset(r, 0, sizeof *r);
+    r->secs = lu__now() - sl->start;
+    r->ex1 = atomic_load(&shm->executions[1]);
+    r->ex2 = atomic_load(&shm->executions[2]);
+    r->histories = atomic_load(&shm->histories);
+    if (!timed_out && atomic_load(&shm->done)) {
+        r->verdict = shm->verdict;
+        r->phase = shm->fail_phase;
+        r->serial_full = shm->serial_full;
+        r->serial_stuck = shm->serial_stuck;
+        r->complete_bound = shm->complete_bound;
+        r->truncated = shm->truncated;
+        r->report = strdup(shm->report);
+        r->sched_len = shm->sched_len;
+        for (int i = 0; i < LU_DRV_F_COUNT; i++)
+            if (shm->findings[i].verdict != LU_DRV_V_PASS)
+                lu__add_finding(r, shm->findings[i].verdict, shm->findings[i].report, shm->findings[i].sched,
+                                shm->findings[i].sched_len);
+        if (!r->nf && r->verdict != LU_DRV_V_PASS)
+            lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
+    } else {
+        lu__death_report(shm, status, r, timed_out);
+        lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
+    }
+}
+
+static void lu__res_free(struct lu__res *r)
+{
+    free(r->report);
+    for (unsigned i = 0; i < r->nf; i++) {
+        free(r->f[i].report);
+        free(r->f[i].sched);
+    }
+    memset(r, 0, sizeof *r);
+}
+
+static struct lu__finding *lu__res_find(struct lu__res *r, int verdict)
+{
+    for (unsigned i = 0; i < r->nf; i++)
+        if (r->f[i].verdict == verdict)
+            return &r->f[i];
+    return NULL;
+}
+
+static struct lu__slot *lu__slots;
+static unsigned lu__nslots;
+static unsigned lu__timeout;
+
+static void lu__slots_init(unsigned n)
+{
+    lu__nslots = n;
+    lu__slots = calloc(n, sizeof *lu__slots);
+    for (unsigned i = 0; i < n; i++) {
+        lu__slots[i].shm = mmap(NULL, lu_drv_shm_size(), PROT_READ | PROT_WRITE,
+                                MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (lu__slots[i].shm == MAP_FAILED) {
+            fprintf(stderr, "lineup: cannot map shared memory: %s\n", strerror(errno));
+            exit(EXIT_INTERNAL);
+        }
+    }
+}
+
+static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const struct lu_sched_step *replay,
+                      int index)
+{
+    struct lu_drv_shm *shm = sl->shm;
+    memset(shm, 0, offsetof(struct lu_drv_shm, trace));
+    shm->job = *job;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    shm->job.cpu = ncpu > 1 ? (int)((sl - lu__slots) % ncpu) : -1;
+    shm->trace.cap = LU_DRV_TRACE_CAP;
+    shm->trace.len = 0;
+    if (replay && job->replay_len)
+        memcpy(lu_drv_shm_replay(shm), replay, job->replay_len * sizeof *replay);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "lineup: fork: %s\n", strerror(errno));
+        exit(EXIT_INTERNAL);
+    }
+    if (pid == 0) {
+        /* The code under test may print; keep lineup's own stdout clean. */
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            close(devnull);
+        }
+        lu_drv_worker(shm);
+    }
+    sl->pid = pid;
+    sl->start = lu__now();
+    (void)0;
+    sl->index = index;
+}
+
+/* Waits for any running slot to finish; returns it with *r filled. */
+static struct lu__slot *lu__wait_any(struct lu__res *r)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid > 0) {
+            for (unsigned i = 0; i < lu__nslots; i++) {
+                if (lu__slots[i].pid == pid) {
+                    lu__collect(&lu__slots[i], status, r, false);
+                    lu__slots[i].pid = 0;
+                    return &lu__slots[i];
+                }
+            }
+            continue;
+        }
+        if (pid < 0 && errno == ECHILD)
+            return NULL;
+        double now = lu__now();
+        for (unsigned i = 0; i < lu__nslots; i++) {
+            struct lu__slot *sl = &lu__slots[i];
+            if (sl->pid > 0 && lu__timeout && now - sl->start > lu__timeout) {
+                kill(sl->pid, SIGKILL);
+                waitpid(sl->pid, &status, 0);
+                lu__collect(sl, status, r, true);
+                sl->pid = 0;
+                return sl;
+            }
+        }
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void lu__run_sync(const struct lu_drv_job *job, const struct lu_sched_step *replay, struct lu__res *r)
+{
+    lu__start(&lu__slots[0], job, replay, 0);
+    struct lu__slot *sl;
+    while ((sl = lu__wait_any(r)) && sl != &lu__slots[0])
+        lu__res_free(r);
+}
+
+/* ---- probing the harness ---- */
+
+struct lu__harness {
+    char name[128];
+    unsigned nops;
+    char **labels;
+};
+
+static unsigned lu__probe(const struct lu__opts *o, const char *path, struct lu__harness **out)
+{
+    struct lu_drv_job job;
+    memset(&job, 0, sizeof job);
+    snprintf(job.harness_path, sizeof job.harness_path, "%s", path);
+    job.list_only = true;
+    struct lu__res r;
+    lu__run_sync(&job, NULL, &r);
+    if (r.verdict != LU_DRV_V_PASS) {
+        fprintf(stderr, "lineup: %s", r.report ? r.report : "cannot load the harness\n");
+        if (r.verdict == LU_DRV_V_CRASH || r.verdict == LU_DRV_V_TIMEOUT || r.verdict == LU_DRV_V_DIVERGE)
+            fprintf(stderr, "lineup: the harness %s while it was being loaded\n",
+                    r.verdict == LU_DRV_V_CRASH ? "crashed" : "hung");
+        exit(EXIT_USAGE);
+    }
+    lu__res_free(&r);
+    unsigned n = 0;
+    struct lu__harness *hs = NULL;
+    char *list = strdup(lu__slots[0].shm->harnesses), *save = NULL;
+    for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        hs = realloc(hs, (n + 1) * sizeof *hs);
+        struct lu__harness *h = &hs[n++];
+        memset(h, 0, sizeof *h);
+        char *s2 = NULL, *tok = strtok_r(line, " ", &s2);
+        snprintf(h->name, sizeof h->name, "%s", tok);
+        while ((tok = strtok_r(NULL, " ", &s2))) {
+            h->labels = realloc(h->labels, (h->nops + 1) * sizeof *h->labels);
+            h->labels[h->nops++] = strdup(tok);
+        }
+    }
+    free(list);
+    if (o->harness_name) {
+        for (unsigned i = 0; i < n; i++) {
+            if (strcmp(hs[i].name, o->harness_name) == 0) {
+                hs[0] = hs[i];
+                *out = hs;
+                return 1;
+            }
+        }
+        fprintf(stderr, "lineup: %s has no harness named %s; it has:", path, o->harness_name);
+        for (unsigned i = 0; i < n; i++)
+            fprintf(stderr, " %s", hs[i].name);
+        fputs("\n", stderr);
+        exit(EXIT_USAGE);
+    }
+    *out = hs;
+    return n;
+}
+
+/* ---- random tests ---- */
+
+static uint64_t lu__splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned nops, struct lu_drv_test *t)
+{
+    memset(t, 0, sizeof *t);
+    t->nthreads = threads;
+    for (unsigned i = 0; i < threads; i++) {
+        t->len[i] = calls;
+        for (unsigned k = 0; k < calls; k++)
+            t->cell[i][k] = (uint16_t)(lu__splitmix(rng) % nops);
+    }
+}
+
+/* ---- replay files ---- */
+
+static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
+                            const struct lu_drv_test *t, const struct lu__finding *r, int phase, int preemptions,
+                            char *out, size_t outlen)
+{
+    static unsigned seq;
+    char real[PATH_MAX];
+    if (!realpath(path, real))
+        snprintf(real, sizeof real, "%s", path);
+    for (;;) {
+        snprintf(out, outlen, "%s/lineup-%s-%u.replay", dir, h->name, ++seq);
+        if (access(out, F_OK) != 0)
+            break;
+    }
+    FILE *f = fopen(out, "w");
+    if (!f)
+        return -1;
+    struct lu_buf b;
+    lu_buf_init(&b);
+    lu_drv_test_format(&b, t, (const char *const *)h->labels);
+    fprintf(f, "lineup-replay 1\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nschedule",
+            real, h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions);
+    for (uint32_t i = 0; i < r->sched_len; i++)
+        fprintf(f, " %c%u", r->sched[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', r->sched[i].chosen);
+    fputs("\n", f);
+    lu_buf_free(&b);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+struct lu__replay {
+    char harness[4096], name[128], test[4096], kind[64];
+    int phase, preemptions;
+    struct lu_sched_step *steps;
+    uint32_t len;
+};
+
+static void lu__replay_bad(const char *file, unsigned line, const char *why) __attribute__((noreturn));
+static void lu__replay_bad(const char *file, unsigned line, const char *why)
+{
+    fprintf(stderr, "lineup: %s:%u: not a valid replay file: %s\n", file, line, why);
+    exit(EXIT_USAGE);
+}
+
+static void lu__read_replay(const char *file, struct lu__replay *rp)
+{
+    memset(rp, 0, sizeof *rp);
+    rp->phase = -1;
+    FILE *f = fopen(file, "r");
+    if (!f) {
+        fprintf(stderr, "lineup: cannot open replay file %s: %s\n", file, strerror(errno));
+        exit(EXIT_USAGE);
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned ln = 0;
+    bool header = false, sched = false;
+    while (getline(&line, &cap, f) > 0) {
+        ln++;
+        line[strcspn(line, "\r\n")] = 0;
+        char *sp = strchr(line, ' ');
+        const char *val = sp ? sp + 1 : "";
+        if (sp)
+            *sp = 0;
+        if (ln == 1) {
+            if (strcmp(line, "lineup-replay") != 0 || strcmp(val, "1") != 0)
+                lu__replay_bad(file, ln, "it does not start with 'lineup-replay 1'");
+            header = true;
+        } else if (strcmp(line, "harness") == 0) {
+            snprintf(rp->harness, sizeof rp->harness, "%s", val);
+        } else if (strcmp(line, "name") == 0) {
+            snprintf(rp->name, sizeof rp->name, "%s", val);
+        } else if (strcmp(line, "test") == 0) {
+            snprintf(rp->test, sizeof rp->test, "%s", val);
+        } else if (strcmp(line, "kind") == 0) {
+            snprintf(rp->kind, sizeof rp->kind, "%s", val);
+        } else if (strcmp(line, "phase") == 0) {
+            if (strcmp(val, "1") && strcmp(val, "2"))
+                lu__replay_bad(file, ln, "phase must be 1 or 2");
+            rp->phase = atoi(val);
+        } else if (strcmp(line, "preemptions") == 0) {
+            char *end;
+            long p = strtol(val, &end, 10);
+            if (*end || p < -1 || p > 64)
+                lu__replay_bad(file, ln, "bad preemption bound");
+            rp->preemptions = (int)p;
+        } else if (strcmp(line, "schedule") == 0) {
+            sched = true;
+            char *save = NULL, *v = strdup(val);
+            for (char *tok = strtok_r(v, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                char *end;
+                if ((tok[0] != 't' && tok[0] != 'd') || !isdigit((unsigned char)tok[1]))
+                    lu__replay_bad(file, ln, "schedule entries are tN or dN");
+                unsigned long x = strtoul(tok + 1, &end, 10);
+                if (*end || x >= 64)
+                    lu__replay_bad(file, ln, "schedule entry out of range");
+                if (rp->len >= LU_DRV_TRACE_CAP)
+                    lu__replay_bad(file, ln, "schedule too long");
+                rp->steps = realloc(rp->steps, (rp->len + 1) * sizeof *rp->steps);
+                memset(&rp->steps[rp->len], 0, sizeof *rp->steps);
+                rp->steps[rp->len].kind = tok[0] == 'd' ? LU_SCHED_CHOOSE_DATA : LU_SCHED_CHOOSE_THREAD;
+                rp->steps[rp->len].chosen = (uint8_t)x;
+                rp->len++;
+            }
+            free(v);
+        } else if (line[0] && line[0] != '#') {
+            lu__replay_bad(file, ln, "unknown line");
+        }
+    }
+    free(line);
+    fclose(f);
+    if (!header)
+        lu__replay_bad(file, 1, "empty file");
+    if (!rp->harness[0] || !rp->name[0] || !rp->test[0] || rp->phase < 0 || !sched)
+        lu__replay_bad(file, ln, "harness, name, test, phase and schedule lines are required");
+}
+
+/* ---- minimization ---- */
+
+static bool lu__remove_call(const struct lu_drv_test *in, unsigned th, unsigned k, struct lu_drv_test *out)
+{
+    *out = *in;
+    if (in->len[th] == 1) {
+        if (in->nthreads == 1)
+            return false;
+        for (unsigned i = th; i + 1 < in->nthreads; i++) {
+            out->len[i] = in->len[i + 1];
+            memcpy(out->cell[i], in->cell[i + 1], sizeof out->cell[i]);
+        }
+        out->nthreads--;
+        out->len[out->nthreads] = 0;
+        return true;
+    }
+    for (unsigned j = k; j + 1 < in->len[th]; j++)
+        out->cell[th][j] = in->cell[th][j + 1];
+    out->len[th]--;
+    return true;
+}
+
+static bool lu__remove_thread(const struct lu_drv_test *in, unsigned th, struct lu_drv_test *out)
+{
+    if (in->nthreads == 1)
+        return false;
+    *out = *in;
+    for (unsigned i = th; i + 1 < in->nthreads; i++) {
+        out->len[i] = in->len[i + 1];
+        memcpy(out->cell[i], in->cell[i + 1], sizeof out->cell[i]);
+    }
+    out->nthreads--;
+    out->len[out->nthreads] = 0;
+    return true;
+}
+
+static unsigned lu__want_of(int verdict)
+{
+    return verdict == LU_DRV_V_VIOLATION ? 1u << LU_DRV_F_VIOLATION
+           : verdict == LU_DRV_V_STUCK   ? 1u << LU_DRV_F_STUCK
+                                         : 0;
+}
+
+/* Tries cand; when it shows the same kind of bug, it becomes the test. */
+static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict, struct lu__res *r,
+                            unsigned *runs)
+{
+    struct lu_drv_job j2 = *job;
+    j2.test = *cand;
+    j2.want = lu__want_of(verdict);
+    struct lu__res r2;
+    lu__run_sync(&j2, NULL, &r2);
+    (*runs)++;
+    if (!lu__res_find(&r2, verdict)) {
+        lu__res_free(&r2);
+        return false;
+    }
+    job->test = *cand;
+    lu__res_free(r);
+    *r = r2;
+    return true;
+}
+
+/* Greedy: drop whole threads, then single calls, while the test still shows
+ * the same kind of bug; the paper did this by hand. */
+static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res *r)
+{
+    unsigned runs = 0;
+    bool progress = true;
+    while (progress) {
+        progress = false;
+        struct lu_drv_test cand;
+        for (unsigned th = 0; th < job->test.nthreads && !progress; th++)
+            if (lu__remove_thread(&job->test, th, &cand))
+                progress = lu__try_smaller(job, &cand, verdict, r, &runs);
+        for (unsigned th = 0; th < job->test.nthreads && !progress; th++)
+            for (unsigned k = job->test.len[th]; k-- > 0 && !progress;)
+                if (lu__remove_call(&job->test, th, k, &cand))
+                    progress = lu__try_smaller(job, &cand, verdict, r, &runs);
+    }
+    return runs;
+}
+
+/* ---- JSON ---- */
+
+static void lu__json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* ---- main ---- */
+
+struct lu__totals {
+    unsigned tests, failed, truncated;
+    int min_complete;
+    uint64_t ex1, ex2, histories;
+    unsigned by_verdict[LU_DRV_V_COUNT];
+    int exit_code;
+};
+
+static void lu__progress(const struct lu__opts *o, unsigned done, unsigned total, const struct lu__totals *tt,
+                         double t0)
+{
+    if (o->quiet || !isatty(STDERR_FILENO))
+        return;
+    double el = lu__now() - t0;
+    fprintf(stderr, "\r[%u/%u tests] %.0f executions/s, %.1f s, %u failing   ", done, total,
+            el > 0 ? (double)(tt->ex1 + tt->ex2) / el : 0.0, el, tt->failed);
+    if (done == total)
+        fputs("\n", stderr);
+}
+
+static int lu__replay_main(struct lu__opts *o)
+{
+    struct lu__replay rp;
+    lu__read_replay(o->replay, &rp);
+    const char *path = o->path ? o->path : rp.harness;
+    char err[512];
+    int ins = lu__instrumented(path, err, sizeof err);
+    if (ins < 0) {
+        fprintf(stderr, "lineup: %s\n", err);
+        return EXIT_USAGE;
+    }
+    o->harness_name = rp.name;
+    struct lu__harness *hs;
+    lu__probe(o, path, &hs);
+    struct lu_drv_job job;
+    memset(&job, 0, sizeof job);
+    snprintf(job.harness_path, sizeof job.harness_path, "%s", path);
+    snprintf(job.harness_name, sizeof job.harness_name, "%s", rp.name);
+    if (lu_drv_test_parse(rp.test, (const char *const *)hs[0].labels, hs[0].nops, &job.test, err, sizeof err)) {
+        fprintf(stderr, "lineup: %s: the test does not fit harness %s: %s\n", o->replay, rp.name, err);
+        return EXIT_USAGE;
+    }
+    job.preemptions = rp.preemptions;
+    job.replay_phase = rp.phase;
+    job.replay_len = rp.len;
+    job.spin_bound = o->spin_bound;
+    job.watchdog_ms = o->watchdog_ms;
+    struct lu__res r;
+    lu__run_sync(&job, rp.steps, &r);
+    printf("lineup %s: replaying %s (harness %s, recorded as %s)\n", LINEUP_VERSION, o->replay, rp.name,
+           rp.kind[0] ? rp.kind : "?");
+    fputs(r.report ? r.report : "", stdout);
+    printf("verdict: %s\n", lu_drv_verdict_name(r.verdict));
+    int rc = lu_drv_verdict_exit(r.verdict);
+    lu__res_free(&r);
+    free(rp.steps);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct lu__opts o;
+    lu__parse_opts(argc, argv, &o);
+    signal(SIGPIPE, SIG_IGN);
+    lu__timeout = o.timeout;
+    if (!o.watchdog_ms)
+        o.watchdog_ms = 1000;
+    if (!o.spin_bound)
+        o.spin_bound = 1000;
+    if (o.jobs > 64)
+        o.jobs = 64;
+    lu__slots_init(o.jobs);
+    if (o.replay)
+        return lu__replay_main(&o);
+
+    char err[512];
+    int ins = lu__instrumented(o.path, err, sizeof err);
+    if (ins < 0) {
+        fprintf(stderr, "lineup: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (ins == 0 && !o.allow_uninstrumented) {
+        fprintf(stderr,
+                "lineup: %s was not built with lineup-cc: its atomic operations would be invisible to lineup.\n"
+                "Rebuild it with 'lineup-cc -shared -o %s SOURCE.c', or pass --allow-uninstrumented to check\n"
+                "it anyway with only its pthread calls as scheduling points.\n",
+                o.path, o.path);
+        return EXIT_USAGE;
+    }
+    struct lu__harness *hs;
+    unsigned nh = lu__probe(&o, o.path, &hs);
+    if (!o.seed_given) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        o.seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
+        o.seed %= 1000000000ULL;
+    }
+
+    FILE *json = NULL;
+    if (o.json) {
+        json = fopen(o.json, "w");
+        if (!json) {
+            fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
+            return EXIT_USAGE;
+        }
+        fprintf(json, "{\"lineup\": \"%s\", \"seed\": %" PRIu64 ", \"preemptions\": %d, \"harnesses\": [",
+                LINEUP_VERSION, o.seed, o.preemptions);
+    }
+
+    struct lu__totals tt;
+    memset(&tt, 0, sizeof tt);
+    double t0 = lu__now();
+    for (unsigned hi = 0; hi < nh; hi++) {
+        struct lu__harness *h = &hs[hi];
+        const char *const *labels = (const char *const *)h->labels;
+        unsigned ntests = o.test ? 1 : o.samples;
+        struct lu_drv_test *tests = calloc(ntests, sizeof *tests);
+        if (o.test) {
+            if (lu_drv_test_parse(o.test, labels, h->nops, &tests[0], err, sizeof err)) {
+                fprintf(stderr, "lineup: --test: %s (harness %s has:", err, h->name);
+                for (unsigned k = 0; k < h->nops; k++)
+                    fprintf(stderr, " %s", labels[k]);
+                fputs(")\n", stderr);
+                return EXIT_USAGE;
+            }
+        } else {
+            uint64_t rng = o.seed;
+            for (unsigned i = 0; i < ntests; i++)
+                lu__draw(&rng, o.threads, o.calls, h->nops, &tests[i]);
+        }
+        printf("lineup %s: harness %s (%s), %s, seed %" PRIu64 ", preemption bound %d\n", LINEUP_VERSION,
+               h->name, o.path, o.test ? "one explicit test" : "random tests", o.seed, o.preemptions);
+        if (!o.test)
+            printf("  %u samples of %ux%u matrices over %u operations\n", ntests, o.threads, o.calls, h->nops);
+        fflush(stdout);
+
+        struct lu__res *res = calloc(ntests, sizeof *res);
+        struct lu_drv_job *jobs = calloc(ntests, sizeof *jobs);
+        for (unsigned i = 0; i < ntests; i++) {
+            struct lu_drv_job *j = &jobs[i];
+            snprintf(j->harness_path, sizeof j->harness_path, "%s", o.path);
+            snprintf(j->harness_name, sizeof j->harness_name, "%s", h->name);
+            j->test = tests[i];
+            j->preemptions = o.preemptions;
+            j->max_executions = o.max_executions;
+            j->spin_bound = o.spin_bound;
+            j->watchdog_ms = o.watchdog_ms;
+        }
+        unsigned next = 0, running = 0, done = 0;
+        while (done < ntests) {
+            while (running < o.jobs && next < ntests) {
+                for (unsigned s = 0; s < lu__nslots; s++) {
+                    if (lu__slots[s].pid == 0) {
+                        lu__start(&lu__slots[s], &jobs[next], NULL, (int)next);
+                        next++;
+                        running++;
+                        break;
+                    }
+                }
+            }
+            struct lu__res r;
+            struct lu__slot *sl = lu__wait_any(&r);
+            if (!sl)
+                break;
+            running--;
+            done++;
+            res[sl->index] = r;
+            tt.ex1 += r.ex1;
+            tt.ex2 += r.ex2;
+            tt.histories += r.histories;
+            if (r.verdict != LU_DRV_V_PASS)
+                tt.failed++;
+            else if (r.truncated) {
+                if (!tt.truncated || r.complete_bound < tt.min_complete)
+                    tt.min_complete = r.complete_bound;
+                tt.truncated++;
+            }
+            lu__progress(&o, done, ntests, &tt, t0);
+        }
+        tt.tests += ntests;
+
+        /* reports: minimized, one per distinct (kind, test) */
+        char **seen = NULL;
+        unsigned nseen = 0;
+        if (json)
+            fprintf(json, "%s{\"name\": ", hi ? ", " : "");
+        if (json) {
+            lu__json_str(json, h->name);
+            fputs(", \"tests\": [", json);
+        }
+        for (unsigned i = 0; i < ntests; i++) {
+            struct lu__res *r = &res[i];
+            tt.by_verdict[r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL]++;
+            int rc = lu_drv_verdict_exit(r->verdict);
+            if (rc > tt.exit_code)
+                tt.exit_code = rc;
+            struct lu_buf tb;
+            lu_buf_init(&tb);
+            lu_drv_test_format(&tb, &tests[i], labels);
+            if (r->verdict != LU_DRV_V_PASS) {
+                if (json) {
+                    fprintf(json, "%s{\"test\": ", i ? ", " : "");
+                    lu__json_str(json, tb.s);
+                    fprintf(json, ", \"verdict\": \"%s\", \"phase1_executions\": %" PRIu64
+                                  ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
+                                  ", \"seconds\": %.3f, \"findings\": [",
+                            lu__vids[r->verdict], r->ex1, r->ex2, r->histories, r->secs);
+                }
+                for (unsigned fi = 0; fi < r->nf; fi++) {
+                    int kind = r->f[fi].verdict;
+                    struct lu_drv_job mj = jobs[i];
+                    /* minimize a copy that holds just this finding */
+                    struct lu__res mr;
+                    memset(&mr, 0, sizeof mr);
+                    mr.phase = r->phase;
+                    lu__add_finding(&mr, kind, r->f[fi].report, r->f[fi].sched, r->f[fi].sched_len);
+                    unsigned runs = 0;
+                    if (!o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG)
+                        runs = lu__minimize(&mj, kind, &mr);
+                    struct lu__finding *mf = lu__res_find(&mr, kind);
+                    struct lu_buf key, mt;
+                    lu_buf_init(&key);
+                    lu_buf_init(&mt);
+                    lu_drv_test_format(&mt, &mj.test, labels);
+                    lu_buf_printf(&key, "%d %s", kind, mt.s);
+                    bool dup = false;
+                    for (unsigned q = 0; q < nseen; q++)
+                        if (strcmp(seen[q], key.s) == 0)
+                            dup = true;
+                    char replay_path[PATH_MAX] = "";
+                    if (!dup) {
+                        seen = realloc(seen, (nseen + 1) * sizeof *seen);
+                        seen[nseen++] = strdup(key.s);
+                        printf("\nFAIL harness %s: %s\n", h->name, lu_drv_verdict_name(kind));
+                        if (o.test)
+                            printf("  test: %s\n", tb.s);
+                        else
+                            printf("  found in sample %u: %s\n", i + 1, tb.s);
+                        if (runs)
+                            printf("  minimized (%u runs) to: %s\n", runs, mt.s);
+                        printf("\n%s", mf && mf->report ? mf->report : "");
+                        int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
+                        if (mf && mf->sched_len && fphase > 0 && lu_drv_verdict_exit(kind) == EXIT_BUG &&
+                            lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
+                                             replay_path, sizeof replay_path) == 0)
+                            printf("replay: lineup --replay %s\n", replay_path);
+                        else
+                            replay_path[0] = 0;
+                    }
+                    if (json) {
+                        fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", fi ? ", " : "", lu__vids[kind]);
+                        lu__json_str(json, mt.s);
+                        fputs(", \"report\": ", json);
+                        lu__json_str(json, mf ? mf->report : "");
+                        if (replay_path[0]) {
+                            fputs(", \"replay\": ", json);
+                            lu__json_str(json, replay_path);
+                        }
+                        fputs("}", json);
+                    }
+                    lu_buf_free(&key);
+                    lu_buf_free(&mt);
+                    lu__res_free(&mr);
+                }
+                if (json)
+                    fputs("]}", json);
+            } else if (json) {
+                fprintf(json, "%s{\"test\": ", i ? ", " : "");
+                lu__json_str(json, tb.s);
+                fprintf(json, ", \"verdict\": \"PASS\", \"phase1_executions\": %" PRIu64
+                              ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
+                              ", \"serial_histories\": %" PRIu64 ", \"stuck_serial_histories\": %" PRIu64
+                              ", \"complete_bound\": %d, \"truncated\": %s, \"seconds\": %.3f}",
+                        r->ex1, r->ex2, r->histories, r->serial_full, r->serial_stuck, r->complete_bound,
+                        r->truncated ? "true" : "false", r->secs);
+            }
+            lu_buf_free(&tb);
+            lu__res_free(r);
+        }
+        if (json)
+            fputs("]}", json);
+        for (unsigned s = 0; s < nseen; s++)
+            free(seen[s]);
+        free(seen);
+        free(res);
+        free(jobs);
+        free(tests);
+    }
+    double el = lu__now() - t0;
+    printf("\nsummary: %u tests, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests - tt.failed, tt.failed, el);
+    printf("  phase 1: %" PRIu64 " serial executions; phase 2: %" PRIu64 " executions, %" PRIu64
+           " distinct histories checked\n",
+           tt.ex1, tt.ex2, tt.histories);
+    if (tt.truncated)
+        printf("  phase 2 coverage: in %u passing tests the budget of %" PRIu64 " executions ran out; every "
+               "schedule with at most %d preemptions was covered (raise --max-executions for more)\n",
+               tt.truncated, o.max_executions, tt.min_complete);
+    else if (tt.tests > tt.failed)
+        printf("  phase 2 coverage: every schedule with at most %d preemptions in every passing test\n",
+               o.preemptions);
+    for (int v = 0; v < LU_DRV_V_COUNT; v++)
+        if (tt.by_verdict[v])
+            printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
+    printf("verdict: %s\n", tt.exit_code == 0 ? "PASS" : tt.exit_code == 1 ? "FAIL (bug found)" : "ERROR");
+    if (json) {
+        fprintf(json, "], \"summary\": {\"tests\": %u, \"failed\": %u, \"seconds\": %.3f, \"exit\": %d}}\n",
+                tt.tests, tt.failed, el, tt.exit_code);
+        fclose(json);
+    }
+    return tt.exit_code;
+}

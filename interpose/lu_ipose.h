@@ -1,0 +1,107 @@
+/*
+ * lu_ipose: internal interface of the interposition layer (interpose/),
+ * shared by its source files and the rest of liblineup.so. Not installed.
+ *
+ * Labels: the scheduler carries an opaque uint16_t label per scheduling
+ * point, only for printing. Ranges are split by file so that each can grow
+ * without touching the other:
+ *     0 .. 999      TSan ABI entries (lu_ipose_tsan.c, lu_ipose_tsan.def)
+ *     1000 ..       pthread and other interposed calls (lu_ipose_pthread*.c)
+ * Additions to this header: append, do not reorder.
+ */
+#ifndef LU_IPOSE_H
+#define LU_IPOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Everything here is internal to liblineup.so; hidden also lets the hot
+ * paths reach lu__ipose_record_plain without a GOT load. */
+#pragma GCC visibility push(hidden)
+
+/* ---- Labels ---- */
+
+enum lu_ipose_label {
+    LU_IPOSE_L_NONE = 0,
+#define LU_TSAN_ATOMIC(bits, op, shape, name) LU_IPOSE_L_TSAN_##bits##_##op,
+#define LU_TSAN_FENCE(op, name) LU_IPOSE_L_TSAN_##op,
+#define LU_TSAN_VOLATILE(op, bytes, kind, name) LU_IPOSE_L_TSAN_##op##bytes,
+#include "lu_ipose_tsan.def"
+    LU_IPOSE_L_TSAN_LAST,
+    LU_IPOSE_L_PTHREAD_FIRST = 1000
+};
+
+_Static_assert(LU_IPOSE_L_TSAN_LAST <= LU_IPOSE_L_PTHREAD_FIRST, "TSan labels overflow their range");
+
+/* Printable name of a TSan ABI label ("atomic_load(32)", "volatile
+ * write(4)"), or NULL if label is not one of them. */
+const char *lu__ipose_tsan_label_name(uint16_t label);
+
+/* Printable name of a pthread/libc label (lu_ipose_pthread.c), or NULL. */
+const char *lu__ipose_pthread_label_name(uint16_t label);
+
+/* Any interposition label, or NULL: suits lu_sched_set_label_names(). */
+static inline const char *lu__ipose_label_name(uint16_t label)
+{
+    return label < LU_IPOSE_L_PTHREAD_FIRST ? lu__ipose_tsan_label_name(label)
+                                            : lu__ipose_pthread_label_name(label);
+}
+
+/* ---- Plain-access log (for a data-race detector) ----
+ * Plain (non-atomic, non-volatile) loads and stores are not scheduling
+ * points. While lu__ipose_record_plain is nonzero, each one is appended to a
+ * per-process ring buffer; when it is zero (the default) the instrumentation
+ * hooks cost one predictable branch. Set it only between executions (or
+ * from the thread holding the baton). Appending is lock-free and safe from
+ * any thread; a record being overwritten by a wrapped-around writer while
+ * it is copied may read torn, which only matters for uncontrolled threads
+ * (controlled threads never run concurrently). */
+
+#define LU_IPOSE_PLAIN_LOG_CAP (1u << 16) /* records kept; a power of two */
+
+struct lu__ipose_plain_rec {
+    uintptr_t addr;
+    uintptr_t pc;     /* return address of the hook: the accessing code */
+    uint32_t size;    /* bytes; saturated at UINT32_MAX for huge ranges */
+    int16_t tid;      /* lu_sched_self(): -1 for uncontrolled threads */
+    uint8_t is_write; /* read-modify-write compounds count as writes */
+    uint8_t pad;
+};
+
+extern int lu__ipose_record_plain;
+
+/* Turns recording on or off (same as storing to lu__ipose_record_plain). */
+void lu__ipose_plain_log_enable(bool on);
+/* Forgets every record. Call with no instrumented code running. */
+void lu__ipose_plain_log_reset(void);
+/* Records appended since the last reset, including overwritten ones. */
+uint64_t lu__ipose_plain_log_total(void);
+/* Copies the most recent min(max, retained) records, oldest first, to out;
+ * returns how many. */
+size_t lu__ipose_plain_log_copy(struct lu__ipose_plain_rec *out, size_t max);
+
+/* ---- Shadow call stack ----
+ * Kept per thread by __tsan_func_entry/__tsan_func_exit of instrumented
+ * code. Entries are call sites (the return address each instrumented
+ * function was entered with), innermost first; the current pc of the
+ * innermost function is not among them (the scheduler has it). Frames left
+ * by longjmp (the scheduler unwinding a stuck thread) are dropped lazily at
+ * the next function entry. */
+
+#define LU_IPOSE_SHADOW_MAX 256
+
+struct lu__ipose_shadow;
+
+/* Fills out with up to max call sites of the calling thread; returns how
+ * many. */
+int lu__ipose_backtrace(uintptr_t *out, int max);
+/* The calling thread's shadow stack, so that a thread can publish it and a
+ * report can read it (with lu__ipose_backtrace_of) while that thread is
+ * stopped. Valid until the thread exits. */
+struct lu__ipose_shadow *lu__ipose_shadow_self(void);
+int lu__ipose_backtrace_of(const struct lu__ipose_shadow *s, uintptr_t *out, int max);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,1120 @@
+/*
+ * pthread, semaphore, sleep, exit and C11 threads interposition.
+ *
+ * liblineup.so is searched before libc, so these exported definitions win for
+ * every object in the process. On a controlled thread of a running execution
+ * (lu_sched_self() >= 0) each call becomes a call into the scheduler's model;
+ * on any other thread it goes to the real libc function, found with
+ * dlsym(RTLD_NEXT). The list of calls, their real-function slots and their
+ * trace labels come from lu_ipose.def.
+ *
+ * Under control the real libc objects are never locked or waited on: the model
+ * (keyed by address) holds the state, and the memory stays a valid libc object
+ * in its initial state for uncontrolled use. *_init and *_destroy therefore
+ * call both.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <threads.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lu_ipose.h"
+#include "lu_sched.h"
+
+#define LU_IPOSE_EXPORT __attribute__((visibility("default")))
+
+_Static_assert(sizeof(pthread_t) == sizeof(uint64_t), "fake thread handles need a 64-bit pthread_t");
+_Static_assert(sizeof(thrd_t) == sizeof(pthread_t), "thrd_t and pthread_t share the fake handles");
+_Static_assert(sizeof(tss_t) == sizeof(pthread_key_t), "tss_t and pthread_key_t share the key encoding");
+_Static_assert(sizeof(once_flag) == sizeof(pthread_once_t), "once_flag is a pthread_once_t");
+
+/*
+ * TODO(lead): optional API, used only if the scheduler defines it (weak):
+ * true when the model has state for addr as a synchronization object in the
+ * current execution. With it, objects first used in an execution without an
+ * init in that execution (static PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
+ * mutexes/semaphores/barriers initialized outside control, e.g. by a harness
+ * constructor) are adopted with their real type/value/count. Without it they
+ * get the model's defaults (normal mutex, semaphore 0).
+ */
+extern bool lu_sched_known(const void *addr) __attribute__((weak));
+
+/* ---- generated from lu_ipose.def: labels, real-function slots ---- */
+
+/* LU_IPOSE_L_PTHREAD_FIRST (1000) comes from lu_ipose.h: 0..999 are the
+ * TSan interposer's. */
+enum lu_ipose_pthread_label {
+    LU_IPOSE_L_PTHREAD_BASE_ = LU_IPOSE_L_PTHREAD_FIRST - 1,
+#define LU_IPOSE_FN(ret, name, version, params, args, printed) LU_IPOSE_L_##name,
+#include "lu_ipose.def"
+    LU_IPOSE_L_PTHREAD_END
+};
+
+static const char *const lu_ipose_label_names[] = {
+#define LU_IPOSE_FN(ret, name, version, params, args, printed) printed,
+#include "lu_ipose.def"
+};
+
+_Static_assert(sizeof lu_ipose_label_names / sizeof lu_ipose_label_names[0] ==
+                   LU_IPOSE_L_PTHREAD_END - LU_IPOSE_L_PTHREAD_FIRST,
+               "one label name per intercepted call");
+
+/* Label names for trace printing; NULL outside this layer's range so that a
+ * combined lookup can ask the next layer. TODO(lead/lu_ipose.h owner): declare
+ * it in lu_ipose.h next to lu__ipose_tsan_label_name. */
+const char *lu__ipose_pthread_label_name(uint16_t label);
+const char *lu__ipose_pthread_label_name(uint16_t label)
+{
+    if (label < LU_IPOSE_L_PTHREAD_FIRST || label >= LU_IPOSE_L_PTHREAD_END)
+        return NULL;
+    return lu_ipose_label_names[label - LU_IPOSE_L_PTHREAD_FIRST];
+}
+
+enum lu_ipose_real_id {
+#define LU_IPOSE_FN(ret, name, version, params, args, printed) LU_IPOSE_R_##name,
+#define LU_IPOSE_UNSUP(ret, name, version, params, args) LU_IPOSE_R_##name,
+#include "lu_ipose.def"
+    LU_IPOSE_R_COUNT
+};
+
+#define LU_IPOSE_FN(ret, name, version, params, args, printed) typedef ret(*lu_ipose_fn_##name) params;
+#define LU_IPOSE_UNSUP(ret, name, version, params, args) typedef ret(*lu_ipose_fn_##name) params;
+#include "lu_ipose.def"
+
+static const struct {
+    const char *name;
+    const char *version;
+} lu_ipose_syms[LU_IPOSE_R_COUNT] = {
+#define LU_IPOSE_FN(ret, name, version, params, args, printed) [LU_IPOSE_R_##name] = {#name, version},
+#define LU_IPOSE_UNSUP(ret, name, version, params, args) [LU_IPOSE_R_##name] = {#name, version},
+#include "lu_ipose.def"
+};
+
+static void *lu_ipose_real_tab[LU_IPOSE_R_COUNT];
+
+static void *lu_ipose_lookup(int id)
+{
+    void *p = NULL;
+    if (lu_ipose_syms[id].version)
+        p = dlvsym(RTLD_NEXT, lu_ipose_syms[id].name, lu_ipose_syms[id].version);
+    if (!p)
+        p = dlsym(RTLD_NEXT, lu_ipose_syms[id].name);
+    return p;
+}
+
+/* Racing resolvers store the same pointer, so a plain atomic store is enough;
+ * no lock, so it is safe in constructors and before threads exist. */
+__attribute__((noinline, cold)) static void *lu_ipose_resolve_slow(int id)
+{
+    void *p = lu_ipose_lookup(id);
+    if (!p) {
+        char buf[160];
+        int n = snprintf(buf, sizeof buf, "lineup: the C library has no %s\n", lu_ipose_syms[id].name);
+        if (n > 0 && write(2, buf, (size_t)n) < 0) {
+            /* nowhere left to report it */
+        }
+        abort();
+    }
+    __atomic_store_n(&lu_ipose_real_tab[id], p, __ATOMIC_RELEASE);
+    return p;
+}
+
+static inline void *lu_ipose_real(int id)
+{
+    void *p = __atomic_load_n(&lu_ipose_real_tab[id], __ATOMIC_ACQUIRE);
+    return __builtin_expect(p != NULL, 1) ? p : lu_ipose_resolve_slow(id);
+}
+
+/* Resolve everything before any execution, so that controlled threads never
+ * enter the dynamic linker. Symbols this libc lacks stay NULL here and only
+ * fail if someone calls them. */
+__attribute__((constructor)) static void lu_ipose_resolve_all(void)
+{
+    for (int id = 0; id < LU_IPOSE_R_COUNT; id++)
+        if (!__atomic_load_n(&lu_ipose_real_tab[id], __ATOMIC_ACQUIRE)) {
+            void *p = lu_ipose_lookup(id);
+            if (p)
+                __atomic_store_n(&lu_ipose_real_tab[id], p, __ATOMIC_RELEASE);
+        }
+}
+
+#define LU_IPOSE_REAL(name) ((lu_ipose_fn_##name)lu_ipose_real(LU_IPOSE_R_##name))
+#define LU_IPOSE_L(name) ((uint16_t)LU_IPOSE_L_##name)
+
+/* Uncontrolled callers go straight to libc; controlled ones record their call
+ * site for the scheduler's reports (LU_SCHED_SET_PC reads this function's
+ * return address, so it must be expanded in the exported interposer itself,
+ * never in a helper). */
+#define LU_IPOSE_PASS(name, args)                                                                            \
+    do {                                                                                                     \
+        if (lu_sched_self() < 0)                                                                             \
+            return LU_IPOSE_REAL(name) args;                                                                 \
+        LU_SCHED_SET_PC();                                                                                   \
+    } while (0)
+
+#define LU_IPOSE_PASS_VOID(name, args)                                                                       \
+    do {                                                                                                     \
+        if (lu_sched_self() < 0) {                                                                           \
+            LU_IPOSE_REAL(name) args;                                                                        \
+            return;                                                                                          \
+        }                                                                                                    \
+        LU_SCHED_SET_PC();                                                                                   \
+    } while (0)
+
+/* ---- unsupported calls: bodies generated ---- */
+
+#define LU_IPOSE_UNSUP(ret, name, version, params, args)                                                     \
+    LU_IPOSE_EXPORT ret name params                                                                          \
+    {                                                                                                        \
+        if (lu_sched_self() >= 0) {                                                                          \
+            LU_SCHED_SET_PC();                                                                               \
+            lu_sched_unsupported(#name " is not supported under lineup");                                    \
+        }                                                                                                    \
+        return LU_IPOSE_REAL(name) args;                                                                     \
+    }
+#include "lu_ipose.def"
+
+/* ---- helpers ---- */
+
+/* A controlled thread's pthread_t: never a valid pointer (real pthread_t are
+ * addresses below 2^47), so real and fake handles cannot collide. */
+#define LU_IPOSE_TH_TAG 0x4c55u
+#define LU_IPOSE_TH_LOW_MASK 0xffffffffffffull
+
+static inline uint64_t lu_ipose_handle(int tid)
+{
+    return (uint64_t)(tid + 1) << 48 | LU_IPOSE_TH_TAG;
+}
+
+/* tid of a fake handle, or -1 for anything else (a real pthread_t). */
+static inline int lu_ipose_tid(uint64_t th)
+{
+    uint64_t t = th >> 48;
+    if ((th & LU_IPOSE_TH_LOW_MASK) != LU_IPOSE_TH_TAG || t == 0 || t > LU_SCHED_MAX_THREADS)
+        return -1;
+    return (int)t - 1;
+}
+
+static inline bool lu_ipose_ts_bad(const struct timespec *ts)
+{
+    return ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L;
+}
+
+/* The clocks glibc accepts for *_clock* waits. */
+static inline bool lu_ipose_clock_bad(clockid_t clk)
+{
+    return clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC;
+}
+
+/* The model knows normal, recursive and errorcheck; adaptive relocking
+ * deadlocks like normal. */
+static inline int lu_ipose_mutex_type(int type)
+{
+    return type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK ? type : PTHREAD_MUTEX_NORMAL;
+}
+
+/* First use in this execution of an object the model has not seen: take the
+ * state its libc memory was initialized with (only possible with
+ * lu_sched_known, see above). The real object is never modified under
+ * control, so its memory still holds the initial state. */
+static inline void lu_ipose_adopt_mutex(void *m)
+{
+    if (lu_sched_known && !lu_sched_known(m))
+        lu_sched_mutex_init(m, lu_ipose_mutex_type(((pthread_mutex_t *)m)->__data.__kind & 3));
+}
+
+static inline void lu_ipose_adopt_sem(sem_t *sem)
+{
+    if (lu_sched_known && !lu_sched_known(sem)) {
+        int v = 0;
+        LU_IPOSE_REAL(sem_getvalue)(sem, &v);
+        lu_sched_sem_init(sem, v > 0 ? (unsigned)v : 0);
+    }
+}
+
+static inline void lu_ipose_adopt_barrier(pthread_barrier_t *b)
+{
+    /* glibc's struct pthread_barrier { in, current_round, count, shared, out } */
+    if (lu_sched_known && !lu_sched_known(b))
+        lu_sched_barrier_init(b, ((const unsigned *)b)[2]);
+}
+
+/* glibc's __PTHREAD_ONCE_DONE: the once ran outside control, before any
+ * execution; the model would otherwise run it again in each one. */
+static inline bool lu_ipose_once_done(const void *o)
+{
+    return (__atomic_load_n((const int *)o, __ATOMIC_ACQUIRE) & 2) != 0;
+}
+
+/* errno-style result of a semaphore call. */
+static inline int lu_ipose_sem_ret(int rc)
+{
+    if (rc == 0)
+        return 0;
+    errno = rc;
+    return -1;
+}
+
+/* ---- thread-specific data ----
+ * Keys created under control are the model's, tagged so that they cannot be
+ * mistaken for real keys (real ones are < PTHREAD_KEYS_MAX). Keys created
+ * outside control (a library constructor) keep working under control through
+ * a per-thread shadow table that starts empty in every execution, so values
+ * never leak from one execution to the next; their destructors do not run
+ * under control. */
+#define LU_IPOSE_KEY_TAG 0x4c550000u
+#define LU_IPOSE_KEY_MASK 0xffffu
+
+static inline bool lu_ipose_key_tagged(unsigned k)
+{
+    return (k & ~LU_IPOSE_KEY_MASK) == LU_IPOSE_KEY_TAG;
+}
+
+static struct {
+    const struct lu_sched *s;
+    uint64_t execution;
+    void *v[PTHREAD_KEYS_MAX];
+} lu_ipose_ftsd[LU_SCHED_MAX_THREADS];
+
+/* The caller's shadow row, emptied when it belongs to an earlier execution.
+ * Only the baton holder runs, so no locking. */
+static void **lu_ipose_ftsd_row(int tid)
+{
+    struct lu_sched *s = lu_sched_current();
+    struct lu_sched_stats st;
+    lu_sched_stats(s, &st);
+    if (lu_ipose_ftsd[tid].s != s || lu_ipose_ftsd[tid].execution != st.executions) {
+        memset(lu_ipose_ftsd[tid].v, 0, sizeof lu_ipose_ftsd[tid].v);
+        lu_ipose_ftsd[tid].s = s;
+        lu_ipose_ftsd[tid].execution = st.executions;
+    }
+    return lu_ipose_ftsd[tid].v;
+}
+
+/* ---- thread start ---- */
+
+struct lu_ipose_start {
+    void *(*fn)(void *);
+    int (*c11)(void *);
+    void *arg;
+    uint64_t *out; /* the creator's pthread_t / thrd_t */
+};
+
+/* Runs on the new controlled thread. Its invisible prefix runs while the
+ * creator is still inside pthread_create, so *p and *out are alive; writing
+ * the handle here makes it visible to the child before its first operation,
+ * as glibc does. */
+static void *lu_ipose_thread_main(void *p)
+{
+    struct lu_ipose_start st = *(struct lu_ipose_start *)p;
+    int tid = lu_sched_self();
+    lu_ipose_ftsd[tid].s = NULL;
+    *st.out = lu_ipose_handle(tid);
+    if (st.c11)
+        return (void *)(intptr_t)st.c11(st.arg);
+    return st.fn(st.arg);
+}
+
+/* ================================================================ mutexes */
+
+LU_IPOSE_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+{
+    int rc = LU_IPOSE_REAL(pthread_mutex_init)(m, a);
+    if (rc != 0 || lu_sched_self() < 0)
+        return rc;
+    int type = PTHREAD_MUTEX_DEFAULT;
+    if (a)
+        pthread_mutexattr_gettype(a, &type);
+    lu_sched_mutex_init(m, lu_ipose_mutex_type(type));
+    return 0;
+}
+
+LU_IPOSE_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+    LU_IPOSE_PASS(pthread_mutex_destroy, (m));
+    int rc = lu_sched_mutex_destroy(m);
+    return rc ? rc : LU_IPOSE_REAL(pthread_mutex_destroy)(m);
+}
+
+LU_IPOSE_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    LU_IPOSE_PASS(pthread_mutex_lock, (m));
+    lu_ipose_adopt_mutex(m);
+    return lu_sched_mutex_lock(m, LU_IPOSE_L(pthread_mutex_lock));
+}
+
+LU_IPOSE_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+    LU_IPOSE_PASS(pthread_mutex_trylock, (m));
+    lu_ipose_adopt_mutex(m);
+    return lu_sched_mutex_trylock(m, LU_IPOSE_L(pthread_mutex_trylock));
+}
+
+LU_IPOSE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_mutex_timedlock, (m, ts));
+    if (lu_ipose_ts_bad(ts))
+        return EINVAL;
+    lu_ipose_adopt_mutex(m);
+    return lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_timedlock));
+}
+
+LU_IPOSE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_mutex_clocklock, (m, clk, ts));
+    if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
+        return EINVAL;
+    lu_ipose_adopt_mutex(m);
+    return lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_clocklock));
+}
+
+LU_IPOSE_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    LU_IPOSE_PASS(pthread_mutex_unlock, (m));
+    return lu_sched_mutex_unlock(m, LU_IPOSE_L(pthread_mutex_unlock));
+}
+
+/* ================================================================ rwlocks */
+
+LU_IPOSE_EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *a)
+{
+    /* the model's rwlock starts free: nothing to tell it */
+    return LU_IPOSE_REAL(pthread_rwlock_init)(rw, a);
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
+{
+    LU_IPOSE_PASS(pthread_rwlock_destroy, (rw));
+    int rc = lu_sched_rw_destroy(rw);
+    return rc ? rc : LU_IPOSE_REAL(pthread_rwlock_destroy)(rw);
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
+{
+    LU_IPOSE_PASS(pthread_rwlock_rdlock, (rw));
+    return lu_sched_rw_rdlock(rw, LU_IPOSE_L(pthread_rwlock_rdlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
+{
+    LU_IPOSE_PASS(pthread_rwlock_wrlock, (rw));
+    return lu_sched_rw_wrlock(rw, LU_IPOSE_L(pthread_rwlock_wrlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
+{
+    LU_IPOSE_PASS(pthread_rwlock_tryrdlock, (rw));
+    return lu_sched_rw_tryrdlock(rw, LU_IPOSE_L(pthread_rwlock_tryrdlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
+{
+    LU_IPOSE_PASS(pthread_rwlock_trywrlock, (rw));
+    return lu_sched_rw_trywrlock(rw, LU_IPOSE_L(pthread_rwlock_trywrlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_rwlock_timedrdlock, (rw, ts));
+    if (lu_ipose_ts_bad(ts))
+        return EINVAL;
+    return lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_timedrdlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_rwlock_timedwrlock, (rw, ts));
+    if (lu_ipose_ts_bad(ts))
+        return EINVAL;
+    return lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_timedwrlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_rwlock_clockrdlock, (rw, clk, ts));
+    if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
+        return EINVAL;
+    return lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_clockrdlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_rwlock_clockwrlock, (rw, clk, ts));
+    if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
+        return EINVAL;
+    return lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_clockwrlock));
+}
+
+LU_IPOSE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
+{
+    LU_IPOSE_PASS(pthread_rwlock_unlock, (rw));
+    return lu_sched_rw_unlock(rw, LU_IPOSE_L(pthread_rwlock_unlock));
+}
+
+/* ================================================================ condition variables */
+
+LU_IPOSE_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
+{
+    /* the model's condition starts without waiters */
+    return LU_IPOSE_REAL(pthread_cond_init)(c, a);
+}
+
+LU_IPOSE_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+{
+    LU_IPOSE_PASS(pthread_cond_destroy, (c));
+    int rc = lu_sched_cond_destroy(c);
+    return rc ? rc : LU_IPOSE_REAL(pthread_cond_destroy)(c);
+}
+
+LU_IPOSE_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    LU_IPOSE_PASS(pthread_cond_wait, (c, m));
+    return lu_sched_cond_wait(c, m, LU_IPOSE_L(pthread_cond_wait));
+}
+
+LU_IPOSE_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_cond_timedwait, (c, m, ts));
+    if (lu_ipose_ts_bad(ts))
+        return EINVAL;
+    return lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_timedwait));
+}
+
+LU_IPOSE_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
+                                           const struct timespec *ts)
+{
+    LU_IPOSE_PASS(pthread_cond_clockwait, (c, m, clk, ts));
+    if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
+        return EINVAL;
+    return lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_clockwait));
+}
+
+LU_IPOSE_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+    LU_IPOSE_PASS(pthread_cond_signal, (c));
+    return lu_sched_cond_signal(c, LU_IPOSE_L(pthread_cond_signal));
+}
+
+LU_IPOSE_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+    LU_IPOSE_PASS(pthread_cond_broadcast, (c));
+    return lu_sched_cond_broadcast(c, LU_IPOSE_L(pthread_cond_broadcast));
+}
+
+/* ================================================================ spin locks */
+
+LU_IPOSE_EXPORT int pthread_spin_init(pthread_spinlock_t *l, int pshared)
+{
+    int rc = LU_IPOSE_REAL(pthread_spin_init)(l, pshared);
+    if (rc == 0 && lu_sched_self() >= 0)
+        lu_sched_mutex_init((void *)l, PTHREAD_MUTEX_NORMAL);
+    return rc;
+}
+
+LU_IPOSE_EXPORT int pthread_spin_destroy(pthread_spinlock_t *l)
+{
+    LU_IPOSE_PASS(pthread_spin_destroy, (l));
+    int rc = lu_sched_mutex_destroy((void *)l);
+    return rc ? rc : LU_IPOSE_REAL(pthread_spin_destroy)(l);
+}
+
+/* A spinning waiter is modelled as blocked: same outcomes, no livelock noise. */
+LU_IPOSE_EXPORT int pthread_spin_lock(pthread_spinlock_t *l)
+{
+    LU_IPOSE_PASS(pthread_spin_lock, (l));
+    return lu_sched_mutex_lock((void *)l, LU_IPOSE_L(pthread_spin_lock));
+}
+
+LU_IPOSE_EXPORT int pthread_spin_trylock(pthread_spinlock_t *l)
+{
+    LU_IPOSE_PASS(pthread_spin_trylock, (l));
+    return lu_sched_mutex_trylock((void *)l, LU_IPOSE_L(pthread_spin_trylock));
+}
+
+LU_IPOSE_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
+{
+    LU_IPOSE_PASS(pthread_spin_unlock, (l));
+    return lu_sched_mutex_unlock((void *)l, LU_IPOSE_L(pthread_spin_unlock));
+}
+
+/* ================================================================ barriers, once */
+
+LU_IPOSE_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned count)
+{
+    int rc = LU_IPOSE_REAL(pthread_barrier_init)(b, a, count);
+    if (rc == 0 && lu_sched_self() >= 0)
+        lu_sched_barrier_init(b, count);
+    return rc;
+}
+
+LU_IPOSE_EXPORT int pthread_barrier_destroy(pthread_barrier_t *b)
+{
+    LU_IPOSE_PASS(pthread_barrier_destroy, (b));
+    int rc = lu_sched_barrier_destroy(b);
+    return rc ? rc : LU_IPOSE_REAL(pthread_barrier_destroy)(b);
+}
+
+LU_IPOSE_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+    LU_IPOSE_PASS(pthread_barrier_wait, (b));
+    lu_ipose_adopt_barrier(b);
+    int rc = lu_sched_barrier_wait(b, LU_IPOSE_L(pthread_barrier_wait));
+    return rc == 1 ? PTHREAD_BARRIER_SERIAL_THREAD : rc;
+}
+
+LU_IPOSE_EXPORT int pthread_once(pthread_once_t *o, void (*init)(void))
+{
+    LU_IPOSE_PASS(pthread_once, (o, init));
+    if (lu_ipose_once_done(o))
+        return 0;
+    return lu_sched_once(o, init, LU_IPOSE_L(pthread_once));
+}
+
+/* ================================================================ threads */
+
+/* After a successful controlled creation. */
+static inline int lu_ipose_created(int tid, uint64_t *out, bool detached)
+{
+    *out = lu_ipose_handle(tid);
+    if (detached)
+        lu_sched_detach(tid);
+    return 0;
+}
+
+LU_IPOSE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    LU_IPOSE_PASS(pthread_create, (th, a, fn, arg));
+    int ds = PTHREAD_CREATE_JOINABLE;
+    if (a && pthread_attr_getdetachstate(a, &ds) != 0)
+        return EINVAL;
+    struct lu_ipose_start st = {.fn = fn, .arg = arg, .out = (uint64_t *)th};
+    int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(pthread_create));
+    if (tid < 0)
+        return EAGAIN; /* too many threads for one execution */
+    return lu_ipose_created(tid, (uint64_t *)th, ds == PTHREAD_CREATE_DETACHED);
+}
+
+LU_IPOSE_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+    int tid = lu_ipose_tid(th);
+    if (lu_sched_self() < 0)
+        return tid >= 0 ? ESRCH : LU_IPOSE_REAL(pthread_join)(th, ret); /* a stale handle */
+    LU_SCHED_SET_PC();
+    if (tid < 0)
+        lu_sched_unsupported("pthread_join of a thread lineup did not create is not supported");
+    return lu_sched_join(tid, ret, LU_IPOSE_L(pthread_join));
+}
+
+LU_IPOSE_EXPORT int pthread_detach(pthread_t th)
+{
+    int tid = lu_ipose_tid(th);
+    if (tid < 0)
+        return LU_IPOSE_REAL(pthread_detach)(th); /* a real thread: never blocks */
+    if (lu_sched_self() < 0)
+        return ESRCH;
+    return lu_sched_detach(tid);
+}
+
+LU_IPOSE_EXPORT void pthread_exit(void *ret)
+{
+    if (lu_sched_self() >= 0)
+        lu_sched_exit(ret);
+    LU_IPOSE_REAL(pthread_exit)(ret);
+    __builtin_unreachable();
+}
+
+LU_IPOSE_EXPORT pthread_t pthread_self(void)
+{
+    int self = lu_sched_self();
+    return self >= 0 ? (pthread_t)lu_ipose_handle(self) : LU_IPOSE_REAL(pthread_self)();
+}
+
+/* Defined under another C name: with optimization <pthread.h> provides an
+ * extern inline pthread_equal, which a plain definition would collide with. */
+LU_IPOSE_EXPORT int lu_ipose_pthread_equal(pthread_t a, pthread_t b) __asm__("pthread_equal");
+LU_IPOSE_EXPORT int lu_ipose_pthread_equal(pthread_t a, pthread_t b)
+{
+    return a == b;
+}
+
+LU_IPOSE_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+    if (lu_ipose_tid(th) < 0)
+        return LU_IPOSE_REAL(pthread_setname_np)(th, name);
+    /* names are cosmetic; keep glibc's length check */
+    return strlen(name) > 15 ? ERANGE : 0;
+}
+
+LU_IPOSE_EXPORT int pthread_getname_np(pthread_t th, char *buf, size_t len)
+{
+    int tid = lu_ipose_tid(th);
+    if (tid < 0)
+        return LU_IPOSE_REAL(pthread_getname_np)(th, buf, len);
+    if (len < 16)
+        return ERANGE;
+    snprintf(buf, len, "lineup-%d", tid);
+    return 0;
+}
+
+LU_IPOSE_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
+{
+    int tid = lu_ipose_tid(th);
+    if (tid < 0)
+        return LU_IPOSE_REAL(pthread_getattr_np)(th, a);
+    /* Stack bounds of the caller itself are real (runtimes ask for them);
+     * another controlled thread's pool thread is not reachable from here. */
+    if (tid != lu_sched_self()) {
+        LU_SCHED_SET_PC();
+        lu_sched_unsupported("pthread_getattr_np of another thread is not supported under lineup");
+    }
+    return LU_IPOSE_REAL(pthread_getattr_np)(LU_IPOSE_REAL(pthread_self)(), a);
+}
+
+/* ================================================================ thread-specific data */
+
+LU_IPOSE_EXPORT int pthread_key_create(pthread_key_t *k, void (*dtor)(void *))
+{
+    LU_IPOSE_PASS(pthread_key_create, (k, dtor));
+    unsigned mk;
+    int rc = lu_sched_key_create(&mk, dtor);
+    if (rc == 0)
+        *k = LU_IPOSE_KEY_TAG | mk;
+    return rc;
+}
+
+LU_IPOSE_EXPORT int pthread_key_delete(pthread_key_t k)
+{
+    bool controlled = lu_sched_self() >= 0;
+    if (lu_ipose_key_tagged(k))
+        return controlled ? lu_sched_key_delete(k & LU_IPOSE_KEY_MASK) : EINVAL;
+    if (controlled) {
+        LU_SCHED_SET_PC();
+        lu_sched_unsupported("pthread_key_delete of a key created outside lineup's control is not supported");
+    }
+    return LU_IPOSE_REAL(pthread_key_delete)(k);
+}
+
+LU_IPOSE_EXPORT void *pthread_getspecific(pthread_key_t k)
+{
+    int self = lu_sched_self();
+    if (lu_ipose_key_tagged(k))
+        return self >= 0 ? lu_sched_getspecific(k & LU_IPOSE_KEY_MASK) : NULL;
+    if (self < 0)
+        return LU_IPOSE_REAL(pthread_getspecific)(k);
+    return k < PTHREAD_KEYS_MAX ? lu_ipose_ftsd_row(self)[k] : NULL;
+}
+
+LU_IPOSE_EXPORT int pthread_setspecific(pthread_key_t k, const void *v)
+{
+    int self = lu_sched_self();
+    if (lu_ipose_key_tagged(k))
+        return self >= 0 ? lu_sched_setspecific(k & LU_IPOSE_KEY_MASK, v) : EINVAL;
+    if (self < 0)
+        return LU_IPOSE_REAL(pthread_setspecific)(k, v);
+    if (k >= PTHREAD_KEYS_MAX)
+        return EINVAL;
+    lu_ipose_ftsd_row(self)[k] = (void *)v;
+    return 0;
+}
+
+/* ================================================================ semaphores */
+
+LU_IPOSE_EXPORT int sem_init(sem_t *sem, int pshared, unsigned value)
+{
+    int rc = LU_IPOSE_REAL(sem_init)(sem, pshared, value);
+    if (rc == 0 && lu_sched_self() >= 0)
+        lu_sched_sem_init(sem, value);
+    return rc;
+}
+
+LU_IPOSE_EXPORT int sem_destroy(sem_t *sem)
+{
+    LU_IPOSE_PASS(sem_destroy, (sem));
+    int rc = lu_sched_sem_destroy(sem);
+    return rc ? lu_ipose_sem_ret(rc) : LU_IPOSE_REAL(sem_destroy)(sem);
+}
+
+LU_IPOSE_EXPORT int sem_wait(sem_t *sem)
+{
+    LU_IPOSE_PASS(sem_wait, (sem));
+    lu_ipose_adopt_sem(sem);
+    return lu_ipose_sem_ret(lu_sched_sem_wait(sem, LU_IPOSE_L(sem_wait)));
+}
+
+LU_IPOSE_EXPORT int sem_trywait(sem_t *sem)
+{
+    LU_IPOSE_PASS(sem_trywait, (sem));
+    lu_ipose_adopt_sem(sem);
+    return lu_ipose_sem_ret(lu_sched_sem_trywait(sem, LU_IPOSE_L(sem_trywait)));
+}
+
+LU_IPOSE_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(sem_timedwait, (sem, ts));
+    if (lu_ipose_ts_bad(ts))
+        return lu_ipose_sem_ret(EINVAL);
+    lu_ipose_adopt_sem(sem);
+    return lu_ipose_sem_ret(lu_sched_sem_timedwait(sem, LU_IPOSE_L(sem_timedwait)));
+}
+
+LU_IPOSE_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ts)
+{
+    LU_IPOSE_PASS(sem_clockwait, (sem, clk, ts));
+    if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
+        return lu_ipose_sem_ret(EINVAL);
+    lu_ipose_adopt_sem(sem);
+    return lu_ipose_sem_ret(lu_sched_sem_timedwait(sem, LU_IPOSE_L(sem_clockwait)));
+}
+
+LU_IPOSE_EXPORT int sem_post(sem_t *sem)
+{
+    LU_IPOSE_PASS(sem_post, (sem));
+    lu_ipose_adopt_sem(sem);
+    return lu_ipose_sem_ret(lu_sched_sem_post(sem, LU_IPOSE_L(sem_post)));
+}
+
+LU_IPOSE_EXPORT int sem_getvalue(sem_t *sem, int *value)
+{
+    LU_IPOSE_PASS(sem_getvalue, (sem, value));
+    lu_ipose_adopt_sem(sem);
+    return lu_ipose_sem_ret(lu_sched_sem_getvalue(sem, value));
+}
+
+/* ================================================================ spin hints */
+
+LU_IPOSE_EXPORT int sched_yield(void)
+{
+    LU_IPOSE_PASS(sched_yield, ());
+    lu_sched_yield(LU_IPOSE_L(sched_yield));
+    return 0;
+}
+
+/* <pthread.h> redirects pthread_yield to sched_yield, so define it under
+ * another C name; uncontrolled it is sched_yield, as in glibc. */
+LU_IPOSE_EXPORT int lu_ipose_pthread_yield(void) __asm__("pthread_yield");
+LU_IPOSE_EXPORT int lu_ipose_pthread_yield(void)
+{
+    LU_IPOSE_PASS(sched_yield, ());
+    lu_sched_yield(LU_IPOSE_L(pthread_yield));
+    return 0;
+}
+
+LU_IPOSE_EXPORT unsigned sleep(unsigned s)
+{
+    LU_IPOSE_PASS(sleep, (s));
+    lu_sched_yield(LU_IPOSE_L(sleep));
+    return 0;
+}
+
+LU_IPOSE_EXPORT int usleep(useconds_t us)
+{
+    LU_IPOSE_PASS(usleep, (us));
+    lu_sched_yield(LU_IPOSE_L(usleep));
+    return 0;
+}
+
+LU_IPOSE_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    LU_IPOSE_PASS(nanosleep, (req, rem));
+    if (lu_ipose_ts_bad(req) || req->tv_sec < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    lu_sched_yield(LU_IPOSE_L(nanosleep));
+    return 0;
+}
+
+LU_IPOSE_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct timespec *req,
+                                    struct timespec *rem)
+{
+    LU_IPOSE_PASS(clock_nanosleep, (clk, flags, req, rem));
+    if (lu_ipose_ts_bad(req))
+        return EINVAL;
+    lu_sched_yield(LU_IPOSE_L(clock_nanosleep));
+    return 0;
+}
+
+/* ================================================================ process exit */
+
+/* A controlled thread must not run atexit handlers or flush stdio while the
+ * other threads are parked mid-operation: the scheduler reports the exit and
+ * ends the process. */
+LU_IPOSE_EXPORT void exit(int status)
+{
+    if (lu_sched_self() >= 0) {
+        LU_SCHED_SET_PC();
+        lu__sched_fatal_exit(status);
+    }
+    LU_IPOSE_REAL(exit)(status);
+    __builtin_unreachable();
+}
+
+LU_IPOSE_EXPORT void _exit(int status)
+{
+    if (lu_sched_self() >= 0) {
+        LU_SCHED_SET_PC();
+        lu__sched_fatal_exit(status);
+    }
+    LU_IPOSE_REAL(_exit)(status);
+    __builtin_unreachable();
+}
+
+LU_IPOSE_EXPORT void _Exit(int status)
+{
+    if (lu_sched_self() >= 0) {
+        LU_SCHED_SET_PC();
+        lu__sched_fatal_exit(status);
+    }
+    LU_IPOSE_REAL(_Exit)(status);
+    __builtin_unreachable();
+}
+
+LU_IPOSE_EXPORT void quick_exit(int status)
+{
+    if (lu_sched_self() >= 0) {
+        LU_SCHED_SET_PC();
+        lu__sched_fatal_exit(status);
+    }
+    LU_IPOSE_REAL(quick_exit)(status);
+    __builtin_unreachable();
+}
+
+/* ================================================================ C11 threads */
+
+/* glibc's mapping of pthread errors to thrd_* results. */
+static inline int lu_ipose_thrd_ret(int rc)
+{
+    switch (rc) {
+    case 0:
+        return thrd_success;
+    case ENOMEM:
+        return thrd_nomem;
+    case ETIMEDOUT:
+        return thrd_timedout;
+    case EBUSY:
+        return thrd_busy;
+    default:
+        return thrd_error;
+    }
+}
+
+LU_IPOSE_EXPORT int thrd_create(thrd_t *th, thrd_start_t fn, void *arg)
+{
+    LU_IPOSE_PASS(thrd_create, (th, fn, arg));
+    struct lu_ipose_start st = {.c11 = fn, .arg = arg, .out = (uint64_t *)th};
+    int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(thrd_create));
+    if (tid < 0)
+        return thrd_error; /* glibc maps EAGAIN to thrd_error */
+    return lu_ipose_created(tid, (uint64_t *)th, false);
+}
+
+LU_IPOSE_EXPORT int thrd_join(thrd_t th, int *res)
+{
+    int tid = lu_ipose_tid(th);
+    if (lu_sched_self() < 0)
+        return tid >= 0 ? thrd_error : LU_IPOSE_REAL(thrd_join)(th, res);
+    LU_SCHED_SET_PC();
+    if (tid < 0)
+        lu_sched_unsupported("thrd_join of a thread lineup did not create is not supported");
+    void *ret = NULL;
+    int rc = lu_sched_join(tid, &ret, LU_IPOSE_L(thrd_join));
+    if (rc == 0 && res)
+        *res = (int)(intptr_t)ret;
+    return lu_ipose_thrd_ret(rc);
+}
+
+LU_IPOSE_EXPORT int thrd_detach(thrd_t th)
+{
+    int tid = lu_ipose_tid(th);
+    if (tid < 0)
+        return LU_IPOSE_REAL(thrd_detach)(th);
+    if (lu_sched_self() < 0)
+        return thrd_error;
+    return lu_ipose_thrd_ret(lu_sched_detach(tid));
+}
+
+LU_IPOSE_EXPORT void thrd_exit(int res)
+{
+    if (lu_sched_self() >= 0)
+        lu_sched_exit((void *)(intptr_t)res);
+    LU_IPOSE_REAL(thrd_exit)(res);
+    __builtin_unreachable();
+}
+
+LU_IPOSE_EXPORT thrd_t thrd_current(void)
+{
+    int self = lu_sched_self();
+    return self >= 0 ? (thrd_t)lu_ipose_handle(self) : LU_IPOSE_REAL(thrd_current)();
+}
+
+/* <threads.h> has an extern inline thrd_equal too. */
+LU_IPOSE_EXPORT int lu_ipose_thrd_equal(thrd_t a, thrd_t b) __asm__("thrd_equal");
+LU_IPOSE_EXPORT int lu_ipose_thrd_equal(thrd_t a, thrd_t b)
+{
+    return a == b;
+}
+
+LU_IPOSE_EXPORT void thrd_yield(void)
+{
+    LU_IPOSE_PASS_VOID(thrd_yield, ());
+    lu_sched_yield(LU_IPOSE_L(thrd_yield));
+}
+
+LU_IPOSE_EXPORT int thrd_sleep(const struct timespec *req, struct timespec *rem)
+{
+    LU_IPOSE_PASS(thrd_sleep, (req, rem));
+    if (lu_ipose_ts_bad(req))
+        return -2; /* glibc: negative other than -1 for errors */
+    lu_sched_yield(LU_IPOSE_L(thrd_sleep));
+    return 0;
+}
+
+LU_IPOSE_EXPORT int mtx_init(mtx_t *m, int type)
+{
+    int rc = LU_IPOSE_REAL(mtx_init)(m, type);
+    if (rc == thrd_success && lu_sched_self() >= 0)
+        lu_sched_mutex_init(m, (type & mtx_recursive) ? PTHREAD_MUTEX_RECURSIVE : PTHREAD_MUTEX_NORMAL);
+    return rc;
+}
+
+LU_IPOSE_EXPORT void mtx_destroy(mtx_t *m)
+{
+    LU_IPOSE_PASS_VOID(mtx_destroy, (m));
+    if (lu_sched_mutex_destroy(m) == 0)
+        LU_IPOSE_REAL(mtx_destroy)(m);
+}
+
+LU_IPOSE_EXPORT int mtx_lock(mtx_t *m)
+{
+    LU_IPOSE_PASS(mtx_lock, (m));
+    lu_ipose_adopt_mutex(m);
+    return lu_ipose_thrd_ret(lu_sched_mutex_lock(m, LU_IPOSE_L(mtx_lock)));
+}
+
+LU_IPOSE_EXPORT int mtx_trylock(mtx_t *m)
+{
+    LU_IPOSE_PASS(mtx_trylock, (m));
+    lu_ipose_adopt_mutex(m);
+    return lu_ipose_thrd_ret(lu_sched_mutex_trylock(m, LU_IPOSE_L(mtx_trylock)));
+}
+
+LU_IPOSE_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *restrict ts)
+{
+    LU_IPOSE_PASS(mtx_timedlock, (m, ts));
+    if (lu_ipose_ts_bad(ts))
+        return thrd_error;
+    lu_ipose_adopt_mutex(m);
+    return lu_ipose_thrd_ret(lu_sched_mutex_timedlock(m, LU_IPOSE_L(mtx_timedlock)));
+}
+
+LU_IPOSE_EXPORT int mtx_unlock(mtx_t *m)
+{
+    LU_IPOSE_PASS(mtx_unlock, (m));
+    return lu_ipose_thrd_ret(lu_sched_mutex_unlock(m, LU_IPOSE_L(mtx_unlock)));
+}
+
+LU_IPOSE_EXPORT int cnd_init(cnd_t *c)
+{
+    return LU_IPOSE_REAL(cnd_init)(c);
+}
+
+LU_IPOSE_EXPORT void cnd_destroy(cnd_t *c)
+{
+    LU_IPOSE_PASS_VOID(cnd_destroy, (c));
+    if (lu_sched_cond_destroy(c) == 0)
+        LU_IPOSE_REAL(cnd_destroy)(c);
+}
+
+LU_IPOSE_EXPORT int cnd_wait(cnd_t *c, mtx_t *m)
+{
+    LU_IPOSE_PASS(cnd_wait, (c, m));
+    return lu_ipose_thrd_ret(lu_sched_cond_wait(c, m, LU_IPOSE_L(cnd_wait)));
+}
+
+LU_IPOSE_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const struct timespec *restrict ts)
+{
+    LU_IPOSE_PASS(cnd_timedwait, (c, m, ts));
+    if (lu_ipose_ts_bad(ts))
+        return thrd_error;
+    return lu_ipose_thrd_ret(lu_sched_cond_timedwait(c, m, LU_IPOSE_L(cnd_timedwait)));
+}
+
+LU_IPOSE_EXPORT int cnd_signal(cnd_t *c)
+{
+    LU_IPOSE_PASS(cnd_signal, (c));
+    return lu_ipose_thrd_ret(lu_sched_cond_signal(c, LU_IPOSE_L(cnd_signal)));
+}
+
+LU_IPOSE_EXPORT int cnd_broadcast(cnd_t *c)
+{
+    LU_IPOSE_PASS(cnd_broadcast, (c));
+    return lu_ipose_thrd_ret(lu_sched_cond_broadcast(c, LU_IPOSE_L(cnd_broadcast)));
+}
+
+LU_IPOSE_EXPORT void call_once(once_flag *o, void (*fn)(void))
+{
+    LU_IPOSE_PASS_VOID(call_once, (o, fn));
+    if (!lu_ipose_once_done(o))
+        lu_sched_once(o, fn, LU_IPOSE_L(call_once));
+}
+
+LU_IPOSE_EXPORT int tss_create(tss_t *k, tss_dtor_t dtor)
+{
+    LU_IPOSE_PASS(tss_create, (k, dtor));
+    unsigned mk;
+    if (lu_sched_key_create(&mk, dtor) != 0)
+        return thrd_error;
+    *k = LU_IPOSE_KEY_TAG | mk;
+    return thrd_success;
+}
+
+LU_IPOSE_EXPORT void tss_delete(tss_t k)
+{
+    bool controlled = lu_sched_self() >= 0;
+    if (lu_ipose_key_tagged(k)) {
+        if (controlled)
+            lu_sched_key_delete(k & LU_IPOSE_KEY_MASK);
+        return;
+    }
+    if (controlled) {
+        LU_SCHED_SET_PC();
+        lu_sched_unsupported("tss_delete of a key created outside lineup's control is not supported");
+    }
+    LU_IPOSE_REAL(tss_delete)(k);
+}
+
+LU_IPOSE_EXPORT void *tss_get(tss_t k)
+{
+    int self = lu_sched_self();
+    if (lu_ipose_key_tagged(k))
+        return self >= 0 ? lu_sched_getspecific(k & LU_IPOSE_KEY_MASK) : NULL;
+    if (self < 0)
+        return LU_IPOSE_REAL(tss_get)(k);
+    return k < PTHREAD_KEYS_MAX ? lu_ipose_ftsd_row(self)[k] : NULL;
+}
+
+LU_IPOSE_EXPORT int tss_set(tss_t k, void *v)
+{
+    int self = lu_sched_self();
+    if (lu_ipose_key_tagged(k))
+        return self >= 0 ? lu_ipose_thrd_ret(lu_sched_setspecific(k & LU_IPOSE_KEY_MASK, v)) : thrd_error;
+    if (self < 0)
+        return LU_IPOSE_REAL(tss_set)(k, v);
+    if (k >= PTHREAD_KEYS_MAX)
+        return thrd_error;
+    lu_ipose_ftsd_row(self)[k] = v;
+    return thrd_success;
+}

@@ -1,0 +1,542 @@
+/*
+ * lu_ipose_tsan: lineup's implementation of the ThreadSanitizer
+ * instrumentation ABI.
+ *
+ * Code under test is compiled with -fsanitize=thread but linked without the
+ * TSan runtime, so its atomic, volatile and plain memory accesses and its
+ * function entries and exits call the __tsan_* functions defined here
+ * (the list and what each compiler emits: lu_ipose_tsan.def).
+ *
+ * - Atomics, fences and volatile accesses are scheduling points on
+ *   controlled threads. The operation itself is performed while the thread
+ *   holds the baton, so it is atomic with respect to the other controlled
+ *   threads; it is still done with seq_cst builtins because uncontrolled
+ *   threads may share the memory and because lineup explores interleavings,
+ *   not weak-memory reorderings (the memory order arguments are ignored).
+ * - Whether an operation changed memory is reported to the scheduler, which
+ *   uses it to tell a spinning thread from one making progress: a failed
+ *   CAS, an exchange or store of the value already there, a fetch_add of 0
+ *   do not count.
+ * - Plain accesses are not scheduling points; they are optionally logged
+ *   for a data-race detector (lu__ipose_record_plain).
+ * - Everything also runs outside executions (lu_sched_self() < 0), as a
+ *   plain pass-through, because instrumented code runs there too (dlopen
+ *   constructors, the harness's create(), uncontrolled threads).
+ */
+#include "lu_ipose.h"
+#include "lu_sched.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+/* gcc knows these names as builtins when compiling with any sanitizer (as
+ * lineup's own tests may) and prefers void * for the atomic's address. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wbuiltin-declaration-mismatch"
+#endif
+
+#define LU__API __attribute__((visibility("default")))
+#define LU__SEQ __ATOMIC_SEQ_CST
+
+/* Before each scheduling point a hook tells the scheduler where the access
+ * is (LU_SCHED_SET_PC, in the hook's own body: its return address is the
+ * instrumented access) and the operand that, with the location, tells a
+ * retry from a spin (LU_SCHED_SET_ARG: the CAS's expected value, the value
+ * stored; 16-byte values are folded to 64 bits). */
+#define LU__PREP(arg)                                                                                        \
+    do {                                                                                                     \
+        LU_SCHED_SET_PC();                                                                                   \
+        LU_SCHED_SET_ARG((uint64_t)(arg) ^ (uint64_t)((unsigned __int128)(arg) >> 64));                      \
+    } while (0)
+
+#define LU__INLINE static inline __attribute__((always_inline))
+
+/* The ABI's value types. Signedness does not matter to the calling
+ * convention; unsigned keeps the arithmetic below defined. */
+typedef uint8_t lu__a8;
+typedef uint16_t lu__a16;
+typedef uint32_t lu__a32;
+typedef uint64_t lu__a64;
+typedef unsigned __int128 lu__a128;
+
+/* ---- Primitive operations, sequentially consistent ---- */
+
+/* The value a fetch_<op> stores, given the old one. */
+#define LU__NEW_fetch_add(o, v) ((o) + (v))
+#define LU__NEW_fetch_sub(o, v) ((o) - (v))
+#define LU__NEW_fetch_and(o, v) ((o) & (v))
+#define LU__NEW_fetch_or(o, v) ((o) | (v))
+#define LU__NEW_fetch_xor(o, v) ((o) ^ (v))
+#define LU__NEW_fetch_nand(o, v) (~((o) & (v)))
+
+/* lu__cas is strong: a weak CAS must not fail spuriously either, or a thread
+ * could spin on a failure that no other thread caused. */
+#define LU__PRIMS_NATIVE(bits)                                                                               \
+    LU__INLINE lu__a##bits lu__load##bits(const volatile lu__a##bits *a)                                     \
+    {                                                                                                        \
+        return __atomic_load_n(a, LU__SEQ);                                                                  \
+    }                                                                                                        \
+    LU__INLINE void lu__store##bits(volatile lu__a##bits *a, lu__a##bits v)                                  \
+    {                                                                                                        \
+        __atomic_store_n(a, v, LU__SEQ);                                                                     \
+    }                                                                                                        \
+    LU__INLINE lu__a##bits lu__exchange##bits(volatile lu__a##bits *a, lu__a##bits v)                        \
+    {                                                                                                        \
+        return __atomic_exchange_n(a, v, LU__SEQ);                                                           \
+    }                                                                                                        \
+    LU__INLINE bool lu__cas##bits(volatile lu__a##bits *a, lu__a##bits *c, lu__a##bits v)                    \
+    {                                                                                                        \
+        return __atomic_compare_exchange_n(a, c, v, false, LU__SEQ, LU__SEQ);                                \
+    }                                                                                                        \
+    LU__PRIM_FETCH_NATIVE(bits, fetch_add)                                                                   \
+    LU__PRIM_FETCH_NATIVE(bits, fetch_sub)                                                                   \
+    LU__PRIM_FETCH_NATIVE(bits, fetch_and)                                                                   \
+    LU__PRIM_FETCH_NATIVE(bits, fetch_or)                                                                    \
+    LU__PRIM_FETCH_NATIVE(bits, fetch_xor)                                                                   \
+    LU__PRIM_FETCH_NATIVE(bits, fetch_nand)
+
+#define LU__PRIM_FETCH_NATIVE(bits, op)                                                                      \
+    LU__INLINE lu__a##bits lu__##op##bits(volatile lu__a##bits *a, lu__a##bits v)                            \
+    {                                                                                                        \
+        return __atomic_##op(a, v, LU__SEQ);                                                                 \
+    }
+
+LU__PRIMS_NATIVE(8)
+LU__PRIMS_NATIVE(16)
+LU__PRIMS_NATIVE(32)
+LU__PRIMS_NATIVE(64)
+
+/*
+ * 16 bytes: the __atomic builtins would call libatomic, which liblineup.so
+ * does not link. On x86-64 everything is built on cmpxchg16b, which
+ * __sync_val_compare_and_swap inlines when the function is compiled for
+ * cx16 (every x86-64 CPU since 2006 has it; libatomic uses it as well).
+ * A load is a CAS that stores what it found, so it needs writable memory,
+ * as with libatomic.
+ */
+#if defined(__x86_64__)
+#define LU__ATTR_128 __attribute__((target("cx16")))
+#define LU__PRIM128 LU__INLINE LU__ATTR_128
+
+LU__PRIM128 lu__a128 lu__casval128(volatile lu__a128 *a, lu__a128 c, lu__a128 v)
+{
+    return __sync_val_compare_and_swap(a, c, v);
+}
+#else
+#define LU__ATTR_128
+#define LU__PRIM128 LU__INLINE
+
+LU__PRIM128 lu__a128 lu__casval128(volatile lu__a128 *a, lu__a128 c, lu__a128 v)
+{
+    __atomic_compare_exchange_n(a, &c, v, false, LU__SEQ, LU__SEQ);
+    return c;
+}
+#endif
+#define LU__ATTR_8
+#define LU__ATTR_16
+#define LU__ATTR_32
+#define LU__ATTR_64
+
+LU__PRIM128 lu__a128 lu__load128(const volatile lu__a128 *a)
+{
+    return lu__casval128((volatile lu__a128 *)a, 0, 0);
+}
+
+LU__PRIM128 bool lu__cas128(volatile lu__a128 *a, lu__a128 *c, lu__a128 v)
+{
+    lu__a128 old = lu__casval128(a, *c, v);
+    bool ok = old == *c;
+    *c = old;
+    return ok;
+}
+
+/* Read-modify-write loop: a torn first guess only costs a retry. */
+#define LU__PRIM_RMW128(name, newval)                                                                        \
+    LU__PRIM128 lu__a128 lu__##name##128(volatile lu__a128 * a, lu__a128 v)                                  \
+    {                                                                                                        \
+        lu__a128 o = *a;                                                                                     \
+        for (;;) {                                                                                           \
+            lu__a128 seen = lu__casval128(a, o, (newval));                                                   \
+            if (seen == o)                                                                                   \
+                return o;                                                                                    \
+            o = seen;                                                                                        \
+        }                                                                                                    \
+    }
+
+LU__PRIM_RMW128(exchange, v)
+LU__PRIM_RMW128(fetch_add, LU__NEW_fetch_add(o, v))
+LU__PRIM_RMW128(fetch_sub, LU__NEW_fetch_sub(o, v))
+LU__PRIM_RMW128(fetch_and, LU__NEW_fetch_and(o, v))
+LU__PRIM_RMW128(fetch_or, LU__NEW_fetch_or(o, v))
+LU__PRIM_RMW128(fetch_xor, LU__NEW_fetch_xor(o, v))
+LU__PRIM_RMW128(fetch_nand, LU__NEW_fetch_nand(o, v))
+
+LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
+{
+    (void)lu__exchange128(a, v);
+}
+
+/* ---- Atomic entry points ----
+ * Each has the uncontrolled fast path first, so that outside executions an
+ * atomic costs one call to lu_sched_self() more than the bare instruction. */
+
+#define LU__CONTROLLED() __builtin_expect(lu_sched_self() >= 0, 1)
+
+#define LU__HOOK_LOAD(bits, op, label)                                                                       \
+    LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(const volatile lu__a##bits *a, int mo)    \
+    {                                                                                                        \
+        (void)mo;                                                                                            \
+        if (!LU__CONTROLLED())                                                                               \
+            return lu__load##bits(a);                                                                        \
+        LU__PREP(0);                                                                                         \
+        lu_sched_access_begin(LU_SCHED_K_READ, a, label);                                                    \
+        lu__a##bits r = lu__load##bits(a);                                                                   \
+        lu_sched_access_end(a, false);                                                                       \
+        return r;                                                                                            \
+    }
+
+/* A store reports whether it changed memory, so it is an exchange. */
+#define LU__HOOK_STORE(bits, op, label)                                                                      \
+    LU__API LU__ATTR_##bits void __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits v, int mo)  \
+    {                                                                                                        \
+        (void)mo;                                                                                            \
+        if (!LU__CONTROLLED()) {                                                                             \
+            lu__store##bits(a, v);                                                                           \
+            return;                                                                                          \
+        }                                                                                                    \
+        LU__PREP(v);                                                                                         \
+        lu_sched_access_begin(LU_SCHED_K_WRITE, a, label);                                                   \
+        lu__a##bits old = lu__exchange##bits(a, v);                                                          \
+        lu_sched_access_end(a, old != v);                                                                    \
+    }
+
+#define LU__HOOK_XCHG(bits, op, label)                                                                       \
+    LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits v,   \
+                                                                   int mo)                                   \
+    {                                                                                                        \
+        (void)mo;                                                                                            \
+        if (!LU__CONTROLLED())                                                                               \
+            return lu__exchange##bits(a, v);                                                                 \
+        LU__PREP(v);                                                                                         \
+        lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
+        lu__a##bits old = lu__exchange##bits(a, v);                                                          \
+        lu_sched_access_end(a, old != v);                                                                    \
+        return old;                                                                                          \
+    }
+
+#define LU__HOOK_FETCH(bits, op, label)                                                                      \
+    LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits v,   \
+                                                                   int mo)                                   \
+    {                                                                                                        \
+        (void)mo;                                                                                            \
+        if (!LU__CONTROLLED())                                                                               \
+            return lu__##op##bits(a, v);                                                                     \
+        LU__PREP(v);                                                                                         \
+        lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
+        lu__a##bits old = lu__##op##bits(a, v);                                                              \
+        lu_sched_access_end(a, (lu__a##bits)LU__NEW_##op(old, v) != old);                                    \
+        return old;                                                                                          \
+    }
+
+/* compare_exchange_strong/_weak (gcc): on failure *c receives the value
+ * found. A successful CAS that stores the value it found changes nothing. */
+#define LU__HOOK_CAS(bits, op, label)                                                                        \
+    LU__API LU__ATTR_##bits int __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits *c,          \
+                                                           lu__a##bits v, int mo, int fmo)                   \
+    {                                                                                                        \
+        (void)mo;                                                                                            \
+        (void)fmo;                                                                                           \
+        if (!LU__CONTROLLED())                                                                               \
+            return lu__cas##bits(a, c, v);                                                                   \
+        LU__PREP(*c);                                                                                        \
+        lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
+        lu__a##bits expected = *c;                                                                           \
+        bool ok = lu__cas##bits(a, c, v);                                                                    \
+        lu_sched_access_end(a, ok && (expected != v));                                                       \
+        return ok;                                                                                           \
+    }
+
+/* compare_exchange_val (clang): returns the value found; success is
+ * "found == c". */
+#define LU__HOOK_CASVAL(bits, op, label)                                                                     \
+    LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits c,   \
+                                                                   lu__a##bits v, int mo, int fmo)           \
+    {                                                                                                        \
+        (void)mo;                                                                                            \
+        (void)fmo;                                                                                           \
+        lu__a##bits found = c;                                                                               \
+        if (!LU__CONTROLLED()) {                                                                             \
+            lu__cas##bits(a, &found, v);                                                                     \
+            return found;                                                                                    \
+        }                                                                                                    \
+        LU__PREP(c);                                                                                         \
+        lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
+        bool ok = lu__cas##bits(a, &found, v);                                                               \
+        lu_sched_access_end(a, ok && (c != v));                                                              \
+        return found;                                                                                        \
+    }
+
+#define LU_TSAN_ATOMIC(bits, op, shape, name) LU__HOOK_##shape(bits, op, LU_IPOSE_L_TSAN_##bits##_##op)
+#include "lu_ipose_tsan.def"
+
+/* ---- Fences: scheduling points with no location ---- */
+
+LU__API void __tsan_atomic_thread_fence(int mo)
+{
+    (void)mo;
+    if (!LU__CONTROLLED()) {
+        __atomic_thread_fence(LU__SEQ);
+        return;
+    }
+    LU__PREP(0);
+    lu_sched_access_begin(LU_SCHED_K_FENCE, NULL, LU_IPOSE_L_TSAN_atomic_thread_fence);
+    __atomic_thread_fence(LU__SEQ);
+    lu_sched_access_end(NULL, false);
+}
+
+LU__API void __tsan_atomic_signal_fence(int mo)
+{
+    (void)mo;
+    if (!LU__CONTROLLED()) {
+        __atomic_signal_fence(LU__SEQ);
+        return;
+    }
+    LU__PREP(0);
+    lu_sched_access_begin(LU_SCHED_K_FENCE, NULL, LU_IPOSE_L_TSAN_atomic_signal_fence);
+    __atomic_signal_fence(LU__SEQ);
+    lu_sched_access_end(NULL, false);
+}
+
+/* ---- Volatile accesses ----
+ * The hook runs before the instrumented code performs the access, and is
+ * not told the value: a write is reported as a change (conservative: a
+ * thread spinning by rewriting the same value is not recognised), a read
+ * as none. Nothing runs between the hook and the access: the baton stays
+ * with this thread until its next scheduling point. */
+
+#define LU_TSAN_VOLATILE(op, bytes, kind, name)                                                              \
+    LU__API void __tsan_##op##bytes(void *addr)                                                              \
+    {                                                                                                        \
+        if (!LU__CONTROLLED())                                                                               \
+            return;                                                                                          \
+        LU__PREP(0);                                                                                         \
+        lu_sched_access_begin(LU_SCHED_K_##kind, addr, LU_IPOSE_L_TSAN_##op##bytes);                         \
+        lu_sched_access_end(addr, LU_SCHED_K_##kind == LU_SCHED_K_WRITE);                                    \
+    }
+#include "lu_ipose_tsan.def"
+
+/* ---- Plain accesses: the log for a race detector ---- */
+
+int lu__ipose_record_plain;
+
+static struct lu__ipose_plain_rec lu__plain_log[LU_IPOSE_PLAIN_LOG_CAP];
+static uint64_t lu__plain_head; /* records ever appended since the reset */
+
+_Static_assert((LU_IPOSE_PLAIN_LOG_CAP & (LU_IPOSE_PLAIN_LOG_CAP - 1)) == 0, "capacity must be a power of 2");
+
+/* Out of line so that the hooks stay a load, a branch and a return. */
+static __attribute__((noinline, cold)) void lu__plain_append(const void *addr, size_t size, int is_write,
+                                                             void *pc)
+{
+    uint64_t i = __atomic_fetch_add(&lu__plain_head, 1, __ATOMIC_RELAXED);
+    struct lu__ipose_plain_rec *r = &lu__plain_log[i & (LU_IPOSE_PLAIN_LOG_CAP - 1)];
+    r->addr = (uintptr_t)addr;
+    r->pc = (uintptr_t)pc;
+    r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+    r->tid = (int16_t)lu_sched_self();
+    r->is_write = (uint8_t)is_write;
+    r->pad = 0;
+}
+
+#define LU__RECORDING() __builtin_expect(__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED), 0)
+
+#define LU_TSAN_PLAIN(op, bytes, is_write)                                                                   \
+    LU__API void __tsan_##op##bytes(void *addr)                                                              \
+    {                                                                                                        \
+        if (LU__RECORDING())                                                                                 \
+            lu__plain_append(addr, bytes, is_write, __builtin_return_address(0));                            \
+    }
+#include "lu_ipose_tsan.def"
+
+LU__API void __tsan_read_range(void *addr, unsigned long size)
+{
+    if (LU__RECORDING())
+        lu__plain_append(addr, size, 0, __builtin_return_address(0));
+}
+
+LU__API void __tsan_write_range(void *addr, unsigned long size)
+{
+    if (LU__RECORDING())
+        lu__plain_append(addr, size, 1, __builtin_return_address(0));
+}
+
+/* C++ virtual table pointers: plain accesses of the object's first word. */
+LU__API void __tsan_vptr_update(void **vptr_p, void *new_val)
+{
+    (void)new_val;
+    if (LU__RECORDING())
+        lu__plain_append(vptr_p, sizeof *vptr_p, 1, __builtin_return_address(0));
+}
+
+LU__API void __tsan_vptr_read(void **vptr_p)
+{
+    if (LU__RECORDING())
+        lu__plain_append(vptr_p, sizeof *vptr_p, 0, __builtin_return_address(0));
+}
+
+/* Newer clangs call these instead of the libc functions. */
+LU__API void *__tsan_memcpy(void *dst, const void *src, size_t n)
+{
+    if (LU__RECORDING()) {
+        lu__plain_append(src, n, 0, __builtin_return_address(0));
+        lu__plain_append(dst, n, 1, __builtin_return_address(0));
+    }
+    return memcpy(dst, src, n);
+}
+
+LU__API void *__tsan_memmove(void *dst, const void *src, size_t n)
+{
+    if (LU__RECORDING()) {
+        lu__plain_append(src, n, 0, __builtin_return_address(0));
+        lu__plain_append(dst, n, 1, __builtin_return_address(0));
+    }
+    return memmove(dst, src, n);
+}
+
+LU__API void *__tsan_memset(void *dst, int c, size_t n)
+{
+    if (LU__RECORDING())
+        lu__plain_append(dst, n, 1, __builtin_return_address(0));
+    return memset(dst, c, n);
+}
+
+void lu__ipose_plain_log_enable(bool on)
+{
+    __atomic_store_n(&lu__ipose_record_plain, on ? 1 : 0, __ATOMIC_RELAXED);
+}
+
+void lu__ipose_plain_log_reset(void)
+{
+    __atomic_store_n(&lu__plain_head, 0, __ATOMIC_RELAXED);
+}
+
+uint64_t lu__ipose_plain_log_total(void)
+{
+    return __atomic_load_n(&lu__plain_head, __ATOMIC_RELAXED);
+}
+
+size_t lu__ipose_plain_log_copy(struct lu__ipose_plain_rec *out, size_t max)
+{
+    uint64_t total = lu__ipose_plain_log_total();
+    uint64_t kept = total < LU_IPOSE_PLAIN_LOG_CAP ? total : LU_IPOSE_PLAIN_LOG_CAP;
+    size_t n = kept < max ? (size_t)kept : max;
+    for (size_t i = 0; i < n; i++)
+        out[i] = lu__plain_log[(total - n + i) & (LU_IPOSE_PLAIN_LOG_CAP - 1)];
+    return n;
+}
+
+/* ---- Function entry and exit: the shadow call stack ---- */
+
+struct lu__ipose_shadow {
+    /* Instrumented functions entered and not left; may exceed
+     * LU_IPOSE_SHADOW_MAX, the deeper entries are then not recorded. */
+    int depth;
+    struct {
+        uintptr_t pc;    /* the caller_pc of __tsan_func_entry */
+        uintptr_t frame; /* the function's frame pointer: orders entries by stack depth */
+    } e[LU_IPOSE_SHADOW_MAX];
+};
+
+/* initial-exec: a TLS access is one instruction, no __tls_get_addr call.
+ * Fine because liblineup.so is always a DT_NEEDED of the process, never
+ * dlopen()ed. */
+static __thread struct lu__ipose_shadow lu__shadow __attribute__((tls_model("initial-exec")));
+
+/*
+ * A longjmp out of instrumented functions skips their exits (the scheduler
+ * unwinds stuck threads that way, and pool threads are reused). Each entry
+ * is stamped with the frame pointer of the instrumented function (compiled
+ * with -fno-omit-frame-pointer by lineup-cc): the stack grows down, so a
+ * live caller's frame is strictly above the current function's, and an
+ * entry at or below it is dead and dropped here. Siblings called from the
+ * same place get the same frame pointer whatever their own frame size, so
+ * a dead sibling is always recognised. Reading frame 1 only loads the
+ * frame pointer saved by this function's own prologue: it is safe even if
+ * the caller has no frame pointer (the backtrace is then merely wrong).
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wframe-address"
+LU__API void __tsan_func_entry(void *caller_pc)
+{
+    struct lu__ipose_shadow *s = &lu__shadow;
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(1);
+    int d = s->depth;
+    if (d <= LU_IPOSE_SHADOW_MAX)
+        while (d > 0 && s->e[d - 1].frame <= frame)
+            d--;
+    if (d < LU_IPOSE_SHADOW_MAX) {
+        s->e[d].pc = (uintptr_t)caller_pc;
+        s->e[d].frame = frame;
+    }
+    s->depth = d + 1;
+}
+#pragma GCC diagnostic pop
+
+LU__API void __tsan_func_exit(void)
+{
+    struct lu__ipose_shadow *s = &lu__shadow;
+    if (s->depth > 0)
+        s->depth--;
+}
+
+struct lu__ipose_shadow *lu__ipose_shadow_self(void)
+{
+    return &lu__shadow;
+}
+
+int lu__ipose_backtrace_of(const struct lu__ipose_shadow *s, uintptr_t *out, int max)
+{
+    int d = s->depth < LU_IPOSE_SHADOW_MAX ? s->depth : LU_IPOSE_SHADOW_MAX;
+    int n = 0;
+    for (int i = d - 1; i >= 0 && n < max; i--)
+        out[n++] = s->e[i].pc;
+    return n;
+}
+
+int lu__ipose_backtrace(uintptr_t *out, int max)
+{
+    return lu__ipose_backtrace_of(&lu__shadow, out, max);
+}
+
+/* ---- The rest of the ABI ---- */
+
+/* Called by every instrumented module's constructor; nothing to set up. */
+LU__API void __tsan_init(void)
+{
+}
+
+/* Brackets code TSan should not check; lineup has nothing to switch off. */
+LU__API void __tsan_ignore_thread_begin(void)
+{
+}
+
+LU__API void __tsan_ignore_thread_end(void)
+{
+}
+
+/* ---- Label names ---- */
+
+static const char *const lu__tsan_names[LU_IPOSE_L_TSAN_LAST] = {
+#define LU_TSAN_ATOMIC(bits, op, shape, name) [LU_IPOSE_L_TSAN_##bits##_##op] = name,
+#define LU_TSAN_FENCE(op, name) [LU_IPOSE_L_TSAN_##op] = name,
+#define LU_TSAN_VOLATILE(op, bytes, kind, name) [LU_IPOSE_L_TSAN_##op##bytes] = name,
+#include "lu_ipose_tsan.def"
+};
+
+const char *lu__ipose_tsan_label_name(uint16_t label)
+{
+    if (label == LU_IPOSE_L_NONE || label >= LU_IPOSE_L_TSAN_LAST)
+        return NULL;
+    return lu__tsan_names[label];
+}
