@@ -171,6 +171,7 @@ struct lu__opts {
     unsigned timeout;
     uint32_t spin_bound, watchdog_ms;
     bool no_minimize, allow_uninstrumented, quiet;
+    unsigned max_reports;
     const char *path;
 };
 
@@ -200,6 +201,8 @@ static void lu__usage(FILE *f)
             "  --spin-bound N      spinning steps before a livelock is declared (default 1000)\n"
             "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence (default 1000)\n"
             "  --no-minimize       report failing tests as found\n"
+            "  --max-reports N     minimize and report at most N failing tests per kind of bug and\n"
+            "                      harness (default 3; 0: all); the others are counted\n"
             "  --allow-uninstrumented  accept a shared object not built with lineup-cc\n"
             "  --quiet             no progress line\n"
             "  --help, --version\n"
@@ -234,7 +237,7 @@ static uint64_t lu__parse_u64(const char *opt, const char *v, uint64_t max)
 static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
 {
     enum { O_MATRIX = 256, O_SAMPLES, O_SEED, O_PRE, O_TEST, O_JOBS, O_JSON, O_REPLAY, O_HARNESS, O_RDIR,
-           O_MAXEX, O_TIMEOUT, O_SPIN, O_WD, O_NOMIN, O_UNINSTR, O_QUIET, O_HELP, O_VERSION };
+           O_MAXEX, O_TIMEOUT, O_SPIN, O_WD, O_NOMIN, O_UNINSTR, O_QUIET, O_HELP, O_VERSION, O_MAXREP };
     static const struct option lo[] = {
         {"matrix", required_argument, 0, O_MATRIX},
         {"samples", required_argument, 0, O_SAMPLES},
@@ -251,6 +254,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         {"spin-bound", required_argument, 0, O_SPIN},
         {"watchdog-ms", required_argument, 0, O_WD},
         {"no-minimize", no_argument, 0, O_NOMIN},
+        {"max-reports", required_argument, 0, O_MAXREP},
         {"allow-uninstrumented", no_argument, 0, O_UNINSTR},
         {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},
@@ -267,6 +271,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     o->replay_dir = ".";
     o->max_executions = 20000;
     o->timeout = 600;
+    o->max_reports = 3;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
@@ -333,6 +338,9 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             break;
         case O_NOMIN:
             o->no_minimize = true;
+            break;
+        case O_MAXREP:
+            o->max_reports = (unsigned)lu__parse_u64("--max-reports", optarg, 1000000);
             break;
         case O_UNINSTR:
             o->allow_uninstrumented = true;
@@ -1203,6 +1211,7 @@ int main(int argc, char **argv)
         /* reports: minimized, one per distinct (kind, test) */
         char **seen = NULL;
         unsigned nseen = 0;
+        unsigned reports_of[LU_DRV_V_COUNT] = {0}, unreported[LU_DRV_V_COUNT] = {0};
         if (json)
             fprintf(json, "%s{\"name\": ", hi ? ", " : "");
         if (json) {
@@ -1229,6 +1238,11 @@ int main(int argc, char **argv)
                 }
                 for (unsigned fi = 0; fi < r->nf; fi++) {
                     int kind = r->f[fi].verdict;
+                    if (o.max_reports && reports_of[kind] >= o.max_reports) {
+                        unreported[kind]++;
+                        continue;
+                    }
+                    reports_of[kind]++;
                     struct lu_drv_job mj = jobs[i];
                     /* minimize a copy that holds just this finding */
                     struct lu__res mr;
@@ -1300,6 +1314,11 @@ int main(int argc, char **argv)
         }
         if (json)
             fputs("]}", json);
+        for (int v = 0; v < LU_DRV_V_COUNT; v++)
+            if (unreported[v])
+                printf("\n(%u more tests of harness %s showed a %s; not minimized or reported: "
+                       "see --max-reports)\n",
+                       unreported[v], h->name, lu_drv_verdict_name(v));
         for (unsigned s = 0; s < nseen; s++)
             free(seen[s]);
         free(seen);

@@ -407,6 +407,10 @@ static int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         chosen = st->chosen;
         st->enabled = cand;
         st->prev = (uint8_t)(cur->id);
+        /* a replay file stores only the choices: derive the rest again */
+        st->flags = (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
+                              (preemptible && chosen != cur->id ? LU_SCHED_STEP_PREEMPT : 0));
+        st->preempts = (uint16_t)(base + ((st->flags & LU_SCHED_STEP_PREEMPT) ? 1 : 0));
     } else {
         uint64_t allowed = cand;
         if (bound >= 0 && preemptible && base >= bound)

@@ -2,7 +2,7 @@
  * A stack whose pop() reads the top twice: once to test for emptiness and
  * once to take its successor. When another pop empties the stack between
  * the two reads, the second read is NULL and pop() dereferences it: a crash
- * that needs a concurrent schedule (phase 2). Test: push(1) | pop() pop().
+ * that needs a concurrent schedule (phase 2). Test: push(1) | pop() | pop().
  */
 #include <lineup.h>
 

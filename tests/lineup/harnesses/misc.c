@@ -73,3 +73,15 @@ static int64_t to_array(void *o, int64_t unused)
 LINEUP_HARNESS(spin, create, free, LINEUP_OP(spin_wait, 0));
 LINEUP_HARNESS(quit, create, free, LINEUP_OP(quit, 0));
 LINEUP_HARNESS(snapshot, set_create, free, LINEUP_OP(add, 1), LINEUP_OP(add, 2), LINEUP_OP(to_array, 0));
+
+/* cancel: uses pthread_cancel, which lineup cannot model: a clear
+ * "unsupported" error (exit status 2), not a verdict. */
+static int64_t cancel_self(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    pthread_cancel(pthread_self());
+    return 0;
+}
+
+LINEUP_HARNESS(cancel, create, free, LINEUP_OP(cancel_self, 0));

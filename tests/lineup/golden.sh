@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Golden execution counts of the Line-Up check on fixed tests: phase 1
+# serial executions, distinct serial histories, phase 2 executions and
+# distinct histories, exhaustive at the given bound. A change here is a
+# change in the search (scheduling points, spin detection, bounding) and must
+# be deliberate: update the numbers in the same commit and say why.
+set -uo pipefail
+lineup=$1
+dir=$2
+fail=0
+pass=0
+check() { # name so bound test expected-json-fields
+    local name=$1 so=$2 bound=$3 test=$4 want=$5
+    local json
+    json=$(mktemp)
+    "$lineup" --quiet --preemptions "$bound" --max-executions 0 --json "$json" --test "$test" "$dir/$so" >/dev/null
+    local got
+    got=$(python3 -c "
+import json,sys
+t=json.load(open('$json'))['harnesses'][0]['tests'][0]
+print(t['verdict'], t['phase1_executions'], t.get('serial_histories','-'), t.get('stuck_serial_histories','-'), t['phase2_executions'], t['histories'])")
+    rm -f "$json"
+    if [ "$got" = "$want" ]; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL $name: got '$got', expected '$want' (verdict p1-executions serial stuck-serial p2-executions histories)"
+        fail=$((fail + 1))
+    fi
+}
+check counter gcc/counter_fixed.so 2 'inc(0) | inc(0) get(0)' "PASS 3 3 0 68 15"
+check queue gcc/queue.so 2 'enqueue(200) try_dequeue(0) | take(0) enqueue(400)' "PASS 4 2 2 154 34"
+check stack gcc/stack.so 2 'push(1) pop(0) | push(2) pop(0)' "PASS 6 6 0 272 48"
+check stack3 gcc/stack.so 1 'push(1) pop(0) | push(2) | pop(0)' "PASS 12 12 0 143 64"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
