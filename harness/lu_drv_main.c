@@ -1271,8 +1271,10 @@ int main(int argc, char **argv)
                             printf("  test: %s\n", tb.s);
                         else
                             printf("  found in sample %u: %s\n", i + 1, tb.s);
-                        if (runs)
+                        if (runs && strcmp(mt.s, tb.s) != 0)
                             printf("  minimized (%u runs) to: %s\n", runs, mt.s);
+                        else if (runs)
+                            printf("  already minimal (%u smaller tests tried)\n", runs);
                         printf("\n%s", mf && mf->report ? mf->report : "");
                         int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
                         if (mf && mf->sched_len && fphase > 0 && lu_drv_verdict_exit(kind) == EXIT_BUG &&
