@@ -144,6 +144,10 @@ void lu_drv_worker(struct lu_drv_shm *shm) __attribute__((noreturn));
  * with a message in err. */
 int lu_drv_test_parse(const char *s, const char *const *oplabels, unsigned nops, struct lu_drv_test *t,
                       char *err, size_t errlen);
+/* Appends "function (file:line)" for an offset in module, from addr2line,
+ * or "module+offset" when it knows nothing. */
+void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);
+
 /* Formats a test the same way. */
 void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *oplabels);
 

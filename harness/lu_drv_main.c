@@ -494,28 +494,6 @@ static const char *lu__signame(int sig)
     return buf;
 }
 
-static void lu__addr2line(struct lu_buf *b, const char *module, uintptr_t off)
-{
-    char cmd[1200], fn[256] = "", line[512] = "";
-    snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' %#" PRIxPTR " 2>/dev/null", module, off);
-    FILE *p = module[0] ? popen(cmd, "r") : NULL;
-    if (p) {
-        if (fgets(fn, sizeof fn, p))
-            fn[strcspn(fn, "\n")] = 0;
-        if (fgets(line, sizeof line, p))
-            line[strcspn(line, "\n")] = 0;
-        pclose(p);
-    }
-    const char *base = strrchr(line, '/');
-    base = base ? base + 1 : line;
-    if (fn[0] && strcmp(fn, "??") != 0 && line[0] && line[0] != '?')
-        lu_buf_printf(b, "%s (%s)", fn, base);
-    else if (module[0])
-        lu_buf_printf(b, "%s+%#" PRIxPTR, module, off);
-    else
-        lu_buf_printf(b, "%#" PRIxPTR, off);
-}
-
 /* The report of a worker that died: the parent writes it from what the
  * worker left in the shared region. */
 static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res *r, bool timed_out)
@@ -534,13 +512,13 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         lu_buf_printf(&b, "divergence: thread %d ran without reaching a scheduling point (an infinite loop on "
                           "plain memory?) in phase %d, at ",
                       f->tid - 1, phase);
-        lu__addr2line(&b, f->module, f->pc_off);
+        lu_drv_addr2line(&b, f->module, f->pc_off);
         lu_buf_puts(&b, "\n");
     } else if (f->kind == LU_SCHED_FATAL_EXIT) {
         r->verdict = LU_DRV_V_CRASH;
         lu_buf_printf(&b, "crash: exit(%d) called by %s %d in phase %d, at ", f->code,
                       f->tid == 0 ? "the main thread" : "thread", f->tid <= 0 ? 0 : f->tid - 1, phase);
-        lu__addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
+        lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
         lu_buf_puts(&b, "\n");
     } else {
         r->verdict = LU_DRV_V_CRASH;
@@ -552,7 +530,7 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         if (f->kind == LU_SCHED_FATAL_SIGNAL) {
             lu_buf_printf(&b, " in %s %d, at ", f->tid == 0 ? "the main thread" : "thread",
                           f->tid <= 0 ? 0 : f->tid - 1);
-            lu__addr2line(&b, f->module, f->pc_off);
+            lu_drv_addr2line(&b, f->module, f->pc_off);
         }
         lu_buf_printf(&b, " (phase %d)\n", phase);
     }
@@ -925,26 +903,6 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
 
 /* ---- minimization ---- */
 
-static bool lu__remove_call(const struct lu_drv_test *in, unsigned th, unsigned k, struct lu_drv_test *out)
-{
-    *out = *in;
-    if (in->len[th] == 1) {
-        if (in->nthreads == 1)
-            return false;
-        for (unsigned i = th; i + 1 < in->nthreads; i++) {
-            out->len[i] = in->len[i + 1];
-            memcpy(out->cell[i], in->cell[i + 1], sizeof out->cell[i]);
-        }
-        out->nthreads--;
-        out->len[out->nthreads] = 0;
-        return true;
-    }
-    for (unsigned j = k; j + 1 < in->len[th]; j++)
-        out->cell[th][j] = in->cell[th][j + 1];
-    out->len[th]--;
-    return true;
-}
-
 static bool lu__remove_thread(const struct lu_drv_test *in, unsigned th, struct lu_drv_test *out)
 {
     if (in->nthreads == 1)
@@ -956,6 +914,17 @@ static bool lu__remove_thread(const struct lu_drv_test *in, unsigned th, struct 
     }
     out->nthreads--;
     out->len[out->nthreads] = 0;
+    return true;
+}
+
+static bool lu__remove_call(const struct lu_drv_test *in, unsigned th, unsigned k, struct lu_drv_test *out)
+{
+    if (in->len[th] == 1)
+        return lu__remove_thread(in, th, out);
+    *out = *in;
+    for (unsigned j = k; j + 1 < in->len[th]; j++)
+        out->cell[th][j] = in->cell[th][j + 1];
+    out->len[th]--;
     return true;
 }
 

@@ -118,27 +118,8 @@ static void lu__where(struct lu_buf *b, uintptr_t pc)
         lu_buf_printf(b, "%#" PRIxPTR, pc);
         return;
     }
-    uintptr_t off = pc - (uintptr_t)di.dli_fbase;
-    char cmd[1200], line[512] = "";
     /* pc is a return address: the call is the instruction before it */
-    snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' %#" PRIxPTR " 2>/dev/null", di.dli_fname, off - 1);
-    FILE *p = popen(cmd, "r");
-    char fn[256] = "";
-    if (p) {
-        if (fgets(fn, sizeof fn, p))
-            fn[strcspn(fn, "\n")] = 0;
-        if (fgets(line, sizeof line, p))
-            line[strcspn(line, "\n")] = 0;
-        pclose(p);
-    }
-    const char *base = strrchr(line, '/');
-    base = base ? base + 1 : line;
-    if (fn[0] && strcmp(fn, "??") != 0 && line[0] && line[0] != '?')
-        lu_buf_printf(b, "%s (%s)", fn, base);
-    else if (di.dli_sname)
-        lu_buf_printf(b, "%s+%#" PRIxPTR, di.dli_sname, pc - (uintptr_t)di.dli_saddr);
-    else
-        lu_buf_printf(b, "%s+%#" PRIxPTR, di.dli_fname, off);
+    lu_drv_addr2line(b, di.dli_fname, pc - (uintptr_t)di.dli_fbase - 1);
 }
 
 static void lu__report_test(struct lu_buf *b)

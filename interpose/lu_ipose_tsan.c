@@ -346,6 +346,7 @@ static __attribute__((noinline, cold)) void lu__plain_append(const void *addr, s
     r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
     r->tid = (int16_t)lu_sched_self();
     r->is_write = (uint8_t)is_write;
+    r->clock = lu_sched_clock();
     r->pad = 0;
 }
 

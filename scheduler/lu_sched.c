@@ -301,6 +301,40 @@ void lu__progress(struct lu__thread *t)
     t->nreads = 0;
 }
 
+static void lu__vc_join(uint32_t *dst, const uint32_t *src, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (src[i] > dst[i])
+            dst[i] = src[i];
+}
+
+void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o)
+{
+    lu__vc_join(t->vc, o->vc, t->s->nthreads);
+}
+
+void lu__hb_release(struct lu__thread *t, struct lu__obj *o)
+{
+    lu__vc_join(o->vc, t->vc, t->s->nthreads);
+    t->vc[t->id]++;
+}
+
+int lu_sched_vc(int tid, uint32_t *out, int max)
+{
+    struct lu__thread *self = lu__self;
+    if (!self || tid < 0 || tid >= self->s->nthreads)
+        return -1;
+    int n = self->s->nthreads < max ? self->s->nthreads : max;
+    memcpy(out, self->s->threads[tid].vc, (size_t)n * sizeof *out);
+    return n;
+}
+
+uint32_t lu_sched_clock(void)
+{
+    struct lu__thread *t = lu__self;
+    return t ? t->vc[t->id] : 0;
+}
+
 /* ---- choosing ---- */
 
 static uint64_t lu__rand(struct lu_sched *s)
@@ -694,6 +728,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->nreads = 0;
     t->signalled = false;
     memset(t->tsd, 0, sizeof t->tsd);
+    memset(t->vc, 0, sizeof t->vc);
 }
 
 int lu_sched_spawn(lu_sched_fn fn, void *arg)
@@ -711,6 +746,9 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     t->state = LU__T_RUNNING;
     t->first_run = true;
     t->spawner = self->id;
+    memcpy(t->vc, self->vc, sizeof t->vc);
+    t->vc[t->id] = 1;
+    self->vc[self->id]++;
     /* let the child run its invisible prefix now, then come back */
     s->cur = t->id;
     lu__give(&t->baton);
@@ -851,6 +889,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
 
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);
+    t0->vc[0] = 1;
     t0->fn = fn;
     t0->arg = arg;
     t0->state = LU__T_RUNNING;
@@ -944,6 +983,13 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
 {
     struct lu__thread *t = lu__self;
     struct lu_sched *s = t->s;
+    if (addr) {
+        struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
+        if (t->k != LU_SCHED_K_WRITE)
+            lu__hb_acquire(t, o);
+        if (t->k != LU_SCHED_K_READ)
+            lu__hb_release(t, o);
+    }
     if (changed) {
         struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
         o->version++;
@@ -954,15 +1000,22 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
 }
 
 /* Sync operations share the read-set bookkeeping through these two. */
+/* Every effect on a synchronization object is treated as acquire and
+ * release: it over-approximates happens-before a little (a failed trylock
+ * orders nothing in C11), which can hide a race but never invent one. */
 void lu__sync_changed(struct lu__thread *t, struct lu__obj *o)
 {
     o->version++;
     lu__progress(t);
+    lu__hb_acquire(t, o);
+    lu__hb_release(t, o);
 }
 
 void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o)
 {
     lu__note_read(t->s, t, o->addr);
+    lu__hb_acquire(t, o);
+    lu__hb_release(t, o);
 }
 
 int lu_sched_create_thread(lu_sched_fn fn, void *arg, uint16_t label)
@@ -989,6 +1042,7 @@ int lu_sched_join(int tid, void **ret, uint16_t label)
         return EINVAL;
     lu__point(t, LU_SCHED_K_JOIN, target, label);
     target->joined = true;
+    lu__vc_join(t->vc, target->vc, s->nthreads);
     if (ret)
         *ret = target->retval;
     return 0;
@@ -999,6 +1053,9 @@ void lu_sched_join_all(uint16_t label)
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
     lu__point(t, LU_SCHED_K_JOIN_ALL, NULL, label);
+    for (int i = 0; i < t->s->nthreads; i++)
+        if (i != t->id)
+            lu__vc_join(t->vc, t->s->threads[i].vc, t->s->nthreads);
 }
 
 int lu_sched_detach(int tid)

@@ -359,6 +359,16 @@ int lu_sched_barrier_wait(void *b, uint16_t label);
  * finished. */
 int lu_sched_once(void *once, void (*init)(void), uint16_t label);
 
+/* Happens-before vector clocks, kept for a data-race detector: thread
+ * creation and join, every synchronization-object operation (acquire and
+ * release), atomic loads (acquire), stores (release) and read-modify-writes
+ * (both). lu_sched_vc copies thread tid's clock (at most max entries) and
+ * returns the number copied, or -1; lu_sched_clock is the caller's own
+ * entry (0 outside executions), which the plain-access log records. Not
+ * scheduling points. */
+int lu_sched_vc(int tid, uint32_t *out, int max);
+uint32_t lu_sched_clock(void);
+
 /* True when the model holds synchronization-object state for addr in this
  * execution (it was initialized or used under control). Lets interposers
  * adopt objects initialized outside control. Not a scheduling point. */

@@ -70,6 +70,7 @@ struct lu__obj {
             int state; /* 0 not run, 1 running, 2 done */
         } once;
     } u;
+    uint32_t vc[LU_SCHED_MAX_THREADS]; /* happens-before: joined on release */
     UT_hash_handle hh;
     struct lu__obj *next_free;
 };
@@ -121,6 +122,9 @@ struct lu__thread {
 
     void *tsd[LU__MAX_KEYS];
 
+    /* happens-before vector clock of this thread */
+    uint32_t vc[LU_SCHED_MAX_THREADS];
+
     /* watchdog */
     _Atomic uint64_t progress; /* scheduling points passed */
     uint64_t progress_at_tick;
@@ -167,6 +171,10 @@ struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type);
 struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr);
 void lu__obj_remove(struct lu_sched *s, const void *addr);
 void lu__progress(struct lu__thread *t);
+/* happens-before edges: acquire joins the object's clock into the thread's,
+ * release joins the thread's into the object's and ticks the thread. */
+void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o);
+void lu__hb_release(struct lu__thread *t, struct lu__obj *o);
 void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg) __attribute__((noreturn));
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t);
 

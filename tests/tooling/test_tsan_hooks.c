@@ -79,6 +79,12 @@ int lu_sched_self(void)
     return stub_tid;
 }
 
+/* Distinct per thread id, so the log test can see it recorded. */
+uint32_t lu_sched_clock(void)
+{
+    return stub_tid >= 0 ? 100u + (uint32_t)stub_tid : 0u;
+}
+
 /* Like the real ones: the pc comes from lu__sched_pc, consumed by the next
  * scheduling point. */
 __thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
@@ -451,6 +457,8 @@ static void test_plain_log(void)
         CHECK(out[4].size == sizeof(void *) && !out[4].is_write, "vptr read");
         CHECK(out[5].size == 16 && out[5].is_write, "memset");
         CHECK(out[6].size == 16 && out[6].tid == -1, "uncontrolled");
+        CHECK(out[0].clock == 102 && out[6].clock == 0, "vector-clock entry recorded: %u %u", out[0].clock,
+              out[6].clock);
     }
     n = lu__ipose_plain_log_copy(out, 2);
     CHECK(n == 2 && out[0].size == 16 && out[0].is_write && out[1].tid == -1, "copy keeps the most recent");

@@ -1,0 +1,34 @@
+/* Helpers of the driver shared by the parent and the worker. */
+#define _GNU_SOURCE
+#include "lu_drv.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Source lines come from binutils' addr2line on demand: reports are rare,
+ * and it reads every DWARF version gcc and clang emit. */
+void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off)
+{
+    char cmd[1200], fn[256] = "", line[512] = "";
+    FILE *p = NULL;
+    if (module[0] && !strchr(module, '\'')) {
+        snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' %#" PRIxPTR " 2>/dev/null", module, off);
+        p = popen(cmd, "r");
+    }
+    if (p) {
+        if (fgets(fn, sizeof fn, p))
+            fn[strcspn(fn, "\n")] = 0;
+        if (fgets(line, sizeof line, p))
+            line[strcspn(line, "\n")] = 0;
+        pclose(p);
+    }
+    const char *base = strrchr(line, '/');
+    base = base ? base + 1 : line;
+    if (fn[0] && strcmp(fn, "??") != 0 && line[0] && line[0] != '?')
+        lu_buf_printf(b, "%s (%s)", fn, base);
+    else if (module[0])
+        lu_buf_printf(b, "%s+%#" PRIxPTR, module, off);
+    else
+        lu_buf_printf(b, "%#" PRIxPTR, off);
+}
