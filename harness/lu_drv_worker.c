@@ -671,11 +671,14 @@ void lu_drv_worker(struct lu_drv_shm *shm)
 {
     W = shm;
     if (W->job.cpu >= 0) {
-        /* one thread runs at a time: a worker needs one core, and keeping
-         * all its threads there makes every baton handoff cheaper */
+        /* One thread runs at a time: a worker needs one core, and keeping
+         * all its threads on it makes every baton handoff cheaper. Which
+         * core is the kernel's choice (the one it started us on), so that
+         * workers do not pile onto a core something else keeps busy. */
+        int cpu = sched_getcpu();
         cpu_set_t set;
         CPU_ZERO(&set);
-        CPU_SET(W->job.cpu, &set);
+        CPU_SET(cpu >= 0 ? cpu : W->job.cpu, &set);
         sched_setaffinity(0, sizeof set, &set);
     }
     lu_hist_init(&lu__hist);
