@@ -660,7 +660,6 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     }
     sl->pid = pid;
     sl->start = lu__now();
-    (void)0;
     sl->index = index;
 }
 

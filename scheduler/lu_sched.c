@@ -782,7 +782,6 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
         s->cfg.watchdog_ms = 1000;
     s->rng = cfg->seed;
     s->more = true;
-    s->fresh = true;
     s->cfg.trace->len = 0;
     if (cfg->strategy == LU_SCHED_REPLAY) {
         uint32_t n = cfg->replay_len < cfg->trace->cap ? cfg->replay_len : cfg->trace->cap;
@@ -911,7 +910,6 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         s->threads[i].state = LU__T_IDLE;
 
     s->stats.executions++;
-    s->fresh = false;
     if (res->steps == 0)
         res->steps = tr->len;
     res->nthreads = s->nthreads;

@@ -156,7 +156,6 @@ struct lu_sched {
     } keys[LU__MAX_KEYS];
     bool more;
     bool need_backtrack;
-    bool fresh;       /* no execution ran yet */
     uint64_t rng;
 
     struct lu_sched_stats stats;
