@@ -12,19 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, passes;
-
-#define CHECK(cond, ...)                                                                              \
-    do {                                                                                              \
-        if (cond) {                                                                                   \
-            passes++;                                                                                 \
-        } else {                                                                                      \
-            failures++;                                                                               \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                               \
-            printf(__VA_ARGS__);                                                                      \
-            printf("\n");                                                                             \
-        }                                                                                             \
-    } while (0)
+#include "lu_test.h"
 
 static _Atomic long counter;
 static int k_steps;

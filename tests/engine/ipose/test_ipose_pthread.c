@@ -23,19 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures, passes;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (cond) {                                                                                          \
-            passes++;                                                                                        \
-        } else {                                                                                             \
-            failures++;                                                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            printf(__VA_ARGS__);                                                                             \
-            printf("\n");                                                                                    \
-        }                                                                                                    \
-    } while (0)
+#include "lu_test.h"
 
 /* Optional scheduler API the interposer uses when present (see
  * lu_ipose_pthread.c); tests that depend on it are skipped without it. */

@@ -36,19 +36,7 @@
 #define LU_PROGRAMS_CC "cc"
 #endif
 
-static int passes, failures;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        if (cond) {                                                                                          \
-            passes++;                                                                                        \
-        } else {                                                                                             \
-            failures++;                                                                                      \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
-            printf(__VA_ARGS__);                                                                             \
-            printf("\n");                                                                                    \
-        }                                                                                                    \
-    } while (0)
+#include "lu_test.h"
 
 /* ======================================================= shared state */
 
