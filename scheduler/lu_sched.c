@@ -274,11 +274,11 @@ static bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
     return false;
 }
 
-/* Records that t read (at its pending instruction) without changing. */
-static void lu__note_read(struct lu_sched *s, struct lu__thread *t, const void *key)
+/* Records that t read o (at its pending instruction) without changing it. */
+static void lu__note_read(struct lu__thread *t, const struct lu__obj *o)
 {
-    struct lu__obj *o = lu__obj_find(s, t->obj);
-    uint64_t v = o ? o->version : 0;
+    const void *key = o->addr;
+    uint64_t v = o->version;
     for (int i = 0; i < t->nreads; i++) {
         if (t->reads[i].addr == key && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg) {
             t->reads[i].version = v;
@@ -352,7 +352,7 @@ static int lu__pick_default(uint64_t cand, int cur, int n)
         return cur;
     for (int i = 1; i <= n; i++) {
         int j = (cur + i) % n;
-        if (j >= 0 && (cand >> j & 1))
+        if (cand >> j & 1)
             return j;
     }
     return __builtin_ctzll(cand);
@@ -449,8 +449,7 @@ static int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         uint64_t allowed = cand;
         if (bound >= 0 && preemptible && base >= bound)
             allowed &= 1ULL << cur->id;
-        if (!allowed)
-            allowed = cand; /* cannot happen: cur is a candidate when preemptible */
+        LU__ASSERT(allowed); /* preemptible implies cur is an enabled, non-spinning candidate */
         if (s->cfg.strategy == LU_SCHED_RANDOM && __builtin_popcountll(allowed) > 1) {
             int k = (int)(lu__rand(s) % (uint64_t)__builtin_popcountll(allowed));
             uint64_t m = allowed;
@@ -528,6 +527,17 @@ static void lu__park(struct lu__thread *t)
         siglongjmp(t->base, 2);
 }
 
+static void lu__fill_result(struct lu_sched *s);
+
+/* The execution is over (complete or stuck): record how, and wake the
+ * controller, which unwinds whoever is still parked. */
+static void lu__over(struct lu_sched *s)
+{
+    lu__fill_result(s);
+    s->ended = true;
+    lu__wake_controller(s);
+}
+
 static void lu__fill_result(struct lu_sched *s)
 {
     struct lu_sched_result *r = s->res;
@@ -560,9 +570,7 @@ void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char
         s->res->message = msg;
     if (s->res->culprit < 0)
         s->res->culprit = t->id;
-    lu__fill_result(s);
-    s->ended = true;
-    lu__wake_controller(s);
+    lu__over(s);
     lu__park(t);
     lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
 }
@@ -576,9 +584,7 @@ static void lu__dispatch(struct lu__thread *t)
     if (next == t->id)
         return;
     if (next < 0) {
-        lu__fill_result(s);
-        s->ended = true;
-        lu__wake_controller(s);
+        lu__over(s);
         lu__park(t);
         lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
     }
@@ -652,9 +658,7 @@ static void lu__finish(struct lu__thread *t, void *ret)
     }
     int next = lu__choose(s, t);
     if (next < 0) {
-        lu__fill_result(s);
-        s->ended = true;
-        lu__wake_controller(s);
+        lu__over(s);
         return;
     }
     s->cur = next;
@@ -981,19 +985,18 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
 {
     struct lu__thread *t = lu__self;
     struct lu_sched *s = t->s;
-    if (addr) {
-        struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
-        if (t->k != LU_SCHED_K_WRITE)
-            lu__hb_acquire(t, o);
-        if (t->k != LU_SCHED_K_READ)
-            lu__hb_release(t, o);
-    }
+    if (!addr) /* a fence: nothing to synchronize with or to spin on */
+        return;
+    struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
+    if (t->k != LU_SCHED_K_WRITE)
+        lu__hb_acquire(t, o);
+    if (t->k != LU_SCHED_K_READ)
+        lu__hb_release(t, o);
     if (changed) {
-        struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
         o->version++;
         lu__progress(t);
     } else if (t->k == LU_SCHED_K_READ || t->k == LU_SCHED_K_RMW) {
-        lu__note_read(s, t, (const void *)addr);
+        lu__note_read(t, o);
     }
 }
 
@@ -1011,7 +1014,7 @@ void lu__sync_changed(struct lu__thread *t, struct lu__obj *o)
 
 void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o)
 {
-    lu__note_read(t->s, t, o->addr);
+    lu__note_read(t, o);
     lu__hb_acquire(t, o);
     lu__hb_release(t, o);
 }
