@@ -250,7 +250,7 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
  * read it there: running it again cannot make progress until another thread
  * writes. Requiring the same instruction keeps double-checked reads
  * (seqlock readers, double-checked locking) schedulable. */
-static bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
+bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
 {
     switch (t->k) {
     case LU_SCHED_K_YIELD:
@@ -333,183 +333,6 @@ uint32_t lu_sched_clock(void)
 {
     struct lu__thread *t = lu__self;
     return t ? t->vc[t->id] : 0;
-}
-
-/* ---- choosing ---- */
-
-static uint64_t lu__rand(struct lu_sched *s)
-{
-    /* splitmix64: seeded, reproducible, good enough for schedules */
-    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static int lu__pick_default(uint64_t cand, int cur, int n)
-{
-    if (cur >= 0 && (cand >> cur & 1))
-        return cur;
-    for (int i = 1; i <= n; i++) {
-        int j = (cur + i) % n;
-        if (cand >> j & 1)
-            return j;
-    }
-    return __builtin_ctzll(cand);
-}
-
-static struct lu_sched_step *lu__new_step(struct lu__thread *t)
-{
-    struct lu_sched *s = t->s;
-    struct lu_sched_trace *tr = s->cfg.trace;
-    if (tr->len >= tr->cap)
-        lu__end_execution(t, LU_SCHED_OUT_TOO_LONG, "the execution exceeded the trace capacity");
-    return &tr->steps[tr->len];
-}
-
-/* Decides the thread that performs its pending operation next; cur is the
- * thread asking (it may be finished). Returns -1 when nobody can run: the
- * execution is then over, complete or stuck, and s->res says which. */
-static int lu__choose(struct lu_sched *s, struct lu__thread *cur)
-{
-    uint64_t enabled = 0, spinning = 0;
-    struct lu_sched_trace *tr = s->cfg.trace;
-    bool cur_live = cur->state == LU__T_RUNNING;
-
-    if (cur_live && cur->atomic_depth > 0) {
-        /* a non-preemptible section: only cur may go on */
-        if (lu__enabled(s, cur)) {
-            enabled = 1ULL << cur->id;
-            if (lu__spinning(s, cur))
-                spinning = enabled;
-        }
-    } else {
-        for (int i = 0; i < s->nthreads; i++) {
-            struct lu__thread *t = &s->threads[i];
-            if (t->state != LU__T_RUNNING || !lu__enabled(s, t))
-                continue;
-            enabled |= 1ULL << i;
-            if (lu__spinning(s, t))
-                spinning |= 1ULL << i;
-        }
-    }
-
-    if (!enabled) {
-        bool stuck = false;
-        for (int i = 0; i < s->nthreads; i++)
-            if (s->threads[i].state == LU__T_RUNNING)
-                stuck = true;
-        s->res->outcome = stuck ? LU_SCHED_OUT_DEADLOCK : LU_SCHED_OUT_COMPLETE;
-        return -1;
-    }
-
-    uint64_t cand = enabled & ~spinning;
-    bool all_spin = cand == 0;
-    if (all_spin) {
-        /* Everyone who can run is spinning: let them take turns without
-         * branching, and call it a livelock if nothing changes for long. */
-        if (++s->spin_run > s->cfg.spin_bound) {
-            s->res->outcome = LU_SCHED_OUT_LIVELOCK;
-            return -1;
-        }
-        int pick = lu__pick_default(enabled, cur_live ? cur->id : -1, s->nthreads);
-        if (cur_live && pick == cur->id && __builtin_popcountll(enabled) > 1)
-            pick = lu__pick_default(enabled & ~(1ULL << cur->id), cur->id, s->nthreads);
-        cand = 1ULL << pick;
-    } else {
-        s->spin_run = 0;
-    }
-
-    bool cur_spin = cur_live && (spinning >> cur->id & 1);
-    bool preemptible = cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin &&
-                       !all_spin;
-    uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
-    int bound = s->cfg.preemption_bound;
-    struct lu_sched_step *st = lu__new_step(cur);
-    int chosen;
-
-    if (tr->len < s->replay_len) {
-        /* following a recorded prefix: it must fit what we see now */
-        bool fits = st->kind == LU_SCHED_CHOOSE_THREAD && (cand >> st->chosen & 1) &&
-                    (s->cfg.strategy == LU_SCHED_REPLAY || st->enabled == cand);
-        if (!fits) {
-            s->res->culprit = cur->id;
-            s->res->message = "a replayed schedule reached a different set of runnable threads";
-            s->res->outcome = LU_SCHED_OUT_NONDET;
-            return -2;
-        }
-        chosen = st->chosen;
-        st->enabled = cand;
-        st->prev = (uint8_t)(cur->id);
-        /* a replay file stores only the choices: derive the rest again */
-        st->flags = (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
-                              (preemptible && chosen != cur->id ? LU_SCHED_STEP_PREEMPT : 0));
-        st->preempts = (uint16_t)(base + ((st->flags & LU_SCHED_STEP_PREEMPT) ? 1 : 0));
-    } else {
-        uint64_t allowed = cand;
-        if (bound >= 0 && preemptible && base >= bound)
-            allowed &= 1ULL << cur->id;
-        LU__ASSERT(allowed); /* preemptible implies cur is an enabled, non-spinning candidate */
-        if (s->cfg.strategy == LU_SCHED_RANDOM && __builtin_popcountll(allowed) > 1) {
-            int k = (int)(lu__rand(s) % (uint64_t)__builtin_popcountll(allowed));
-            uint64_t m = allowed;
-            while (k--)
-                m &= m - 1;
-            chosen = __builtin_ctzll(m);
-        } else {
-            chosen = lu__pick_default(allowed, cur_live ? cur->id : -1, s->nthreads);
-        }
-        st->kind = LU_SCHED_CHOOSE_THREAD;
-        st->enabled = cand;
-        st->done = 1ULL << chosen;
-        st->chosen = (uint8_t)chosen;
-        st->prev = (uint8_t)(cur->id);
-        st->flags = (preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0);
-        if (preemptible && chosen != cur->id)
-            st->flags |= LU_SCHED_STEP_PREEMPT;
-        st->preempts = (uint16_t)(base + ((st->flags & LU_SCHED_STEP_PREEMPT) ? 1 : 0));
-    }
-    struct lu__thread *ct = &s->threads[chosen];
-    st->op = (uint8_t)ct->k;
-    st->label = ct->label;
-    tr->len++;
-    return chosen;
-}
-
-int lu__choose_data(struct lu__thread *t, int n)
-{
-    struct lu_sched *s = t->s;
-    struct lu_sched_trace *tr = s->cfg.trace;
-    if (n <= 1)
-        return 0;
-    if (n > 64)
-        n = 64;
-    uint64_t mask = n == 64 ? ~0ULL : (1ULL << n) - 1;
-    uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
-    struct lu_sched_step *st = lu__new_step(t);
-    int chosen;
-    if (tr->len < s->replay_len) {
-        if (st->kind != LU_SCHED_CHOOSE_DATA || st->chosen >= n ||
-            (s->cfg.strategy != LU_SCHED_REPLAY && st->enabled != mask)) {
-            s->res->culprit = t->id;
-            s->res->message = "a replayed schedule reached a different choice";
-            lu__end_execution(t, LU_SCHED_OUT_NONDET, s->res->message);
-        }
-        chosen = st->chosen;
-    } else {
-        chosen = s->cfg.strategy == LU_SCHED_RANDOM ? (int)(lu__rand(s) % (uint64_t)n) : 0;
-        st->kind = LU_SCHED_CHOOSE_DATA;
-        st->enabled = mask;
-        st->done = 1ULL << chosen;
-        st->chosen = (uint8_t)chosen;
-        st->prev = (uint8_t)t->id;
-        st->flags = 0;
-        st->preempts = base;
-        st->op = (uint8_t)t->k;
-        st->label = t->label;
-    }
-    tr->len++;
-    return chosen;
 }
 
 /* ---- handoff ---- */
@@ -787,10 +610,17 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
     s->rng = cfg->seed;
     s->more = true;
     s->cfg.trace->len = 0;
-    if (cfg->strategy == LU_SCHED_REPLAY) {
+    if ((cfg->strategy == LU_SCHED_REPLAY || cfg->strategy == LU_SCHED_DFS) && cfg->replay && cfg->replay_len) {
         uint32_t n = cfg->replay_len < cfg->trace->cap ? cfg->replay_len : cfg->trace->cap;
         memcpy(s->cfg.trace->steps, cfg->replay, n * sizeof *cfg->replay);
         s->replay_len = n;
+        if (cfg->strategy == LU_SCHED_DFS) {
+            s->frozen_len = cfg->frozen_len < n ? cfg->frozen_len : n;
+            /* the prefix's own alternatives below the frozen part are
+             * explored as usual: only its choices are given */
+            for (uint32_t i = 0; i < n; i++)
+                s->cfg.trace->steps[i].done = 1ULL << s->cfg.trace->steps[i].chosen;
+        }
     }
     lu__fatal_handlers_install();
     return s;
@@ -816,8 +646,6 @@ void lu_sched_destroy(struct lu_sched *s)
     free(s);
 }
 
-static void lu__backtrack(struct lu_sched *s);
-
 bool lu_sched_more(struct lu_sched *s)
 {
     if (s->need_backtrack) {
@@ -830,37 +658,6 @@ bool lu_sched_more(struct lu_sched *s)
 void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out)
 {
     *out = s->stats;
-}
-
-/* DFS: flip the deepest choice that still has an unexplored alternative
- * within the preemption bound; the next execution replays up to it. */
-static void lu__backtrack(struct lu_sched *s)
-{
-    struct lu_sched_trace *tr = s->cfg.trace;
-    int bound = s->cfg.preemption_bound;
-    for (int i = (int)tr->len - 1; i >= 0; i--) {
-        struct lu_sched_step *st = &tr->steps[i];
-        uint16_t base = i ? tr->steps[i - 1].preempts : 0;
-        uint64_t alts = st->enabled & ~st->done;
-        while (alts) {
-            int a = __builtin_ctzll(alts);
-            alts &= alts - 1;
-            st->done |= 1ULL << a;
-            bool pre = st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_PREEMPTIBLE) &&
-                       a != st->prev;
-            if (bound >= 0 && base + (pre ? 1 : 0) > bound) {
-                s->stats.pruned++;
-                continue;
-            }
-            st->chosen = (uint8_t)a;
-            st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) | (pre ? LU_SCHED_STEP_PREEMPT : 0));
-            st->preempts = (uint16_t)(base + (pre ? 1 : 0));
-            tr->len = (uint32_t)i + 1;
-            s->replay_len = tr->len;
-            return;
-        }
-    }
-    s->more = false;
 }
 
 int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res)
@@ -881,9 +678,10 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     lu__objs_reset(s);
     memset(s->keys, 0, sizeof s->keys);
     struct lu_sched_trace *tr = s->cfg.trace;
-    if (s->cfg.strategy == LU_SCHED_RANDOM) {
+    if (s->cfg.strategy == LU_SCHED_RANDOM || s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS) {
         tr->len = 0;
         s->replay_len = 0;
+        lu__strat_begin(s);
     } else if (s->cfg.strategy == LU_SCHED_REPLAY) {
         tr->len = 0;
     } else {
@@ -926,6 +724,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         s->more = false;
         break;
     case LU_SCHED_RANDOM:
+    case LU_SCHED_PCT:
+    case LU_SCHED_POS:
         break;
     }
     return 0;
@@ -1084,6 +884,19 @@ void lu_sched_unsupported(const char *what)
     struct lu__thread *t = lu__self;
     t->s->res->culprit = t->id;
     lu__end_execution(t, LU_SCHED_OUT_UNSUPPORTED, what);
+}
+
+int lu_sched_choose(int n, uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    (void)label;
+    return lu__choose_data(t, n);
+}
+
+void lu_sched_discard(const char *why)
+{
+    struct lu__thread *t = lu__self;
+    lu__end_execution(t, LU_SCHED_OUT_DISCARDED, why);
 }
 
 void lu_sched_abort(const char *why)

@@ -58,7 +58,15 @@ const char *lu_sched_strerror(int err);
 enum lu_sched_strategy {
     LU_SCHED_DFS,    /* exhaustive depth-first, bounded by preemption_bound */
     LU_SCHED_RANDOM, /* seeded random walk, one execution per call */
-    LU_SCHED_REPLAY  /* follow config.replay exactly, once */
+    LU_SCHED_REPLAY, /* follow config.replay exactly, once */
+    LU_SCHED_PCT,    /* probabilistic concurrency testing: random priorities, pct_depth - 1 change points */
+    LU_SCHED_POS     /* partial order sampling: random priorities per pending event */
+};
+
+/* What preemption_bound counts (DFS). */
+enum lu_sched_bound_kind {
+    LU_SCHED_BOUND_PREEMPTIONS = 0, /* switches away from a thread that could go on */
+    LU_SCHED_BOUND_DELAYS = 1       /* skips of the round-robin scheduler's choice (IDB) */
 };
 
 /* How an execution ended. */
@@ -69,7 +77,8 @@ enum lu_sched_strategy {
     X(TOO_LONG, "too many scheduling points")                                  \
     X(NONDET, "uncontrolled nondeterminism")                                   \
     X(UNSUPPORTED, "unsupported call")                                         \
-    X(ABORTED, "aborted by the layer above")
+    X(ABORTED, "aborted by the layer above")                                   \
+    X(DISCARDED, "discarded (an assumption failed)")
 
 enum lu_sched_outcome {
 #define LU_SCHED_OUT_ENUM(name, msg) LU_SCHED_OUT_##name,
@@ -140,7 +149,7 @@ struct lu_sched_step {
     uint8_t prev;      /* thread that ran before this choice */
     uint8_t pad;
     uint16_t label;    /* the layer above's label of that operation */
-    uint16_t preempts; /* preemptions in the schedule up to and with this */
+    uint16_t preempts; /* bound cost (preemptions or delays) up to and with this */
     uint64_t enabled;  /* alternatives: thread mask, or (1 << n) - 1 */
     uint64_t done;     /* DFS: alternatives explored or scheduled */
 };
@@ -148,6 +157,7 @@ struct lu_sched_step {
 #define LU_SCHED_STEP_PREEMPT 0x01 /* this choice preempted a thread */
 #define LU_SCHED_STEP_SPIN 0x02    /* the previous thread was spinning */
 #define LU_SCHED_STEP_PREEMPTIBLE 0x04 /* switching away from prev costs a preemption */
+#define LU_SCHED_STEP_FREE 0x08 /* an operation boundary (or everyone spins): any choice is free */
 
 /* Where a schedule lives while it runs: a caller-owned buffer, so that a
  * parent process can read it after the worker died in the middle of it. */
@@ -162,13 +172,18 @@ size_t lu_sched_trace_size(uint32_t cap);
 
 struct lu_sched_config {
     enum lu_sched_strategy strategy;
-    int preemption_bound;    /* DFS/RANDOM: max preemptions, -1 = unbounded */
+    int preemption_bound;    /* DFS/RANDOM: max preemptions (or delays), -1 = unbounded */
+    int bound_kind;          /* enum lu_sched_bound_kind */
+    int pct_depth;           /* PCT: bug depth d (d - 1 priority change points); 0 = 3 */
+    uint32_t pct_steps;      /* PCT: expected steps per execution; 0 = learn from earlier executions */
     uint64_t seed;           /* RANDOM */
     uint32_t spin_bound;     /* consecutive spinning steps before livelock; 0 = default 1000 */
     uint32_t watchdog_ms;    /* CPU time without a scheduling point = divergence; 0 = default 1000 */
     struct lu_sched_trace *trace; /* required: holds the DFS stack / current schedule */
-    const struct lu_sched_step *replay; /* REPLAY: the schedule to follow */
+    const struct lu_sched_step *replay; /* REPLAY: the schedule to follow; DFS: a prefix to start from */
     uint32_t replay_len;
+    uint32_t frozen_len;     /* DFS: never backtrack into the first frozen_len steps of the prefix
+                              * (explores only the subtree below it: parallel search) */
     /* Called on the dying thread when a fatal event ends the process: a
      * signal, exit() from code under test, divergence. Must be
      * async-signal-safe. tid is the controlled thread, or -1. */
@@ -383,6 +398,16 @@ int lu_sched_setspecific(unsigned key, const void *value);
 /* Ends the execution as UNSUPPORTED (a call lineup cannot model), with a
  * static message naming it. Never returns. */
 void lu_sched_unsupported(const char *what) __attribute__((noreturn));
+
+/* A data choice the program asks for (__VERIFIER_nondet_*): returns a value
+ * in [0, n), explored like thread choices by DFS, drawn at random by the
+ * randomized strategies, followed by replay. Not a thread switch. */
+int lu_sched_choose(int n, uint16_t label);
+
+/* Ends the execution as DISCARDED (__VERIFIER_assume with a false
+ * condition): not a failure, the schedule is simply not a behaviour of the
+ * program. Never returns. */
+void lu_sched_discard(const char *why) __attribute__((noreturn));
 
 /* Ends the execution as ABORTED on request of the layer above (for example
  * when a harness misbehaves). Never returns. */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <uthash.h>
 
+#include "lu_sched_strategy.h"
+
 /* Pointers are the only keys: a cheap mixer beats uthash's Jenkins default. */
 #undef HASH_FUNCTION
 #define HASH_FUNCTION(keyptr, keylen, hashv)                                                          \
@@ -156,6 +158,8 @@ struct lu_sched {
     } keys[LU__MAX_KEYS];
     bool more;
     bool need_backtrack;
+    uint32_t frozen_len;
+    struct lu__strat strat; /* PCT/POS state (lu_sched_strategy.c) */
     uint64_t rng;
 
     struct lu_sched_stats stats;
@@ -176,6 +180,20 @@ void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o);
 void lu__hb_release(struct lu__thread *t, struct lu__obj *o);
 void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg) __attribute__((noreturn));
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t);
+bool lu__spinning(struct lu_sched *s, struct lu__thread *t);
+
+/* Exploration (lu_sched_explore.c) */
+int lu__choose(struct lu_sched *s, struct lu__thread *cur);
+void lu__backtrack(struct lu_sched *s);
+uint64_t lu__rand(struct lu_sched *s);
+unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a);
+
+/* Randomized strategies (lu_sched_strategy.c). begin: a new execution
+ * starts (draw priorities, change points); pick: choose among allowed (more
+ * than one bit); executed: thread chosen's pending operation runs now. */
+void lu__strat_begin(struct lu_sched *s);
+int lu__strat_pick(struct lu_sched *s, struct lu__thread *cur, uint64_t allowed);
+void lu__strat_executed(struct lu_sched *s, int chosen);
 
 /* Watchdog (lu_sched_watchdog.c) */
 void lu__wd_thread_init(struct lu__thread *t);
