@@ -1,14 +1,16 @@
 /*
- * The controlled scheduler: pool of real threads, baton handoff, choices,
- * exploration strategies (DFS with a preemption bound, random walk, replay),
- * spin and livelock detection, stuck executions and unwinding.
+ * The controlled scheduler: the pool of threads lending stacks and control
+ * blocks, handoffs, scheduling points, spin and livelock detection, the end
+ * of an execution. What is chosen is decided in lu_sched_explore.c.
  */
 #define _GNU_SOURCE
 #include "lu_sched_int.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <asm/prctl.h>
 #include <linux/futex.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -337,28 +339,27 @@ uint32_t lu_sched_clock(void)
 
 /* ---- handoff ---- */
 
-static void lu__wake_controller(struct lu_sched *s)
+/* Switches from the running context (a controlled thread's, saved into
+ * *save) to thread `to`. Returns when somebody switches back. */
+static void lu__switch_to(struct lu_sched *s, void **save, struct lu__thread *to)
 {
-    lu__give(&s->ctl_baton);
-}
-
-static void lu__park(struct lu__thread *t)
-{
-    lu__take(&t->baton);
-    lu__self = t;
-    if (t->unwind)
-        siglongjmp(t->base, 2);
+    s->cur = to->id;
+    lu__ctx_switch(save, to->sp, to->fs);
 }
 
 static void lu__fill_result(struct lu_sched *s);
 
-/* The execution is over (complete or stuck): record how, and wake the
- * controller, which unwinds whoever is still parked. */
-static void lu__over(struct lu_sched *s)
+/* The execution is over (complete or stuck): record how and return to the
+ * controller. The threads still inside the code under test are simply
+ * abandoned: their contexts are never resumed, the next execution starts
+ * fresh ones on the same stacks. */
+static void lu__over(struct lu_sched *s, struct lu__thread *from) __attribute__((noreturn));
+static void lu__over(struct lu_sched *s, struct lu__thread *from)
 {
     lu__fill_result(s);
     s->ended = true;
-    lu__wake_controller(s);
+    lu__ctx_switch(&from->sp, s->ctl_sp, s->ctl_fs);
+    lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
 }
 
 static void lu__fill_result(struct lu_sched *s)
@@ -384,7 +385,7 @@ static void lu__fill_result(struct lu_sched *s)
     }
 }
 
-/* Ends the execution from a controlled thread and parks it for unwinding. */
+/* Ends the execution from a controlled thread. */
 void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg)
 {
     struct lu_sched *s = t->s;
@@ -393,28 +394,21 @@ void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char
         s->res->message = msg;
     if (s->res->culprit < 0)
         s->res->culprit = t->id;
-    lu__over(s);
-    lu__park(t);
-    lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
+    lu__over(s, t);
 }
 
-/* Hands the baton to the chosen thread (or ends the execution). Returns when
- * t's pending operation is chosen. */
+/* Hands over to the chosen thread (or ends the execution). Returns when t's
+ * pending operation is chosen. */
 static void lu__dispatch(struct lu__thread *t)
 {
     struct lu_sched *s = t->s;
     int next = lu__choose(s, t);
     if (next == t->id)
         return;
-    if (next < 0) {
-        lu__over(s);
-        lu__park(t);
-        lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
-    }
-    s->cur = next;
+    if (next < 0)
+        lu__over(s, t);
     s->stats.switches++;
-    lu__give(&s->threads[next].baton);
-    lu__park(t);
+    lu__switch_to(s, &t->sp, &s->threads[next]);
 }
 
 void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint16_t label)
@@ -426,17 +420,13 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
     t->oparg = lu__sched_arg;
     lu__sched_arg = 0;
     s->stats.points++;
-    atomic_store_explicit(&t->progress, atomic_load_explicit(&t->progress, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
     if (s->cfg.on_point)
         s->cfg.on_point(s->cfg.on_point_arg, t->id, k, label, t->pc);
     if (t->first_run) {
-        /* code before a thread's first visible operation is invisible: give
-         * the baton straight back to the thread that spawned it */
+        /* code before a thread's first visible operation is invisible: go
+         * straight back to the thread that spawned it */
         t->first_run = false;
-        s->cur = t->spawner;
-        lu__give(&s->threads[t->spawner].baton);
-        lu__park(t);
+        lu__switch_to(s, &t->sp, &s->threads[t->spawner]);
         return;
     }
     lu__dispatch(t);
@@ -447,6 +437,8 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
 static void lu__run_tsd_dtors(struct lu__thread *t)
 {
     struct lu_sched *s = t->s;
+    if (!t->has_tsd)
+        return;
     for (int round = 0; round < 4; round++) {
         bool any = false;
         for (int k = 0; k < LU__MAX_KEYS; k++) {
@@ -462,8 +454,9 @@ static void lu__run_tsd_dtors(struct lu__thread *t)
     }
 }
 
-/* Called on the thread itself when its body returned or it called
- * pthread_exit; hands the baton on and returns to the pool loop. */
+/* The thread's body returned or it called pthread_exit: hand over for good.
+ * Its context is never resumed. */
+static void lu__finish(struct lu__thread *t, void *ret) __attribute__((noreturn));
 static void lu__finish(struct lu__thread *t, void *ret)
 {
     struct lu_sched *s = t->s;
@@ -472,47 +465,47 @@ static void lu__finish(struct lu__thread *t, void *ret)
     t->state = LU__T_FINISHED;
     t->k = LU_SCHED_K_OTHER;
     t->atomic_depth = 0;
-    lu__self = NULL;
     if (t->first_run) {
         t->first_run = false;
-        s->cur = t->spawner;
-        lu__give(&s->threads[t->spawner].baton);
-        return;
+        lu__switch_to(s, &t->sp, &s->threads[t->spawner]);
+    } else {
+        int next = lu__choose(s, t);
+        if (next < 0)
+            lu__over(s, t);
+        s->stats.switches++;
+        lu__switch_to(s, &t->sp, &s->threads[next]);
     }
-    int next = lu__choose(s, t);
-    if (next < 0) {
-        lu__over(s);
-        return;
-    }
-    s->cur = next;
-    s->stats.switches++;
-    lu__give(&s->threads[next].baton);
+    lu__sched_bug(__FILE__, __LINE__, "a finished thread was resumed");
 }
 
+/* First code of every fresh context (called from lu__ctx_entry). */
+void lu__thread_main(struct lu__thread *t)
+{
+    lu__self = t; /* this thread's own TLS: the FS base is its pool thread's */
+    void *ret = t->fn(t->arg);
+    lu__finish(t, ret);
+}
+
+/* A pool thread lends its stack and its control block to a controlled
+ * thread, then sleeps until the scheduler is destroyed. With every signal
+ * blocked the kernel never writes to its stack, and it touches nothing
+ * below its own frames, where the controlled thread's frames live. */
 static void *lu__pool_main(void *arg)
 {
     struct lu__thread *t = arg;
     struct lu_sched *s = t->s;
-    lu__wd_thread_init(t);
-    for (;;) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, NULL);
+    char here;
+    unsigned long fs = 0;
+    if (syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) != 0)
+        lu__sched_bug(__FILE__, __LINE__, "arch_prctl(ARCH_GET_FS) failed");
+    t->fs = (uintptr_t)fs;
+    t->stack_top = ((uintptr_t)&here - 64 * 1024) & ~(uintptr_t)63;
+    lu__give(&s->pool_ready);
+    while (!__atomic_load_n(&s->shutdown, __ATOMIC_ACQUIRE))
         lu__take(&t->baton);
-        if (s->shutdown)
-            break;
-        if (sigsetjmp(t->base, 0) == 0) {
-            lu__self = t;
-            void *ret = t->fn(t->arg);
-            lu__finish(t, ret);
-        } else if (t->unwind) {
-            t->unwind = false;
-            lu__self = NULL;
-            t->state = LU__T_IDLE;
-            lu__wake_controller(s);
-        } else {
-            /* lu_sched_exit */
-            lu__finish(t, t->retval);
-        }
-    }
-    lu__wd_thread_fini(t);
     return NULL;
 }
 
@@ -526,6 +519,7 @@ static int lu__pool_ensure(struct lu_sched *s, int n)
         t->id = s->npool;
         t->s = s;
         atomic_store(&t->baton, 0);
+        atomic_store(&s->pool_ready, 0);
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 8u << 20);
@@ -533,7 +527,7 @@ static int lu__pool_ensure(struct lu_sched *s, int n)
         pthread_attr_destroy(&attr);
         if (rc != 0)
             return LU_SCHED_ESYS;
-        t->started_real = true;
+        lu__take(&s->pool_ready);
         s->npool++;
     }
     return 0;
@@ -543,8 +537,6 @@ static void lu__thread_reset(struct lu__thread *t)
 {
     t->state = LU__T_IDLE;
     t->first_run = false;
-    t->unwind = false;
-    t->exited = false;
     t->retval = NULL;
     t->detached = t->joined = false;
     t->k = LU_SCHED_K_OTHER;
@@ -554,8 +546,12 @@ static void lu__thread_reset(struct lu__thread *t)
     t->atomic_depth = 0;
     t->nreads = 0;
     t->signalled = false;
-    memset(t->tsd, 0, sizeof t->tsd);
+    if (t->has_tsd) {
+        memset(t->tsd, 0, sizeof t->tsd);
+        t->has_tsd = false;
+    }
     memset(t->vc, 0, sizeof t->vc);
+    t->sp = lu__ctx_make(t->stack_top, t);
 }
 
 int lu_sched_spawn(lu_sched_fn fn, void *arg)
@@ -573,16 +569,11 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     t->state = LU__T_RUNNING;
     t->first_run = true;
     t->spawner = self->id;
-    memcpy(t->vc, self->vc, sizeof t->vc);
+    memcpy(t->vc, self->vc, sizeof t->vc[0] * (size_t)s->nthreads);
     t->vc[t->id] = 1;
     self->vc[self->id]++;
     /* let the child run its invisible prefix now, then come back */
-    s->cur = t->id;
-    lu__give(&t->baton);
-    lu__take(&self->baton);
-    lu__self = self;
-    if (self->unwind)
-        siglongjmp(self->base, 2);
+    lu__switch_to(s, &self->sp, t);
     return t->id;
 }
 
@@ -623,6 +614,7 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
         }
     }
     lu__fatal_handlers_install();
+    lu__ctx_setup();
     return s;
 }
 
@@ -630,13 +622,14 @@ void lu_sched_destroy(struct lu_sched *s)
 {
     if (!s)
         return;
-    s->shutdown = true;
+    __atomic_store_n(&s->shutdown, true, __ATOMIC_RELEASE);
     lu__join_fn join = lu__real_join();
     for (int i = 0; i < s->npool; i++) {
         lu__give(&s->threads[i].baton);
         if (join)
             join(s->threads[i].real, NULL);
     }
+    lu__wd_fini();
     lu__objs_reset(s);
     while (s->free_objs) {
         struct lu__obj *o = s->free_objs;
@@ -694,20 +687,14 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     t0->fn = fn;
     t0->arg = arg;
     t0->state = LU__T_RUNNING;
-    s->cur = 0;
-    atomic_store(&s->ctl_baton, 0);
-    lu__give(&t0->baton);
-    lu__take(&s->ctl_baton);
-
-    /* unwind whoever is still inside the code under test */
-    for (int i = 0; i < s->nthreads; i++) {
-        struct lu__thread *t = &s->threads[i];
-        if (t->state != LU__T_RUNNING)
-            continue;
-        t->unwind = true;
-        lu__give(&t->baton);
-        lu__take(&s->ctl_baton);
-    }
+    lu__wd_init(s);
+    unsigned long fs = 0;
+    if (syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) != 0)
+        return LU_SCHED_ESYS;
+    s->ctl_fs = (uintptr_t)fs;
+    lu__switch_to(s, &s->ctl_sp, t0);
+    /* back on the controller: the execution is over, whoever did not
+     * finish is abandoned where it stood */
     for (int i = 0; i < s->nthreads; i++)
         s->threads[i].state = LU__T_IDLE;
 
@@ -873,10 +860,7 @@ int lu_sched_detach(int tid)
 
 void lu_sched_exit(void *ret)
 {
-    struct lu__thread *t = lu__self;
-    t->retval = ret;
-    t->exited = true;
-    siglongjmp(t->base, 1);
+    lu__finish(lu__self, ret);
 }
 
 void lu_sched_unsupported(const char *what)
@@ -961,5 +945,6 @@ int lu_sched_setspecific(unsigned key, const void *value)
     if (key >= LU__MAX_KEYS || !t->s->keys[key].used)
         return EINVAL;
     t->tsd[key] = (void *)value;
+    t->has_tsd = true;
     return 0;
 }

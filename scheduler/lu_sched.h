@@ -1,26 +1,32 @@
 /*
  * lu_sched: the controlled cooperative scheduler.
  *
- * Test threads are real pthreads taken from a pool; exactly one of them runs
- * at any moment. Before every visible operation (a pthread call, an atomic
- * or volatile access, an operation boundary declared by the layer above) the
- * running thread stops at a scheduling point, the strategy chooses which
- * thread performs its next visible operation, and the baton (a futex word per
- * thread) is handed over. Blocking is modelled here, never delegated to the
+ * Test threads are pthreads taken from a pool, but they all run on one
+ * kernel thread, the controller's (lu_sched_ctx.c): each pool thread lends
+ * its stack and control block (TLS, errno, pthread_self) and sleeps, and a
+ * handoff is a user-space context switch that also moves the thread pointer,
+ * so exactly one controlled thread runs at any moment and a switch costs
+ * tens of nanoseconds. Before every visible operation (a pthread call, an
+ * atomic or volatile access, an operation boundary declared by the layer
+ * above) the running thread stops at a scheduling point, the strategy
+ * chooses which thread performs its next visible operation, and the running
+ * thread switches to it. Blocking is modelled here, never delegated to the
  * kernel: a thread whose next operation cannot proceed (a held mutex, an
  * unsignalled condition, a zero semaphore, an unfinished join) is disabled,
  * so deadlocks are seen exactly.
  *
  * One scheduler drives one execution at a time in a process. The thread that
- * calls lu_sched_run() is the controller: it is not scheduled, it waits until
- * the execution ends.
+ * calls lu_sched_run() is the controller: it is not scheduled; its context
+ * is suspended until the execution ends. When the execution ends stuck,
+ * the threads still inside the code under test are abandoned (their frames
+ * are never resumed; the next execution starts fresh contexts).
  *
  * Concurrency contract: every function here except lu_sched_create,
  * lu_sched_destroy, lu_sched_run, lu_sched_more and the lu_sched_stats/
  * result accessors must be called by a controlled thread (lu_sched_self()
- * >= 0) of the running execution, and only while it holds the baton (which
- * is always true for code running on a controlled thread). Functions marked
- * "scheduling point" may switch to another thread before they return.
+ * >= 0) of the running execution (which is always the only one running).
+ * Functions marked "scheduling point" may switch to another thread before
+ * they return.
  *
  * The scheduler knows nothing of harnesses, operations or histories.
  */
@@ -221,7 +227,7 @@ struct lu_sched_result {
 struct lu_sched_stats {
     uint64_t executions;
     uint64_t points;    /* scheduling points */
-    uint64_t switches;  /* baton handoffs between threads */
+    uint64_t switches;  /* context switches between threads at choices */
     uint64_t pruned;    /* DFS alternatives cut by the preemption bound */
 };
 
@@ -322,7 +328,7 @@ void lu_sched_atomic_end(void);
 
 /* ---- Memory accesses (atomic and volatile) ----
  * Scheduling point before the access; the caller performs the access itself
- * between begin and end (it holds the baton, so it is atomic), then reports
+ * between begin and end (it alone runs, so it is atomic), then reports
  * whether it changed memory. k is READ, WRITE, RMW or FENCE. */
 void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint16_t label);
 void lu_sched_access_end(const volatile void *addr, bool changed);
@@ -417,7 +423,7 @@ void lu_sched_abort(const char *why) __attribute__((noreturn));
  * it through config.on_fatal and ends the process. Never returns. */
 void lu__sched_fatal_exit(int status) __attribute__((noreturn));
 
-/* Which divergence watchdog the pool threads use (for diagnostics). */
+/* Which divergence watchdog the controller's kernel thread uses (for diagnostics). */
 const char *lu_sched_watchdog_name(void);
 
 /* on_fatal to use for signals on threads that belong to no scheduler (the

@@ -5,7 +5,6 @@
 #include "lu_sched.h"
 
 #include <pthread.h>
-#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,16 +84,15 @@ enum lu__tstate {
 
 struct lu__thread {
     int id;
-    _Atomic uint32_t baton; /* futex word: 1 = may run */
+    _Atomic uint32_t baton; /* futex word of the pool thread: start-up and shutdown only */
     struct lu_sched *s;
-    pthread_t real;
-    bool started_real;
+    pthread_t real;         /* the pool thread lending its stack and control block */
+    uintptr_t fs;           /* its thread pointer (FS base) */
+    uintptr_t stack_top;    /* where a fresh context starts on its stack */
+    void *sp;               /* saved stack pointer while switched out */
     int state;
     bool first_run; /* has not reached its first scheduling point yet */
     int spawner;
-    bool unwind;    /* controller asked it to unwind to its base */
-    bool exited;    /* left through lu_sched_exit */
-    sigjmp_buf base;
     lu_sched_fn fn;
     void *arg;
     void *retval;
@@ -122,18 +120,11 @@ struct lu__thread {
     bool signalled;
     uint64_t barrier_gen;
 
+    bool has_tsd; /* some tsd[] slot was set in this execution */
     void *tsd[LU__MAX_KEYS];
 
     /* happens-before vector clock of this thread */
     uint32_t vc[LU_SCHED_MAX_THREADS];
-
-    /* watchdog */
-    _Atomic uint64_t progress; /* scheduling points passed */
-    uint64_t progress_at_tick;
-    int wd_fd;
-    void *wd_timer;
-    bool wd_timer_ok;
-    void *altstack;
 };
 
 struct lu_sched {
@@ -141,13 +132,15 @@ struct lu_sched {
     struct lu__thread threads[LU_SCHED_MAX_THREADS];
     int nthreads;   /* started in this execution */
     int npool;      /* real pool threads started */
-    _Atomic uint32_t ctl_baton;
+    _Atomic uint32_t pool_ready;
     bool shutdown;
+    void *ctl_sp;    /* the controller's context while an execution runs */
+    uintptr_t ctl_fs;
 
     /* execution */
     bool ended;
     struct lu_sched_result *res;
-    int cur; /* thread that holds the baton */
+    int cur; /* thread that runs */
     uint32_t replay_len; /* steps of trace to follow */
     uint32_t spin_run;
     struct lu__obj *objs;
@@ -195,9 +188,18 @@ void lu__strat_begin(struct lu_sched *s);
 int lu__strat_pick(struct lu_sched *s, struct lu__thread *cur, uint64_t allowed);
 void lu__strat_executed(struct lu_sched *s, int chosen);
 
-/* Watchdog (lu_sched_watchdog.c) */
-void lu__wd_thread_init(struct lu__thread *t);
-void lu__wd_thread_fini(struct lu__thread *t);
+/* Context switches (lu_sched_ctx.c) */
+typedef void (*lu__ctx_switch_fn)(void **save_sp, void *new_sp, uintptr_t new_fs);
+extern lu__ctx_switch_fn lu__ctx_switch;
+void lu__ctx_setup(void);
+const char *lu__ctx_name(void);
+void *lu__ctx_make(uintptr_t stack_top, struct lu__thread *t);
+void lu__thread_main(struct lu__thread *t) __attribute__((noreturn));
+
+/* Watchdog (lu_sched_watchdog.c): armed on the controller's kernel thread,
+ * on which every controlled thread runs. */
+void lu__wd_init(struct lu_sched *s);
+void lu__wd_fini(void);
 void lu__fatal_handlers_install(void);
 
 #endif

@@ -2,13 +2,14 @@
  * Divergence watchdog and fatal-signal reporting.
  *
  * A thread that runs for long without reaching a scheduling point (an
- * infinite loop on plain memory) cannot be stopped cooperatively. Each pool
- * thread therefore carries a counter that interrupts it after watchdog_ms of
- * its own execution: a perf_event counter encoded by libpfm4 (retired
- * instructions where the hardware has them, perf::TASK-CLOCK where it does
- * not), or, where perf_event_open is refused, a POSIX thread CPU-time timer.
- * The handler compares the thread's count of scheduling points with the one
- * it saw at the previous tick: no progress in a whole period is divergence.
+ * infinite loop on plain memory) cannot be stopped cooperatively. The
+ * kernel thread that runs the executions therefore carries a counter that
+ * interrupts it periodically: a perf_event counter encoded by libpfm4
+ * (retired instructions where the hardware has them, perf::TASK-CLOCK where
+ * it does not), or, where perf_event_open is refused, a POSIX thread
+ * CPU-time timer. The handler compares the scheduler's count of scheduling
+ * points with the one it saw at the previous tick: none for a whole
+ * watchdog period inside an execution is divergence.
  * The process cannot safely go on after abandoning a thread mid-loop, so the
  * divergence is reported through on_fatal and the worker process ends; the
  * parent process sees it and continues with the next execution.
@@ -34,6 +35,28 @@
 static const char *lu__wd_name = "none";
 static int lu__pfm_state; /* 0 untried, 1 ok, -1 unavailable */
 
+/* The watchdog of the kernel thread that runs executions (the controller's:
+ * every controlled thread runs on it). Ticks come every half watchdog
+ * period of that thread's CPU time; two ticks in a row inside an execution
+ * without a scheduling point in between mean divergence. Arming it once
+ * per kernel thread, instead of per execution or per controlled thread,
+ * keeps it off the handoff path entirely. */
+static __thread struct {
+    bool armed;
+    int fd;
+    bool timer_ok;
+    timer_t timer;
+    void *altstack;
+    uint64_t points_at_tick;
+    uint64_t executions_at_tick;
+    int stalled;
+} lu__wd __attribute__((tls_model("initial-exec")));
+
+/* The watchdog state lives in the controller's TLS, but the handler runs
+ * with the FS base of whichever controlled thread was interrupted: reach it
+ * through a plain pointer. */
+static __typeof__(lu__wd) *lu__wd_ctl;
+
 const char *lu_sched_watchdog_name(void)
 {
     return lu__wd_name;
@@ -43,24 +66,33 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
     (void)si;
-    struct lu__thread *t = lu__self;
-    if (!t)
+    __typeof__(lu__wd) *w = lu__wd_ctl;
+    if (!w)
         return;
-    if (t->wd_fd >= 0)
-        ioctl(t->wd_fd, PERF_EVENT_IOC_REFRESH, 1);
-    uint64_t p = atomic_load_explicit(&t->progress, memory_order_relaxed);
-    if (p != t->progress_at_tick) {
-        t->progress_at_tick = p;
+    if (w->fd >= 0)
+        ioctl(w->fd, PERF_EVENT_IOC_REFRESH, 1);
+    struct lu__thread *t = lu__self;
+    if (!t) {
+        w->stalled = 0; /* lineup's own code: not watched */
         return;
     }
+    struct lu_sched *s = t->s;
+    if (s->stats.points != w->points_at_tick || s->stats.executions != w->executions_at_tick) {
+        w->points_at_tick = s->stats.points;
+        w->executions_at_tick = s->stats.executions;
+        w->stalled = 0;
+        return;
+    }
+    if (++w->stalled < 2)
+        return;
     ucontext_t *uc = ucv;
     uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-    if (t->s->cfg.on_fatal)
-        t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_DIVERGE, 0, t->id, pc);
+    if (s->cfg.on_fatal)
+        s->cfg.on_fatal(s->cfg.on_fatal_arg, LU_SCHED_FATAL_DIVERGE, 0, t->id, pc);
     syscall(SYS_exit_group, 125);
 }
 
-static int lu__perf_open(struct lu__thread *t, const char *event, uint64_t period)
+static int lu__perf_open(const char *event, uint64_t period)
 {
     struct perf_event_attr attr;
     pfm_perf_encode_arg_t arg;
@@ -86,33 +118,37 @@ static int lu__perf_open(struct lu__thread *t, const char *event, uint64_t perio
         close(fd);
         return -1;
     }
-    t->wd_fd = fd;
+    lu__wd.fd = fd;
     return 0;
 }
 
-void lu__wd_thread_init(struct lu__thread *t)
+void lu__wd_init(struct lu_sched *s)
 {
-    uint64_t ms = t->s->cfg.watchdog_ms;
-    t->wd_fd = -1;
-    t->wd_timer_ok = false;
-    t->altstack = mmap(NULL, LU__ALTSTACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (t->altstack != MAP_FAILED) {
-        stack_t ss = {.ss_sp = t->altstack, .ss_size = LU__ALTSTACK, .ss_flags = 0};
+    if (lu__wd.armed)
+        return;
+    /* half the period per tick, two silent ticks to fire: divergence is
+     * reported after between 1 and 1.5 watchdog periods of CPU time */
+    uint64_t ns = (uint64_t)s->cfg.watchdog_ms * 500000ULL;
+    lu__wd.armed = true;
+    lu__wd.fd = -1;
+    lu__wd.timer_ok = false;
+    lu__wd.stalled = 0;
+    lu__wd_ctl = &lu__wd;
+    lu__wd.altstack = mmap(NULL, LU__ALTSTACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (lu__wd.altstack != MAP_FAILED) {
+        stack_t ss = {.ss_sp = lu__wd.altstack, .ss_size = LU__ALTSTACK, .ss_flags = 0};
         sigaltstack(&ss, NULL);
     } else {
-        t->altstack = NULL;
+        lu__wd.altstack = NULL;
     }
-    /* The signal handler reads lu__self: make sure the thread-local exists
-     * before any signal can arrive. */
-    lu__self = NULL;
     if (lu__pfm_state == 1) {
         /* ~1 instruction per ns is a slow machine; a period a few times
          * too long only delays the report. */
-        if (lu__perf_open(t, "instructions", ms * 1000000ULL) == 0) {
+        if (lu__perf_open("instructions", ns) == 0) {
             lu__wd_name = "perf_event instructions (libpfm4)";
             return;
         }
-        if (lu__perf_open(t, "perf::TASK-CLOCK", ms * 1000000ULL) == 0) {
+        if (lu__perf_open("perf::TASK-CLOCK", ns) == 0) {
             lu__wd_name = "perf_event perf::TASK-CLOCK (libpfm4)";
             return;
         }
@@ -122,29 +158,32 @@ void lu__wd_thread_init(struct lu__thread *t)
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = LU__WD_SIG;
     sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    timer_t timer;
-    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) == 0) {
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &lu__wd.timer) == 0) {
         struct itimerspec its;
-        its.it_value.tv_sec = (time_t)(ms / 1000);
-        its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+        its.it_value.tv_sec = (time_t)(ns / 1000000000ULL);
+        its.it_value.tv_nsec = (long)(ns % 1000000000ULL);
         its.it_interval = its.it_value;
-        timer_settime(timer, 0, &its, NULL);
-        t->wd_timer = timer;
-        t->wd_timer_ok = true;
+        timer_settime(lu__wd.timer, 0, &its, NULL);
+        lu__wd.timer_ok = true;
         lu__wd_name = "POSIX thread CPU-time timer";
     }
 }
 
-void lu__wd_thread_fini(struct lu__thread *t)
+void lu__wd_fini(void)
 {
-    if (t->wd_fd >= 0)
-        close(t->wd_fd);
-    if (t->wd_timer_ok)
-        timer_delete((timer_t)t->wd_timer);
-    if (t->altstack) {
+    if (!lu__wd.armed)
+        return;
+    lu__wd.armed = false;
+    if (lu__wd_ctl == &lu__wd)
+        lu__wd_ctl = NULL;
+    if (lu__wd.fd >= 0)
+        close(lu__wd.fd);
+    if (lu__wd.timer_ok)
+        timer_delete(lu__wd.timer);
+    if (lu__wd.altstack) {
         stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
         sigaltstack(&ss, NULL);
-        munmap(t->altstack, LU__ALTSTACK);
+        munmap(lu__wd.altstack, LU__ALTSTACK);
     }
 }
 
