@@ -1,0 +1,282 @@
+/*
+ * What the user-space context switches of the engine must preserve: every
+ * controlled thread keeps its own thread-local storage, errno,
+ * pthread_self(), stack and floating-point control state across switches,
+ * even though all of them run on one kernel thread; deep stacks work;
+ * threads abandoned in a stuck execution do not disturb the next one; the
+ * pool serves many threads and many executions.
+ */
+#define _GNU_SOURCE
+#include "lu_sched.h"
+
+#include <errno.h>
+#include <fenv.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lu_test.h"
+
+#define NT 4
+
+static _Atomic int shared;
+static __thread int tls_counter;
+static __thread char tls_buf[64];
+
+struct seen {
+    pthread_t self;
+    int tls_after;
+    int errno_after;
+    uintptr_t stack;
+    pid_t kernel_tid;
+    int round_after;
+    char buf[64];
+};
+static struct seen seen[NT];
+static pid_t controller_tid;
+
+static void point(void)
+{
+    lu_sched_access_begin(LU_SCHED_K_RMW, &shared, 1);
+    atomic_fetch_add(&shared, 1);
+    lu_sched_access_end(&shared, true);
+}
+
+static void *identity_worker(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    char local;
+    tls_counter = 0;
+    snprintf(tls_buf, sizeof tls_buf, "thread %d", id);
+    fesetround(id % 2 ? FE_UPWARD : FE_TONEAREST);
+    for (int i = 0; i < 5; i++) {
+        tls_counter += id + 1;
+        errno = 100 + id;
+        point(); /* others run here and write their own copies */
+    }
+    seen[id].self = pthread_self();
+    seen[id].tls_after = tls_counter;
+    seen[id].errno_after = errno;
+    seen[id].stack = (uintptr_t)&local;
+    seen[id].kernel_tid = (pid_t)syscall(SYS_gettid);
+    seen[id].round_after = fegetround();
+    memcpy(seen[id].buf, tls_buf, sizeof tls_buf);
+    fesetround(FE_TONEAREST);
+    return NULL;
+}
+
+static void *identity_main(void *arg)
+{
+    (void)arg;
+    for (int i = 1; i < NT; i++)
+        lu_sched_spawn(identity_worker, (void *)(intptr_t)i);
+    identity_worker((void *)0);
+    lu_sched_join_all(2);
+    return NULL;
+}
+
+static struct lu_sched *new_sched(enum lu_sched_strategy st, int bound, struct lu_sched_trace **tr)
+{
+    *tr = malloc(lu_sched_trace_size(1 << 16));
+    (*tr)->cap = 1 << 16;
+    struct lu_sched_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.strategy = st;
+    cfg.preemption_bound = bound;
+    cfg.seed = 7;
+    cfg.trace = *tr;
+    int err = 0;
+    struct lu_sched *s = lu_sched_create(&cfg, &err);
+    if (!s) {
+        printf("lu_sched_create: %s\n", lu_sched_strerror(err));
+        exit(1);
+    }
+    return s;
+}
+
+static void test_identity(void)
+{
+    struct lu_sched_trace *tr;
+    struct lu_sched *s = new_sched(LU_SCHED_RANDOM, -1, &tr);
+    struct lu_sched_result res;
+    int bad = 0;
+    uint64_t switches = 0;
+    for (int run = 0; run < 200; run++) {
+        memset(seen, 0, sizeof seen);
+        CHECK(lu_sched_run(s, identity_main, NULL, &res) == 0, "run");
+        if (res.outcome != LU_SCHED_OUT_COMPLETE) {
+            bad++;
+            continue;
+        }
+        for (int i = 0; i < NT; i++) {
+            char want[64];
+            snprintf(want, sizeof want, "thread %d", i);
+            if (seen[i].tls_after != 5 * (i + 1) || seen[i].errno_after != 100 + i || strcmp(seen[i].buf, want) ||
+                seen[i].kernel_tid != controller_tid || seen[i].round_after != (i % 2 ? FE_UPWARD : FE_TONEAREST))
+                bad++;
+            for (int j = 0; j < i; j++)
+                if (pthread_equal(seen[i].self, seen[j].self) || seen[i].stack == seen[j].stack)
+                    bad++;
+        }
+    }
+    struct lu_sched_stats st;
+    lu_sched_stats(s, &st);
+    switches = st.switches;
+    CHECK(bad == 0, "per-thread TLS, errno, pthread_self, stacks and rounding mode survive switches (%d bad)", bad);
+    CHECK(switches > 200 * 4, "the random walk really switched threads (%llu switches)", (unsigned long long)switches);
+    CHECK(!pthread_equal(seen[0].self, pthread_self()), "controlled threads are not the controller");
+    CHECK(fegetround() == FE_TONEAREST, "the controller's rounding mode is its own");
+    lu_sched_destroy(s);
+    free(tr);
+}
+
+/* ---- deep stacks ---- */
+
+static int recurse(int n)
+{
+    volatile char pad[1024];
+    pad[0] = (char)n;
+    if (n == 0)
+        return pad[0];
+    return recurse(n - 1) + pad[0] - (char)n;
+}
+
+static int deep_result;
+
+static void *deep_worker(void *arg)
+{
+    (void)arg;
+    point();
+    deep_result = recurse(4000); /* ~4 MB of stack */
+    point();
+    return NULL;
+}
+
+static void *deep_main(void *arg)
+{
+    (void)arg;
+    lu_sched_spawn(deep_worker, NULL);
+    point();
+    lu_sched_join_all(2);
+    return NULL;
+}
+
+static void test_deep_stack(void)
+{
+    struct lu_sched_trace *tr;
+    struct lu_sched *s = new_sched(LU_SCHED_DFS, 2, &tr);
+    struct lu_sched_result res;
+    int n = 0, ok = 0;
+    while (lu_sched_more(s) && lu_sched_run(s, deep_main, NULL, &res) == 0) {
+        n++;
+        ok += res.outcome == LU_SCHED_OUT_COMPLETE && deep_result == 0;
+    }
+    CHECK(n > 1 && ok == n, "4 MB of recursion on a controlled thread's stack (%d of %d executions)", ok, n);
+    lu_sched_destroy(s);
+    free(tr);
+}
+
+/* ---- abandoned threads ---- */
+
+static pthread_mutex_t ma, mb;
+static int stuck_round;
+
+static void *lock_ab(void *arg)
+{
+    pthread_mutex_t *first = arg == NULL ? &ma : &mb, *second = arg == NULL ? &mb : &ma;
+    tls_counter = 1000; /* must not leak into the next execution's fresh start */
+    lu_sched_mutex_lock(first, 1);
+    lu_sched_mutex_lock(second, 1);
+    lu_sched_mutex_unlock(second, 1);
+    lu_sched_mutex_unlock(first, 1);
+    return NULL;
+}
+
+static void *deadlock_main(void *arg)
+{
+    (void)arg;
+    lu_sched_mutex_init(&ma, PTHREAD_MUTEX_NORMAL);
+    lu_sched_mutex_init(&mb, PTHREAD_MUTEX_NORMAL);
+    lu_sched_spawn(lock_ab, NULL);
+    lu_sched_spawn(lock_ab, (void *)1);
+    lu_sched_join_all(2);
+    stuck_round++;
+    return NULL;
+}
+
+static void test_abandoned(void)
+{
+    struct lu_sched_trace *tr;
+    struct lu_sched *s = new_sched(LU_SCHED_DFS, -1, &tr);
+    struct lu_sched_result res;
+    int deadlocks = 0, complete = 0, other = 0;
+    stuck_round = 0;
+    while (lu_sched_more(s) && lu_sched_run(s, deadlock_main, NULL, &res) == 0) {
+        if (res.outcome == LU_SCHED_OUT_DEADLOCK)
+            deadlocks++;
+        else if (res.outcome == LU_SCHED_OUT_COMPLETE)
+            complete++;
+        else
+            other++;
+    }
+    CHECK(deadlocks > 0 && complete > 0 && other == 0,
+          "lock-order inversion: deadlocked and complete executions alternate cleanly (%d deadlocks, %d complete, "
+          "%d other)",
+          deadlocks, complete, other);
+    CHECK(stuck_round == complete, "main finished exactly in the complete executions (%d vs %d)", stuck_round,
+          complete);
+    lu_sched_destroy(s);
+    free(tr);
+}
+
+/* ---- many threads, many executions ---- */
+
+static void *tiny(void *arg)
+{
+    (void)arg;
+    point();
+    return NULL;
+}
+
+static void *many_main(void *arg)
+{
+    int n = (int)(intptr_t)arg;
+    for (int i = 1; i < n; i++)
+        if (lu_sched_spawn(tiny, NULL) < 0)
+            return (void *)1;
+    lu_sched_join_all(2);
+    return NULL;
+}
+
+static void test_many(void)
+{
+    struct lu_sched_trace *tr;
+    struct lu_sched *s = new_sched(LU_SCHED_RANDOM, -1, &tr);
+    struct lu_sched_result res;
+    int ok = 0;
+    for (int run = 0; run < 50; run++) {
+        atomic_store(&shared, 0);
+        ok += lu_sched_run(s, many_main, (void *)(intptr_t)LU_SCHED_MAX_THREADS, &res) == 0 &&
+              res.outcome == LU_SCHED_OUT_COMPLETE && atomic_load(&shared) == LU_SCHED_MAX_THREADS - 1 &&
+              res.nthreads == LU_SCHED_MAX_THREADS;
+    }
+    CHECK(ok == 50, "%d threads per execution, 50 executions (%d ok)", LU_SCHED_MAX_THREADS, ok);
+    lu_sched_destroy(s);
+    free(tr);
+}
+
+int main(void)
+{
+    controller_tid = (pid_t)syscall(SYS_gettid);
+    test_identity();
+    test_deep_stack();
+    test_abandoned();
+    test_many();
+    printf("%d passed, %d failed\n", passes, failures);
+    return failures != 0;
+}
