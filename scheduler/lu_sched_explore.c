@@ -49,13 +49,21 @@ static struct lu_sched_step *lu__new_step(struct lu__thread *t)
  * POPL 2011): the deterministic scheduler keeps the current thread, or when
  * it cannot go on takes the next candidate in round-robin order; every
  * candidate skipped on the way to a is a delay. At an operation boundary (and
- * when everyone spins) switching is free under both. */
+ * when everyone spins) switching is free under both. A finished thread also
+ * sets STEP_FREE, but under delays its round-robin successor is still the
+ * deterministic choice: skipping it is a delay, or delay bound 0 would not
+ * be a single schedule. It is told apart by prev not being a candidate
+ * (a thread at a boundary is always one; when everyone spins there is one
+ * candidate, which costs nothing anyway). */
 unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a)
 {
-    if (flags & LU_SCHED_STEP_FREE)
-        return 0;
-    if (bound_kind != LU_SCHED_BOUND_DELAYS)
+    if (bound_kind != LU_SCHED_BOUND_DELAYS) {
+        if (flags & LU_SCHED_STEP_FREE)
+            return 0;
         return (flags & LU_SCHED_STEP_PREEMPTIBLE) && a != prev ? 1 : 0;
+    }
+    if ((flags & LU_SCHED_STEP_FREE) && (cand >> ((unsigned)prev & 63) & 1))
+        return 0;
     /* candidates in the cyclic range [prev, a): bits never reach nthreads,
      * so a cycle over 64 positions is a cycle over the threads */
     unsigned p = (unsigned)prev & 63, q = (unsigned)a & 63;
