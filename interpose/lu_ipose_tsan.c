@@ -24,6 +24,7 @@
  *   constructors, the harness's create(), uncontrolled threads).
  */
 #include "lu_ipose.h"
+#include "lu_ipose_race.h"
 #include "lu_sched.h"
 
 #include <stdbool.h>
@@ -326,31 +327,42 @@ LU__API void __tsan_atomic_signal_fence(int mo)
     }
 #include "lu_ipose_tsan.def"
 
-/* ---- Plain accesses: the log for a race detector ---- */
+/* ---- Plain accesses: the log, and the race detector (lu_ipose_race.c) ---- */
 
 int lu__ipose_record_plain;
+void (*lu__ipose_race_hook)(const void *addr, size_t size, bool is_write, uintptr_t pc);
 
 static struct lu__ipose_plain_rec lu__plain_log[LU_IPOSE_PLAIN_LOG_CAP];
 static uint64_t lu__plain_head; /* records ever appended since the reset */
 
 _Static_assert((LU_IPOSE_PLAIN_LOG_CAP & (LU_IPOSE_PLAIN_LOG_CAP - 1)) == 0, "capacity must be a power of 2");
 
-/* Out of line so that the hooks stay a load, a branch and a return. */
-static __attribute__((noinline, cold)) void lu__plain_append(const void *addr, size_t size, int is_write,
-                                                             void *pc)
+/* Out of line so that the hooks stay two loads, a branch and a return. */
+static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t size, int is_write, void *pc)
 {
-    uint64_t i = __atomic_fetch_add(&lu__plain_head, 1, __ATOMIC_RELAXED);
-    struct lu__ipose_plain_rec *r = &lu__plain_log[i & (LU_IPOSE_PLAIN_LOG_CAP - 1)];
-    r->addr = (uintptr_t)addr;
-    r->pc = (uintptr_t)pc;
-    r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
-    r->tid = (int16_t)lu_sched_self();
-    r->is_write = (uint8_t)is_write;
-    r->clock = lu_sched_clock();
-    r->pad = 0;
+    if (__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) {
+        uint64_t i = __atomic_fetch_add(&lu__plain_head, 1, __ATOMIC_RELAXED);
+        struct lu__ipose_plain_rec *r = &lu__plain_log[i & (LU_IPOSE_PLAIN_LOG_CAP - 1)];
+        r->addr = (uintptr_t)addr;
+        r->pc = (uintptr_t)pc;
+        r->size = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+        r->tid = (int16_t)lu_sched_self();
+        r->is_write = (uint8_t)is_write;
+        r->clock = lu_sched_clock();
+        r->pad = 0;
+    }
+    void (*race)(const void *, size_t, bool, uintptr_t) =
+        __atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED);
+    if (race)
+        race(addr, size, is_write != 0, (uintptr_t)pc);
 }
 
-#define LU__RECORDING() __builtin_expect(__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED), 0)
+/* Either consumer on: both are off by default, and an OR of the two words
+ * keeps the off path two loads and one predictable branch. */
+#define LU__RECORDING()                                                                                      \
+    __builtin_expect(((uintptr_t)__atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED) |                   \
+                      (uintptr_t)(unsigned)__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) != 0, \
+                     0)
 
 #define LU_TSAN_PLAIN(op, bytes, is_write)                                                                   \
     LU__API void __tsan_##op##bytes(void *addr)                                                              \

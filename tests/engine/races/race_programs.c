@@ -1,0 +1,410 @@
+/*
+ * The scenario programs of the race detector tests (race_programs.h says
+ * what each does). Compiled by lineup-cc: plain accesses reach the
+ * detector, atomics and pthread calls are scheduling points whose
+ * happens-before edges the scheduler tracks.
+ */
+#include "race_programs.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stddef.h>
+
+/* ---- two unsynchronized threads ---- */
+
+int race_plain_x;
+int race_plain_seen;
+
+void *race_plain_a(void *arg)
+{
+    (void)arg;
+    race_plain_x = 1;
+    return NULL;
+}
+
+void *race_plain_b(void *arg)
+{
+    (void)arg;
+    race_plain_x = 2;
+    return NULL;
+}
+
+void *race_plain_reader(void *arg)
+{
+    (void)arg;
+    race_plain_seen = race_plain_x;
+    return NULL;
+}
+
+void *race_plain_main(void *variant)
+{
+    race_plain_x = 0;
+    race_plain_seen = -1;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_plain_a, NULL);
+    pthread_create(&t[1], NULL, variant == RACE_PLAIN_RW ? race_plain_reader : race_plain_b, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- many racy accesses, two locations ---- */
+
+int race_multi_x, race_multi_y;
+
+static void *race_multi_thread(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 3; i++) {
+        race_multi_x++;
+        race_multi_y++;
+        sched_yield(); /* a scheduling point that orders nothing */
+    }
+    return NULL;
+}
+
+void *race_multi_main(void *arg)
+{
+    (void)arg;
+    race_multi_x = race_multi_y = 0;
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, race_multi_thread, NULL);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    return NULL;
+}
+
+/* ---- mutex ---- */
+
+int race_mutex_x;
+static pthread_mutex_t race_mutex_m;
+
+static void *race_mutex_locked(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 2; i++) {
+        pthread_mutex_lock(&race_mutex_m);
+        race_mutex_x++;
+        pthread_mutex_unlock(&race_mutex_m);
+    }
+    return NULL;
+}
+
+static void *race_mutex_unlocked(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 2; i++) {
+        race_mutex_x++;
+        sched_yield();
+    }
+    return NULL;
+}
+
+void *race_mutex_main(void *variant)
+{
+    pthread_mutex_init(&race_mutex_m, NULL);
+    race_mutex_x = 0;
+    pthread_t t[3];
+    pthread_create(&t[0], NULL, race_mutex_locked, NULL);
+    pthread_create(&t[1], NULL, race_mutex_locked, NULL);
+    pthread_create(&t[2], NULL, variant == RACE_FIXED ? race_mutex_locked : race_mutex_unlocked, NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    pthread_mutex_destroy(&race_mutex_m);
+    return NULL;
+}
+
+/* ---- message passing through an atomic flag ---- */
+
+int race_mp_data;
+int race_mp_seen;
+static _Atomic int race_mp_flag;
+
+static void *race_mp_producer(void *arg)
+{
+    race_mp_data = 42;
+    atomic_store_explicit(&race_mp_flag, 1, memory_order_release);
+    (void)arg;
+    return NULL;
+}
+
+static void *race_mp_producer_late(void *arg)
+{
+    atomic_store_explicit(&race_mp_flag, 1, memory_order_release);
+    race_mp_data = 42;
+    (void)arg;
+    return NULL;
+}
+
+static void *race_mp_consumer(void *arg)
+{
+    (void)arg;
+    while (!atomic_load_explicit(&race_mp_flag, memory_order_acquire))
+        ;
+    race_mp_seen = race_mp_data;
+    return NULL;
+}
+
+void *race_mp_main(void *variant)
+{
+    atomic_init(&race_mp_flag, 0);
+    race_mp_data = 0;
+    race_mp_seen = -1;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_mp_consumer, NULL);
+    pthread_create(&t[1], NULL, variant == RACE_FIXED ? race_mp_producer : race_mp_producer_late, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- create and join ---- */
+
+int race_cj_x;
+int race_cj_seen;
+
+static void *race_cj_child(void *arg)
+{
+    (void)arg;
+    race_cj_x += 1;
+    return NULL;
+}
+
+void *race_cj_main(void *variant)
+{
+    race_cj_x = 1;
+    pthread_t t;
+    pthread_create(&t, NULL, race_cj_child, NULL);
+    if (variant != RACE_FIXED)
+        race_cj_seen = race_cj_x;
+    pthread_join(t, NULL);
+    if (variant == RACE_FIXED)
+        race_cj_seen = race_cj_x;
+    return NULL;
+}
+
+/* ---- semaphore ---- */
+
+int race_sem_data;
+int race_sem_seen;
+static sem_t race_sem_s;
+
+static void *race_sem_producer(void *arg)
+{
+    (void)arg;
+    race_sem_data = 42;
+    sem_post(&race_sem_s);
+    return NULL;
+}
+
+static void *race_sem_consumer(void *arg)
+{
+    (void)arg;
+    sem_wait(&race_sem_s);
+    race_sem_seen = race_sem_data;
+    return NULL;
+}
+
+static void *race_sem_consumer_early(void *arg)
+{
+    (void)arg;
+    race_sem_seen = race_sem_data;
+    sem_wait(&race_sem_s);
+    return NULL;
+}
+
+void *race_sem_main(void *variant)
+{
+    sem_init(&race_sem_s, 0, 0);
+    race_sem_data = 0;
+    race_sem_seen = -1;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, variant == RACE_FIXED ? race_sem_consumer : race_sem_consumer_early, NULL);
+    pthread_create(&t[1], NULL, race_sem_producer, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    sem_destroy(&race_sem_s);
+    return NULL;
+}
+
+/* ---- condition variable ---- */
+
+int race_cond_data;
+static int race_cond_ready;
+int race_cond_seen;
+static pthread_mutex_t race_cond_m;
+static pthread_cond_t race_cond_c;
+
+static void *race_cond_producer(void *arg)
+{
+    race_cond_data = 42; /* outside the lock: ordered by the unlock that follows */
+    pthread_mutex_lock(&race_cond_m);
+    race_cond_ready = 1;
+    pthread_cond_signal(&race_cond_c);
+    pthread_mutex_unlock(&race_cond_m);
+    (void)arg;
+    return NULL;
+}
+
+static void *race_cond_producer_late(void *arg)
+{
+    pthread_mutex_lock(&race_cond_m);
+    race_cond_ready = 1;
+    pthread_cond_signal(&race_cond_c);
+    pthread_mutex_unlock(&race_cond_m);
+    race_cond_data = 42;
+    (void)arg;
+    return NULL;
+}
+
+static void *race_cond_consumer(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&race_cond_m);
+    while (!race_cond_ready)
+        pthread_cond_wait(&race_cond_c, &race_cond_m);
+    pthread_mutex_unlock(&race_cond_m);
+    race_cond_seen = race_cond_data;
+    return NULL;
+}
+
+void *race_cond_main(void *variant)
+{
+    pthread_mutex_init(&race_cond_m, NULL);
+    pthread_cond_init(&race_cond_c, NULL);
+    race_cond_ready = 0;
+    race_cond_data = 0;
+    race_cond_seen = -1;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_cond_consumer, NULL);
+    pthread_create(&t[1], NULL, variant == RACE_FIXED ? race_cond_producer : race_cond_producer_late, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    pthread_cond_destroy(&race_cond_c);
+    pthread_mutex_destroy(&race_cond_m);
+    return NULL;
+}
+
+/* ---- reads only ---- */
+
+int race_rr_x;
+int race_rr_seen[2];
+
+static void *race_rr_reader(void *arg)
+{
+    race_rr_seen[arg != NULL] = race_rr_x;
+    sched_yield();
+    race_rr_seen[arg != NULL] += race_rr_x;
+    return NULL;
+}
+
+static void *race_rr_writer(void *arg)
+{
+    (void)arg;
+    race_rr_x = 7;
+    return NULL;
+}
+
+void *race_rr_main(void *variant)
+{
+    race_rr_x = 5;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_rr_reader, NULL);
+    pthread_create(&t[1], NULL, variant == RACE_FIXED ? race_rr_reader : race_rr_writer, (void *)1);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- neighbouring fields ---- */
+
+struct race_bytes_s race_bytes;
+
+static void *race_bytes_ac(void *arg)
+{
+    (void)arg;
+    race_bytes.a = 1;
+    race_bytes.c = 3;
+    return NULL;
+}
+
+static void *race_bytes_bd(void *arg)
+{
+    race_bytes.b = 2;
+    race_bytes.d = 4;
+    if (arg)
+        race_bytes.c = 5;
+    return NULL;
+}
+
+void *race_bytes_main(void *variant)
+{
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_bytes_ac, NULL);
+    pthread_create(&t[1], NULL, race_bytes_bd, variant == RACE_FIXED ? NULL : (void *)1);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- a race on some schedules only ---- */
+
+int race_some_data;
+static _Atomic int race_some_flag;
+
+static void *race_some_setter(void *arg)
+{
+    (void)arg;
+    race_some_data = 1;
+    atomic_store(&race_some_flag, 1);
+    return NULL;
+}
+
+static void *race_some_checker(void *arg)
+{
+    (void)arg;
+    if (!atomic_load(&race_some_flag))
+        race_some_data = 2;
+    return NULL;
+}
+
+void *race_some_main(void *arg)
+{
+    (void)arg;
+    atomic_init(&race_some_flag, 0);
+    race_some_data = 0;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_some_setter, NULL);
+    pthread_create(&t[1], NULL, race_some_checker, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- overhead measurement ---- */
+
+int race_bench_arr[RACE_BENCH_MAX];
+static long race_bench_n;
+static int race_bench_span;
+
+/* Called by the controller (uncontrolled: the writes are not analysed). */
+void race_bench_set(long n, int span)
+{
+    race_bench_n = n;
+    race_bench_span = span;
+}
+
+void *race_bench_main(void *arg)
+{
+    (void)arg;
+    int span = race_bench_span;
+    for (long i = 0, j = 0; i < race_bench_n; i++) {
+        race_bench_arr[j] = (int)i;
+        if (++j == span)
+            j = 0;
+    }
+    return NULL;
+}

@@ -1,0 +1,92 @@
+/*
+ * Scenario programs of the race detector tests: small pthread programs
+ * compiled by lineup-cc (gcc and clang), explored by race_runner.c with
+ * the detector on. Each entry point is the body of controlled thread 0: it
+ * resets its globals, creates the threads and joins them. Most come as a
+ * pair: RACE_BUGGY leaves out (or misplaces) the synchronization, so a race
+ * must be reported; RACE_FIXED has it, so none may be.
+ *
+ * Functions and variables the runner names (dladdr on pcs, report
+ * addresses) are global; the runner is linked with -rdynamic.
+ */
+#ifndef RACE_PROGRAMS_H
+#define RACE_PROGRAMS_H
+
+#define RACE_BUGGY ((void *)0)
+#define RACE_FIXED ((void *)1)
+
+/* Two unsynchronized threads: race_plain_a writes race_plain_x, then
+ * race_plain_b writes it (RACE_PLAIN_WW) or race_plain_reader reads it
+ * (RACE_PLAIN_RW). */
+#define RACE_PLAIN_WW ((void *)0)
+#define RACE_PLAIN_RW ((void *)1)
+void *race_plain_main(void *variant);
+void *race_plain_a(void *arg);
+void *race_plain_b(void *arg);
+void *race_plain_reader(void *arg);
+extern int race_plain_x;
+
+/* Two threads increment race_multi_x and race_multi_y three times each,
+ * yielding in between: many racy accesses, two racy locations. */
+void *race_multi_main(void *arg);
+extern int race_multi_x, race_multi_y;
+
+/* A counter incremented twice by each of three threads, all under a
+ * pthread mutex (fixed) or the third without it (buggy). */
+void *race_mutex_main(void *variant);
+extern int race_mutex_x;
+
+/* Message passing: the producer writes race_mp_data and sets an atomic
+ * flag with release, the consumer spins on it with acquire and reads the
+ * data. Buggy: the producer sets the flag before writing the data. */
+void *race_mp_main(void *variant);
+extern int race_mp_data;
+
+/* Main writes race_cj_x, creates a child that increments it and reads it
+ * after the join (fixed) or before (buggy). */
+void *race_cj_main(void *variant);
+extern int race_cj_x;
+
+/* Producer writes race_sem_data and posts a semaphore; the consumer waits
+ * and reads (fixed) or reads before waiting (buggy). */
+void *race_sem_main(void *variant);
+extern int race_sem_data;
+
+/* Producer writes race_cond_data, then sets a flag under a mutex and
+ * signals a condition the consumer waits on; buggy: the data is written
+ * after the unlock. */
+void *race_cond_main(void *variant);
+extern int race_cond_data;
+
+/* Two threads read race_rr_x (fixed) or one reads, one writes (buggy). */
+void *race_rr_main(void *variant);
+extern int race_rr_x;
+
+/* Fields of one 8-byte granule written by two threads: a and c by one,
+ * b and d by the other (fixed); buggy: the second also writes c. */
+struct race_bytes_s {
+    char a;
+    char b;
+    short c;
+    int d;
+};
+void *race_bytes_main(void *variant);
+extern struct race_bytes_s race_bytes;
+
+/* Thread 1 writes race_some_data then sets an atomic flag; thread 2 writes
+ * the data only if it does not see the flag yet: a race on the schedules
+ * where thread 2 looks first, none on the others. */
+void *race_some_main(void *arg);
+extern int race_some_data;
+
+/* For the overhead measurement: thread 0 makes n plain 4-byte writes over
+ * an array of 'span' ints (span <= RACE_BENCH_MAX). */
+/* What the readers saw: globals, so that the compiler keeps the reads. */
+extern int race_plain_seen, race_mp_seen, race_cj_seen, race_sem_seen, race_cond_seen, race_rr_seen[2];
+
+#define RACE_BENCH_MAX (1 << 18)
+void race_bench_set(long n, int span);
+extern int race_bench_arr[RACE_BENCH_MAX];
+void *race_bench_main(void *arg);
+
+#endif
