@@ -7,6 +7,8 @@
 #include "race_programs.h"
 
 #include <pthread.h>
+#include <malloc.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -381,6 +383,72 @@ void *race_some_main(void *arg)
     pthread_create(&t[1], NULL, race_some_checker, NULL);
     pthread_join(t[0], NULL);
     pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- heap blocks ---- */
+
+#define RACE_HEAP_BIG (512 * 1024)
+
+long race_heap_reused;
+static char *race_heap_block;
+static char *volatile race_heap_first, *volatile race_heap_second;
+
+void *race_heap_user(void *arg)
+{
+    (void)arg;
+    race_heap_block[0] = 1;
+    return NULL;
+}
+
+void *race_heap_freer(void *arg)
+{
+    (void)arg;
+    free(race_heap_block);
+    return NULL;
+}
+
+static void *race_heap_old(void *arg)
+{
+    (void)arg;
+    char *p = malloc(RACE_HEAP_BIG);
+    p[0] = 1;
+    race_heap_first = p;
+    __asm__ volatile("" ::: "memory"); /* keep the store: it is dead before free */
+    free(p);
+    return NULL;
+}
+
+static void *race_heap_new(void *arg)
+{
+    (void)arg;
+    char *q = malloc(RACE_HEAP_BIG);
+    q[0] = 2;
+    race_heap_second = q;
+    __asm__ volatile("" ::: "memory");
+    free(q);
+    return NULL;
+}
+
+void *race_heap_main(void *variant)
+{
+    pthread_t t[2];
+    race_heap_first = race_heap_second = NULL;
+    /* a fixed threshold keeps big blocks mmap'd (glibc otherwise raises it
+     * after the first free), so the second thread gets the same address */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    if (variant == RACE_BUGGY) {
+        race_heap_block = malloc(64);
+        pthread_create(&t[0], NULL, race_heap_user, NULL);
+        pthread_create(&t[1], NULL, race_heap_freer, NULL);
+    } else {
+        pthread_create(&t[0], NULL, race_heap_old, NULL);
+        pthread_create(&t[1], NULL, race_heap_new, NULL);
+    }
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    if (variant != RACE_BUGGY && race_heap_first && race_heap_first == race_heap_second)
+        race_heap_reused++;
     return NULL;
 }
 

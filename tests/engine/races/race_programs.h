@@ -89,4 +89,16 @@ void race_bench_set(long n, int span);
 extern int race_bench_arr[RACE_BENCH_MAX];
 void *race_bench_main(void *arg);
 
+/* Heap blocks (interpose/lu_ipose_malloc.c). Buggy: race_heap_user writes
+ * a block main allocated while race_heap_freer frees it, unordered (a
+ * use-after-free race: free is a write of the whole block). Fixed: one
+ * thread writes and frees a large block, the other allocates one of the
+ * same size (mmap'd: usually the same address) and writes it; reuse is a
+ * new object, not a race. race_heap_reused counts the executions where
+ * the address was reused. */
+void *race_heap_main(void *variant);
+void *race_heap_user(void *arg);
+void *race_heap_freer(void *arg);
+extern long race_heap_reused;
+
 #endif

@@ -50,6 +50,7 @@ struct shm {
     struct lu_ipose_race rep[MAXREP]; /* the first ones */
     int first_exec_nrep;              /* reports in the first racy execution */
     double bench_ns;
+    long heap_reused; /* race_heap_reused, copied out of the child */
 };
 
 static struct shm *sh;
@@ -442,6 +443,42 @@ static void bench(void)
     }
 }
 
+/* ======================================================= heap */
+
+static void heap_in_child(const void *ctx)
+{
+    race_heap_reused = 0;
+    explore_in_child(ctx);
+    sh->heap_reused = race_heap_reused;
+}
+
+static void test_heap(void)
+{
+    struct explore e = {race_heap_main, RACE_BUGGY, NULL, 0, true};
+    struct child c = in_child(heap_in_child, &e);
+    CHECK(child_ok(&c), "heap, use-after-free: %s", how(&c));
+    CHECK(sh->executions >= 1 && sh->racy == sh->executions,
+          "heap, use-after-free: a race in every one of %llu executions (%llu)",
+          (unsigned long long)sh->executions, (unsigned long long)sh->racy);
+    bool ok = sh->nrep > 0;
+    for (int i = 0; i < sh->nrep; i++) {
+        const struct lu_ipose_race *r = &sh->rep[i];
+        ok &= r->write[0] && r->write[1] && r->tid[0] != r->tid[1] && r->tid[0] > 0 && r->tid[1] > 0;
+        bool by_free = strcmp(fn_at(r->pc[0]), "race_heap_freer") == 0 || strcmp(fn_at(r->pc[1]), "race_heap_freer") == 0;
+        ok &= by_free;
+    }
+    if (sh->nrep > 0)
+        print_report(&sh->rep[0]);
+    CHECK(ok, "heap, use-after-free: each report pairs the write with the free, both writes");
+
+    e.arg = RACE_FIXED;
+    c = in_child(heap_in_child, &e);
+    expect_quiet("heap, reuse", &c, 2);
+    CHECK(sh->heap_reused > 0, "heap, reuse: the freed block was handed out again (%ld executions), so the "
+                               "quiet verdict means reuse is recognised",
+          sh->heap_reused);
+}
+
 /* ======================================================= main */
 
 static const struct group {
@@ -458,6 +495,7 @@ static const struct group {
     {"read_read", test_read_read},
     {"bytes", test_bytes},
     {"sometimes", test_sometimes},
+    {"heap", test_heap},
 };
 
 int main(int argc, char **argv)
