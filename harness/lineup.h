@@ -118,6 +118,70 @@ void lineup_yield(void);
  * after every test, and its results are checked too. */
 #define LINEUP_TEARDOWN(hname, ...) LINEUP__SEQUENCE(hname, 1, teardown, __VA_ARGS__)
 
+
+/* ==================================================================
+ * Whole programs: `lineup run -- PROGRAM` (docs/run.md)
+ * ==================================================================
+ *
+ * A program built with lineup-cc (an executable) runs under lineup's
+ * scheduler from main on, many times. These are the verifier conventions of
+ * SV-COMP and similar suites, so that their programs run unchanged (they
+ * may declare the functions themselves: the prototypes match). Outside
+ * `lineup run` they behave as a plain run would: nondet values are 0, an
+ * assumption that fails ends the program with status 0, atomic sections do
+ * nothing.
+ *
+ * __VERIFIER_nondet_T(): a value chosen by lineup, explored like a thread
+ * choice (every value by the exhaustive strategies, drawn at random by the
+ * randomized ones, recorded in replay files). The domain is small on
+ * purpose: integer and floating types take 0, 1, ..., N-1, and signed ones
+ * also -1, where N is `--nondet-range` (default 4); bool takes 0 and 1;
+ * pointer and pchar take NULL and a non-null pointer to 64 zeroed writable
+ * bytes. Not a thread switch.
+ */
+#ifdef __cplusplus
+#define LINEUP__BOOL bool
+#else
+#define LINEUP__BOOL _Bool
+#endif
+LINEUP__BOOL __VERIFIER_nondet_bool(void);
+LINEUP__BOOL __VERIFIER_nondet__Bool(void);
+char __VERIFIER_nondet_char(void);
+unsigned char __VERIFIER_nondet_uchar(void);
+short __VERIFIER_nondet_short(void);
+unsigned short __VERIFIER_nondet_ushort(void);
+int __VERIFIER_nondet_int(void);
+unsigned int __VERIFIER_nondet_uint(void);
+unsigned __VERIFIER_nondet_unsigned(void);
+long __VERIFIER_nondet_long(void);
+unsigned long __VERIFIER_nondet_ulong(void);
+long long __VERIFIER_nondet_longlong(void);
+unsigned long long __VERIFIER_nondet_ulonglong(void);
+size_t __VERIFIER_nondet_size_t(void);
+float __VERIFIER_nondet_float(void);
+double __VERIFIER_nondet_double(void);
+void *__VERIFIER_nondet_pointer(void);
+char *__VERIFIER_nondet_pchar(void);
+/* Also defined, not declared here (their types are the program's typedefs):
+ * __VERIFIER_nondet_u8, _u16, _u32, _u64, _loff_t, _sector_t, _int128,
+ * _uint128. */
+
+/* False: the execution is not a behaviour of the program. lineup drops it
+ * (counted as discarded, never a failure) and goes on with the next one. */
+void __VERIFIER_assume(int cond);
+
+/* A section no other thread runs in: no preemption between begin and end.
+ * Blocking or spinning inside it makes the execution stuck (reported as a
+ * deadlock or livelock). Nests. Not scheduling points. */
+void __VERIFIER_atomic_begin(void);
+void __VERIFIER_atomic_end(void);
+
+/* The error location: calling it is a failure (reported with the thread
+ * and the caller). A program's own definition takes precedence; lineup
+ * then sees the assert or abort it ends in. Does not return. */
+void reach_error(void);
+void __VERIFIER_error(void);
+
 #ifdef __cplusplus
 }
 #endif

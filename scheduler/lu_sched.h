@@ -435,6 +435,31 @@ typedef const char *(*lu_sched_label_fn)(uint16_t label);
 void lu_sched_set_label_names(lu_sched_label_fn fn);
 const char *lu_sched_label_name(uint16_t label);
 
+/* ---- executions run in forked children (lineup run) ----
+ * A fork server keeps one scheduler, and with it the exploration state (the
+ * DFS stack lives in config.trace, which must then be MAP_SHARED), in a
+ * process that never runs an execution itself: for each execution it forks
+ * a child, which calls lu_sched_run once on its copy of the scheduler and
+ * ends, so that every execution starts from the program's initial state.
+ * The server must never call lu_sched_run: the pool threads are started by
+ * the first execution, and threads do not survive fork. */
+
+/* Server, before forking the child that runs execution number n (0, 1, ...
+ * of this scheduler): moves the exploration on from the previous execution
+ * (as lu_sched_more does) and gives the randomized strategies a seed of
+ * their own for it, derived from config.seed and n, so that executions
+ * differ and (seed, n) reproduces each one. Returns 0, or LU_SCHED_EDONE
+ * when the strategy has no execution left. Not a scheduling point. */
+int lu_sched_fork_prepare(struct lu_sched *s, uint64_t n);
+
+/* Server, after that child ended, however it ended (lu_sched_run returned,
+ * or the child died or was killed in the middle): config.trace holds the
+ * schedule it ran (trace->len steps, written as it went). Accounts for it as
+ * if lu_sched_run had run here: counts it, lets DFS backtrack from it at the
+ * next lu_sched_fork_prepare or lu_sched_more, and lets PCT learn its
+ * length. Not a scheduling point. */
+void lu_sched_fork_done(struct lu_sched *s);
+
 #pragma GCC visibility pop
 
 #endif

@@ -1,0 +1,848 @@
+/*
+ * `lineup run [options] -- PROGRAM [ARGS...]`: a stateless model checker
+ * for whole pthread programs built with lineup-cc. This process never runs
+ * code under test: it starts PROGRAM with LINEUP_RUN set, whose liblineup.so
+ * becomes a fork server that runs one execution per child (see
+ * lu_rt_verifier.c and lu_drv_run.h), and turns what the server reports
+ * into reports, replay files and a summary. docs/run.md is the user's page.
+ */
+#define _GNU_SOURCE
+#include "lu_drv.h"
+#include "lu_drv_run.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef LINEUP_VERSION
+#define LINEUP_VERSION "0.1.0"
+#endif
+
+enum { EXIT_PASS = 0, EXIT_BUG = 1, EXIT_USAGE = 2, EXIT_INTERNAL = 3 };
+
+#define LU__DEFAULT_BUDGET 10000
+#define LU__DEFAULT_STEPS 65536
+
+struct lu__ropts {
+    int strategy;
+    int preemptions;
+    bool pre_set;
+    int depth;
+    uint64_t budget_execs, budget_ms;
+    uint64_t seed;
+    bool seed_set;
+    bool all, races, quiet, allow_uninstrumented;
+    bool races_set;
+    bool expect_set;
+    int expect;
+    int nondet_range;
+    bool nondet_set;
+    uint32_t max_steps;
+    bool steps_set;
+    uint32_t timeout_ms;
+    uint32_t spin_bound, watchdog_ms;
+    bool spin_set;
+    const char *replay;
+    const char *replay_dir;
+    char **argv; /* PROGRAM ARGS..., NULL-terminated */
+    int argc;
+};
+
+static void lu__usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: lineup run [options] -- PROGRAM [ARGS...]\n"
+        "       lineup run --replay FILE [-- PROGRAM [ARGS...]]\n"
+        "\n"
+        "Runs PROGRAM (built with lineup-cc) many times under lineup's scheduler, from main on,\n"
+        "exploring thread interleavings and __VERIFIER_nondet_* values, and reports the first\n"
+        "failing execution: assertion failure or abort, reach_error(), crash, deadlock, livelock,\n"
+        "divergence, a data race (--races), an unexpected exit status (--expect-exit).\n"
+        "\n"
+        "options:\n"
+        "  --strategy S        dfs, ipb, idb, random, pct, pos or default (default: default, a short\n"
+        "                      exhaustive pass at preemption bounds 0 to 2, then PCT)\n"
+        "  --preemptions P     dfs: the preemption bound (default 2; -1 unbounded); ipb/idb: the\n"
+        "                      largest bound to try (default: no limit)\n"
+        "  --depth D           pct: the bug depth (default 3)\n"
+        "  --budget N|Ns       executions (default %d), or seconds with 's' (also 'm' minutes);\n"
+        "                      0: none (dfs, ipb and idb only)\n"
+        "  --seed S            seed of the randomized strategies (default: from the clock; printed)\n"
+        "  --all               report every distinct failure, not just the first\n"
+        "  --expect-exit N     an exit status other than N is a failure (without it, a non-zero\n"
+        "                      status is only noted)\n"
+        "  --races             report data races on plain memory (happens-before)\n"
+        "  --nondet-range N    __VERIFIER_nondet_* values: 0..N-1, and -1 for signed types (default 4)\n"
+        "  --max-steps N       scheduling choices per execution before it counts as too long\n"
+        "                      (default %d)\n"
+        "  --timeout SEC       wall-clock limit of one execution (default 30)\n"
+        "  --spin-bound N      spinning steps before a livelock is declared (default 1000)\n"
+        "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence (default 1000)\n"
+        "  --replay FILE       re-run a reported execution deterministically and show it\n"
+        "  --replay-dir DIR    where to write replay files (default .)\n"
+        "  --allow-uninstrumented  accept a program none of whose code was compiled by lineup-cc\n"
+        "  --quiet             no progress line\n"
+        "  --help\n"
+        "\n"
+        "exit status: 0 no failure found, 1 a failure was found, 2 usage error, 3 internal error\n",
+        LU__DEFAULT_BUDGET, LU__DEFAULT_STEPS);
+}
+
+static void lu__die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void lu__die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("lineup run: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'lineup run --help'.\n", stderr);
+    exit(EXIT_USAGE);
+}
+
+static uint64_t lu__u64(const char *opt, const char *v, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    if (!v || !isdigit((unsigned char)*v))
+        lu__die_usage("%s takes a whole number, not '%s'", opt, v ? v : "");
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x > max)
+        lu__die_usage("%s takes a whole number up to %" PRIu64 ", not '%s'", opt, max, v);
+    return x;
+}
+
+static int lu__strategy_parse(const char *v)
+{
+    static const struct {
+        const char *name;
+        int s;
+    } t[] = {{"default", LU_RUN_DEFAULT}, {"dfs", LU_RUN_DFS}, {"ipb", LU_RUN_IPB}, {"idb", LU_RUN_IDB},
+             {"random", LU_RUN_RANDOM},   {"pct", LU_RUN_PCT}, {"pos", LU_RUN_POS}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (strcmp(v, t[i].name) == 0)
+            return t[i].s;
+    return -1;
+}
+
+static void lu__parse(int argc, char **argv, struct lu__ropts *o)
+{
+    enum {
+        O_STRAT = 256,
+        O_PRE,
+        O_DEPTH,
+        O_BUDGET,
+        O_SEED,
+        O_ALL,
+        O_EXPECT,
+        O_RACES,
+        O_NONDET,
+        O_STEPS,
+        O_TIMEOUT,
+        O_SPIN,
+        O_WD,
+        O_REPLAY,
+        O_RDIR,
+        O_UNINSTR,
+        O_QUIET,
+        O_HELP
+    };
+    static const struct option lo[] = {
+        {"strategy", required_argument, 0, O_STRAT},
+        {"preemptions", required_argument, 0, O_PRE},
+        {"depth", required_argument, 0, O_DEPTH},
+        {"budget", required_argument, 0, O_BUDGET},
+        {"seed", required_argument, 0, O_SEED},
+        {"all", no_argument, 0, O_ALL},
+        {"expect-exit", required_argument, 0, O_EXPECT},
+        {"races", no_argument, 0, O_RACES},
+        {"nondet-range", required_argument, 0, O_NONDET},
+        {"max-steps", required_argument, 0, O_STEPS},
+        {"timeout", required_argument, 0, O_TIMEOUT},
+        {"spin-bound", required_argument, 0, O_SPIN},
+        {"watchdog-ms", required_argument, 0, O_WD},
+        {"replay", required_argument, 0, O_REPLAY},
+        {"replay-dir", required_argument, 0, O_RDIR},
+        {"allow-uninstrumented", no_argument, 0, O_UNINSTR},
+        {"quiet", no_argument, 0, O_QUIET},
+        {"help", no_argument, 0, O_HELP},
+        {0, 0, 0, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->strategy = LU_RUN_DEFAULT;
+    o->preemptions = -1;
+    o->depth = 3;
+    o->budget_execs = LU__DEFAULT_BUDGET;
+    o->nondet_range = 4;
+    o->max_steps = LU__DEFAULT_STEPS;
+    o->timeout_ms = 30000;
+    o->spin_bound = 1000;
+    o->watchdog_ms = 1000;
+    o->replay_dir = ".";
+    bool budget_zero = false;
+    optind = 0; /* a fresh scan: the Line-Up options were parsed before "run" */
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+        switch (c) {
+        case O_STRAT:
+            o->strategy = lu__strategy_parse(optarg);
+            if (o->strategy < 0)
+                lu__die_usage("--strategy takes dfs, ipb, idb, random, pct, pos or default, not '%s'",
+                              optarg);
+            break;
+        case O_PRE:
+            o->pre_set = true;
+            o->preemptions = strcmp(optarg, "-1") == 0 ? -1 : (int)lu__u64("--preemptions", optarg, 64);
+            break;
+        case O_DEPTH:
+            o->depth = (int)lu__u64("--depth", optarg, 32);
+            if (o->depth < 1)
+                lu__die_usage("--depth must be at least 1");
+            break;
+        case O_BUDGET: {
+            size_t n = strlen(optarg);
+            char unit = n ? optarg[n - 1] : 0;
+            if (unit == 's' || unit == 'm') {
+                char num[32];
+                if (n - 1 >= sizeof num || n < 2)
+                    lu__die_usage("--budget takes N (executions) or Ns (seconds), not '%s'", optarg);
+                memcpy(num, optarg, n - 1);
+                num[n - 1] = 0;
+                uint64_t v = lu__u64("--budget", num, 1000000000);
+                o->budget_ms = v * (unit == 's' ? 1000 : 60000);
+                o->budget_execs = 0;
+                budget_zero = v == 0;
+            } else {
+                o->budget_execs = lu__u64("--budget", optarg, UINT64_MAX);
+                o->budget_ms = 0;
+                budget_zero = o->budget_execs == 0;
+            }
+            break;
+        }
+        case O_SEED:
+            o->seed = lu__u64("--seed", optarg, UINT64_MAX);
+            o->seed_set = true;
+            break;
+        case O_ALL:
+            o->all = true;
+            break;
+        case O_EXPECT:
+            o->expect = (int)lu__u64("--expect-exit", optarg, 255);
+            o->expect_set = true;
+            break;
+        case O_RACES:
+            o->races = o->races_set = true;
+            break;
+        case O_NONDET:
+            o->nondet_range = (int)lu__u64("--nondet-range", optarg, LU_RUN_NONDET_MAX);
+            if (o->nondet_range < 1)
+                lu__die_usage("--nondet-range must be at least 1");
+            o->nondet_set = true;
+            break;
+        case O_STEPS:
+            o->max_steps = (uint32_t)lu__u64("--max-steps", optarg, 1u << 24);
+            if (o->max_steps < 16)
+                lu__die_usage("--max-steps must be at least 16");
+            o->steps_set = true;
+            break;
+        case O_TIMEOUT:
+            o->timeout_ms = (uint32_t)lu__u64("--timeout", optarg, 86400) * 1000;
+            break;
+        case O_SPIN:
+            o->spin_bound = (uint32_t)lu__u64("--spin-bound", optarg, 100000000);
+            o->spin_set = true;
+            break;
+        case O_WD:
+            o->watchdog_ms = (uint32_t)lu__u64("--watchdog-ms", optarg, 3600000);
+            break;
+        case O_REPLAY:
+            o->replay = optarg;
+            break;
+        case O_RDIR:
+            o->replay_dir = optarg;
+            break;
+        case O_UNINSTR:
+            o->allow_uninstrumented = true;
+            break;
+        case O_QUIET:
+            o->quiet = true;
+            break;
+        case O_HELP:
+            lu__usage(stdout);
+            exit(EXIT_PASS);
+        default:
+            /* getopt_long sets optopt to the option's value when only its
+             * argument is missing, to 0 for an unknown option */
+            if (optopt >= O_STRAT)
+                lu__die_usage("option %s needs an argument", argv[optind - 1]);
+            lu__die_usage("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (!o->spin_bound)
+        o->spin_bound = 1000;
+    if (!o->watchdog_ms)
+        o->watchdog_ms = 1000;
+    if (budget_zero && o->strategy != LU_RUN_DFS && o->strategy != LU_RUN_IPB && o->strategy != LU_RUN_IDB)
+        lu__die_usage("--budget 0 (none) needs --strategy dfs, ipb or idb: the others would never stop");
+    if (o->strategy == LU_RUN_DFS && !o->pre_set)
+        o->preemptions = 2;
+    o->argc = argc - optind;
+    o->argv = argv + optind;
+    if (!o->argc && !o->replay)
+        lu__die_usage("no program given: lineup run [options] -- PROGRAM [ARGS...]");
+}
+
+/* ---- the program ---- */
+
+/* PROGRAM as execvp would find it. */
+static bool lu__find(const char *name, char *out, size_t outlen)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, outlen, "%s", name);
+        return true;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/bin:/usr/bin";
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        int w = snprintf(out, outlen, "%.*s%s%s", (int)n, path, n ? "/" : "", name);
+        if (w > 0 && (size_t)w < outlen && access(out, X_OK) == 0)
+            return true;
+        path += n + (path[n] == ':');
+    }
+    /* not on PATH: a program in the current directory is what was meant */
+    int w = snprintf(out, outlen, "./%s", name);
+    return w > 0 && (size_t)w < outlen && access(out, F_OK) == 0;
+}
+
+static double lu__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct lu__server {
+    pid_t pid;
+    int cmd, rep; /* our ends */
+    int out;      /* the server process's own stdout and stderr */
+    struct lu_run_shm *m;
+    size_t size;
+};
+
+static int lu__memfd(const char *name)
+{
+    return (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
+}
+
+static void lu__internal(const char *what) __attribute__((noreturn));
+static void lu__internal(const char *what)
+{
+    fprintf(stderr, "lineup run: %s: %s\n", what, strerror(errno));
+    exit(EXIT_INTERNAL);
+}
+
+/* Creates the shared region, starts the program on it. */
+static void lu__start(struct lu__server *sv, const char *path, char **argv, const struct lu_run_cfg *cfg,
+                      const struct lu_sched_step *replay)
+{
+    uint32_t cap = cfg->trace_cap;
+    sv->size = lu_run_shm_size(cap);
+    int fd = lu__memfd("lineup-run");
+    if (fd < 0 || ftruncate(fd, (off_t)sv->size) != 0)
+        lu__internal("cannot create the shared region");
+    sv->m = mmap(NULL, sv->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (sv->m == MAP_FAILED)
+        lu__internal("cannot map the shared region");
+    struct lu_run_shm *m = sv->m;
+    m->magic = LU_RUN_MAGIC;
+    m->version = LU_RUN_VERSION;
+    m->trace_cap = cap;
+    m->size = sv->size;
+    m->cfg = *cfg;
+    lu_run_shm_trace(m)->cap = cap;
+    if (replay && cfg->replay_len)
+        memcpy(lu_run_shm_replay(m), replay, cfg->replay_len * sizeof *replay);
+    int cmd[2], rep[2];
+    if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0)
+        lu__internal("pipe");
+    sv->out = lu__memfd("lineup-run-server");
+    if (sv->out < 0)
+        lu__internal("memfd_create");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        lu__internal("fork");
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        fcntl(fd, F_SETFD, 0);
+        fcntl(cmd[0], F_SETFD, 0);
+        fcntl(rep[1], F_SETFD, 0);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            close(devnull);
+        }
+        dup2(sv->out, STDOUT_FILENO);
+        dup2(sv->out, STDERR_FILENO);
+        char env[64];
+        snprintf(env, sizeof env, "%d,%d,%d", fd, cmd[0], rep[1]);
+        setenv(LU_RUN_ENV, env, 1);
+        signal(SIGPIPE, SIG_DFL);
+        execv(path, argv);
+        dprintf(STDERR_FILENO, "cannot execute %s: %s\n", path, strerror(errno));
+        _exit(127);
+    }
+    close(fd);
+    close(cmd[0]);
+    close(rep[1]);
+    sv->pid = pid;
+    sv->cmd = cmd[1];
+    sv->rep = rep[0];
+}
+
+/* What the server process itself printed (before main, or a loader error). */
+static void lu__server_output(const struct lu__server *sv)
+{
+    char buf[4096];
+    ssize_t n = pread(sv->out, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return;
+    buf[n] = 0;
+    fputs("output of the program:\n", stderr);
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(stderr, "  | %s\n", line);
+}
+
+static void lu__answer(struct lu__server *sv, char c)
+{
+    while (write(sv->cmd, &c, 1) < 0 && errno == EINTR) {
+    }
+}
+
+/* ---- reports ---- */
+
+struct lu__ctx {
+    const struct lu__ropts *o;
+    const char *path; /* absolute */
+    char **args;      /* the program's arguments after argv[0] */
+    int nargs;
+    int exit_code;
+    unsigned reported;
+    bool progress_shown;
+    /* the headline of each failure reported, for the summary of --all */
+    struct {
+        uint64_t sig;
+        char *headline;
+    } seen[LU_RUN_MAX_SIGS];
+    unsigned nseen;
+};
+
+static void lu__progress_clear(struct lu__ctx *x)
+{
+    if (x->progress_shown) {
+        fputs("\r\033[K", stderr);
+        x->progress_shown = false;
+    }
+}
+
+static void lu__progress(struct lu__ctx *x, const struct lu_run_shm *m, double t0)
+{
+    if (x->o->quiet || !isatty(STDERR_FILENO))
+        return;
+    double el = lu__now() - t0;
+    uint64_t n = atomic_load(&((struct lu_run_shm *)m)->executions);
+    fprintf(stderr, "\r[lineup run] %" PRIu64 " executions, %.0f/s, %.1f s, %" PRIu64 " failing   ", n,
+            el > 0 ? (double)n / el : 0.0, el, atomic_load(&((struct lu_run_shm *)m)->failing));
+    x->progress_shown = true;
+}
+
+static int lu__replay_file(struct lu__ctx *x, struct lu_run_shm *m, char *out, size_t outlen)
+{
+    struct lu_drv_run_replay rp;
+    memset(&rp, 0, sizeof rp);
+    snprintf(rp.program, sizeof rp.program, "%s", x->path);
+    rp.args = x->args;
+    rp.nargs = x->nargs;
+    snprintf(rp.kind, sizeof rp.kind, "%s", lu_drv_run_kind_id(m->exec.kind));
+    rp.nondet_range = m->cfg.nondet_range;
+    rp.races = m->cfg.races;
+    rp.expect_exit_set = m->cfg.expect_exit_set;
+    rp.expect_exit = m->cfg.expect_exit;
+    rp.spin_bound = m->cfg.spin_bound;
+    rp.max_steps = m->trace_cap;
+    struct lu_sched_trace *tr = lu_run_shm_trace(m);
+    rp.steps = tr->steps;
+    rp.len = tr->len < m->trace_cap ? tr->len : m->trace_cap;
+    return lu_drv_run_write_replay(x->o->replay_dir, &rp, out, outlen);
+}
+
+static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
+{
+    struct lu_buf b;
+    lu_buf_init(&b);
+    lu_drv_run_render(&b, m);
+    lu__progress_clear(x);
+    printf("\nFAIL: %s", b.s ? b.s : "");
+    if (x->nseen < LU_RUN_MAX_SIGS) {
+        struct lu_buf h;
+        lu_buf_init(&h);
+        lu_drv_run_headline(&h, m);
+        x->seen[x->nseen].sig = m->exec.sig;
+        x->seen[x->nseen++].headline = h.s;
+    }
+    char path[PATH_MAX];
+    if (lu__replay_file(x, m, path, sizeof path) == 0)
+        printf("replay: lineup run --replay %s\n", path);
+    else
+        printf("replay: cannot write a replay file in %s: %s\n", x->o->replay_dir, strerror(errno));
+    fflush(stdout);
+    lu_buf_free(&b);
+    int rc = lu_drv_run_kind_exit(m->exec.kind);
+    if (rc > x->exit_code)
+        x->exit_code = rc;
+    x->reported++;
+}
+
+static void lu__on_note(struct lu__ctx *x, struct lu_run_shm *m)
+{
+    lu__progress_clear(x);
+    char path[PATH_MAX];
+    printf("\nnote: execution %" PRIu64
+           " ended with exit status %d, which is not a failure unless you say so "
+           "(--expect-exit 0)",
+           m->exec.index + 1, m->exec.status);
+    if (lu__replay_file(x, m, path, sizeof path) == 0)
+        printf("; replay: lineup run --replay %s", path);
+    printf("\n");
+    fflush(stdout);
+}
+
+static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
+{
+    const struct lu_run_summary *s = &m->sum;
+    const struct lu__ropts *o = x->o;
+    printf("\nsummary: %" PRIu64 " executions in %.2f s (%.0f/s)", s->executions, s->secs,
+           s->secs > 0 ? (double)s->executions / s->secs : 0.0);
+    if (s->discarded)
+        printf(", %" PRIu64 " discarded (an assumption was false)", s->discarded);
+    printf(", %" PRIu64 " failing\n", s->failing);
+    const char *unit = s->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption";
+    printf("  coverage: ");
+    const char *us = s->bound_done == 1 ? "" : "s";
+    if (s->exhausted == 2)
+        printf("every schedule of the program was explored%s\n",
+               s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
+    else if (s->sampled && s->bound_done >= 0)
+        printf("every schedule with at most %d %s%s was explored, then %" PRIu64 " executions sampled by PCT "
+               "(seed %" PRIu64 ")\n",
+               s->bound_done, unit, us, s->sampled, m->cfg.seed);
+    else if (s->sampled)
+        printf("%" PRIu64 " executions sampled (%s, seed %" PRIu64 "): no coverage guarantee\n", s->sampled,
+               lu_drv_run_strategy_name(m->cfg.strategy == LU_RUN_DEFAULT ? LU_RUN_PCT : m->cfg.strategy),
+               m->cfg.seed);
+    else if (s->bound_done >= 0 && s->budget_out)
+        printf("every schedule with at most %d %s%s was explored; the budget ran out in bound %d\n",
+               s->bound_done, unit, us, s->bound_done + 1);
+    else if (s->bound_done >= 0)
+        printf("every schedule with at most %d %s%s was explored\n", s->bound_done, unit, us);
+    else if (s->budget_out && m->cfg.strategy == LU_RUN_DFS && m->cfg.preemptions >= 0)
+        printf("the budget ran out before every schedule with at most %d preemptions was explored\n",
+               m->cfg.preemptions);
+    else if (s->budget_out && m->cfg.strategy == LU_RUN_DFS)
+        printf("the budget ran out before every schedule was explored\n");
+    else if (s->budget_out)
+        printf("the budget ran out before bound 0 was explored completely\n");
+    else
+        printf("stopped at the first failure\n");
+    if (s->nstatus && !(s->nstatus == 1 && s->statuses[0].status == 0)) {
+        printf("  exit statuses:");
+        for (uint32_t i = 0; i < s->nstatus; i++)
+            printf("%s %d (%" PRIu64 " execution%s)", i ? "," : "", s->statuses[i].status,
+                   s->statuses[i].count, s->statuses[i].count == 1 ? "" : "s");
+        printf("%s\n", o->expect_set ? "" : "; a non-zero status is a failure only with --expect-exit");
+    }
+    if (o->all && s->nsig) {
+        printf("  distinct failures:\n");
+        for (uint32_t i = 0; i < s->nsig; i++) {
+            const char *h = lu_drv_run_kind_name(s->sigs[i].kind);
+            for (unsigned k = 0; k < x->nseen; k++)
+                if (x->seen[k].sig == s->sigs[i].sig && x->seen[k].headline)
+                    h = x->seen[k].headline;
+            printf("    %" PRIu64 " execution%s (first: %" PRIu64 "): %s\n", s->sigs[i].count,
+                   s->sigs[i].count == 1 ? "" : "s", s->sigs[i].first + 1, h);
+        }
+    }
+    if (s->error_text[0])
+        printf("  error: %s\n", s->error_text);
+}
+
+/* ---- main ---- */
+
+static void lu__fill_cfg(const struct lu__ropts *o, struct lu_run_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->strategy = o->strategy;
+    c->preemptions = o->preemptions;
+    c->depth = o->depth;
+    c->budget_execs = o->budget_execs;
+    c->budget_ms = o->budget_ms;
+    c->seed = o->seed;
+    c->spin_bound = o->spin_bound;
+    c->watchdog_ms = o->watchdog_ms;
+    c->trace_cap = o->max_steps;
+    c->timeout_ms = o->timeout_ms;
+    c->nondet_range = o->nondet_range;
+    c->races = o->races;
+    c->all = o->all;
+    c->expect_exit_set = o->expect_set;
+    c->expect_exit = o->expect;
+}
+
+int lu_drv_run_main(int argc, char **argv)
+{
+    struct lu__ropts o;
+    lu__parse(argc, argv, &o);
+    signal(SIGPIPE, SIG_IGN);
+    unsetenv(LU_RUN_ENV);
+
+    struct lu_drv_run_replay rp;
+    memset(&rp, 0, sizeof rp);
+    char err[1024];
+    if (o.replay) {
+        if (lu_drv_run_read_replay(o.replay, &rp, err, sizeof err) != 0) {
+            fprintf(stderr, "lineup run: %s\n", err);
+            return EXIT_USAGE;
+        }
+        /* what the recorded execution depended on, unless overridden */
+        if (!o.nondet_set)
+            o.nondet_range = rp.nondet_range;
+        if (!o.spin_set && rp.spin_bound)
+            o.spin_bound = rp.spin_bound;
+        if (!o.steps_set && rp.max_steps)
+            o.max_steps = rp.max_steps;
+        if (!o.races_set)
+            o.races = rp.races;
+        if (!o.expect_set && rp.expect_exit_set) {
+            o.expect_set = true;
+            o.expect = rp.expect_exit;
+        }
+        if (rp.len > o.max_steps)
+            o.max_steps = rp.len;
+        o.strategy = LU_RUN_REPLAY;
+    }
+
+    /* the program and its arguments: the command line's, else the replay's */
+    char found[PATH_MAX], abs[PATH_MAX];
+    const char *given = o.argc ? o.argv[0] : rp.program;
+    if (!lu__find(given, found, sizeof found)) {
+        fprintf(stderr, "lineup run: %s: not found (on PATH or in the current directory)\n", given);
+        lu_drv_run_replay_free(&rp);
+        return EXIT_USAGE;
+    }
+    if (!realpath(found, abs))
+        snprintf(abs, sizeof abs, "%s", found);
+    int chk = lu_drv_run_check_program(abs, err, sizeof err);
+    if (chk < 0) {
+        fprintf(stderr, "lineup run: %s\n", err);
+        lu_drv_run_replay_free(&rp);
+        return EXIT_USAGE;
+    }
+    if (chk == 1 && !o.allow_uninstrumented) {
+        fprintf(
+            stderr,
+            "lineup run: %s was linked by lineup-cc, but none of its code was compiled by it: its atomic\n"
+            "operations would be invisible to lineup. Compile its sources with lineup-cc too, or pass\n"
+            "--allow-uninstrumented to run it with only its pthread calls as scheduling points.\n",
+            given);
+        lu_drv_run_replay_free(&rp);
+        return EXIT_USAGE;
+    }
+    char **pargv;
+    int pargc;
+    if (o.argc) {
+        pargc = o.argc;
+        pargv = calloc((size_t)pargc + 1, sizeof *pargv);
+        for (int i = 0; i < pargc; i++)
+            pargv[i] = o.argv[i];
+    } else {
+        pargc = rp.nargs + 1;
+        pargv = calloc((size_t)pargc + 1, sizeof *pargv);
+        pargv[0] = rp.program;
+        for (int i = 0; i < rp.nargs; i++)
+            pargv[i + 1] = rp.args[i];
+    }
+    if (!pargv)
+        lu__internal("calloc");
+
+    if (!o.seed_set) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        o.seed = ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid()) % 1000000000ULL;
+    }
+    struct lu_run_cfg cfg;
+    lu__fill_cfg(&o, &cfg);
+    if (o.replay)
+        cfg.replay_len = rp.len;
+
+    struct lu__ctx x;
+    memset(&x, 0, sizeof x);
+    x.o = &o;
+    x.path = abs;
+    x.args = pargv + 1;
+    x.nargs = pargc - 1;
+
+    if (o.replay) {
+        printf("lineup %s: replaying %s (recorded as %s) with %s\n", LINEUP_VERSION, o.replay,
+               lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)), given);
+    } else {
+        printf("lineup %s: run %s, strategy %s", LINEUP_VERSION, given, lu_drv_run_strategy_name(o.strategy));
+        if (o.strategy == LU_RUN_DFS || ((o.strategy == LU_RUN_IPB || o.strategy == LU_RUN_IDB) && o.pre_set))
+            printf(" (%s %d)", o.strategy == LU_RUN_DFS ? "preemption bound" : "up to bound", o.preemptions);
+        if (o.strategy == LU_RUN_PCT)
+            printf(" (depth %d)", o.depth);
+        if (o.budget_execs)
+            printf(", budget %" PRIu64 " executions", o.budget_execs);
+        else if (o.budget_ms)
+            printf(", budget %.0f s", (double)o.budget_ms / 1000.0);
+        else
+            printf(", no budget");
+        printf(", seed %" PRIu64 "%s\n", o.seed, o.races ? ", data races" : "");
+    }
+    fflush(stdout);
+
+    struct lu__server sv;
+    lu__start(&sv, abs, pargv, &cfg, rp.steps);
+    struct lu_run_shm *m = sv.m;
+    double t0 = lu__now();
+    bool hello = false, done = false, eof = false;
+    int replay_kind = -1;
+    while (!done && !eof) {
+        struct pollfd p = {sv.rep, POLLIN, 0};
+        int r = poll(&p, 1, 250);
+        if (r < 0 && errno != EINTR)
+            lu__internal("poll");
+        if (r > 0) {
+            char c;
+            ssize_t n = read(sv.rep, &c, 1);
+            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+                eof = true;
+                break;
+            }
+            if (n == 1) {
+                switch (c) {
+                case 'H':
+                    hello = true;
+                    break;
+                case 'F':
+                    lu__on_failure(&x, m);
+                    lu__answer(&sv, 'c');
+                    break;
+                case 'N':
+                    lu__on_note(&x, m);
+                    lu__answer(&sv, 'c');
+                    break;
+                case 'R': {
+                    struct lu_buf b;
+                    lu_buf_init(&b);
+                    lu_drv_run_render(&b, m);
+                    printf("\n%s", b.s ? b.s : "");
+                    lu_buf_free(&b);
+                    replay_kind = m->exec.kind;
+                    lu__answer(&sv, 'c');
+                    break;
+                }
+                case 'D':
+                    done = true;
+                    break;
+                default:
+                    break;
+                }
+            }
+        }
+        if (hello)
+            lu__progress(&x, m, t0);
+        else if (lu__now() - t0 > (o.timeout_ms ? o.timeout_ms / 1000.0 : 30.0) + 5.0) {
+            /* constructors that never return */
+            kill(sv.pid, SIGKILL);
+            eof = true;
+        }
+    }
+    lu__progress_clear(&x);
+    int status = 0;
+    while (waitpid(sv.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!done) {
+        if (!hello) {
+            if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+                fprintf(stderr, "lineup run: cannot execute %s\n", given);
+            else if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+                fprintf(stderr, "lineup run: %s crashed (signal %d) before main, in its constructors\n",
+                        given, WTERMSIG(status));
+            else if (WIFSIGNALED(status))
+                fprintf(stderr, "lineup run: %s did not reach main in time (its constructors hang?)\n",
+                        given);
+            else
+                fprintf(stderr,
+                        "lineup run: %s ran without lineup's runtime taking over (exit status %d): was it "
+                        "linked by\n"
+                        "this lineup's lineup-cc? (its liblineup.so must be the same version)\n",
+                        given, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            lu__server_output(&sv);
+            return WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? EXIT_BUG : EXIT_USAGE;
+        }
+        fprintf(stderr,
+                "lineup run: internal error: lineup's runtime in %s died (%s %d) after %" PRIu64
+                " executions\n",
+                given, WIFSIGNALED(status) ? "signal" : "exit status",
+                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), atomic_load(&m->executions));
+        lu__server_output(&sv);
+        return EXIT_INTERNAL;
+    }
+    if (o.replay) {
+        int rc = replay_kind < 0 ? EXIT_INTERNAL : lu_drv_run_kind_exit(replay_kind);
+        if (replay_kind < 0)
+            printf("verdict: the replay did not run%s%s\n", m->sum.error_text[0] ? ": " : "",
+                   m->sum.error_text);
+        else if (replay_kind == LU_RUN_K_PASS)
+            printf("verdict: the replayed execution did not fail (recorded as %s)\n",
+                   lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)));
+        else if (replay_kind == LU_RUN_K_NONDET)
+            printf("verdict: the schedule no longer fits the program (rebuilt or changed?)\n");
+        else if (strcmp(lu_drv_run_kind_id(replay_kind), rp.kind) == 0)
+            printf("verdict: %s (reproduced)\n", lu_drv_run_kind_name(replay_kind));
+        else
+            printf("verdict: %s (recorded as %s)\n", lu_drv_run_kind_name(replay_kind),
+                   lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)));
+        lu_drv_run_replay_free(&rp);
+        return rc;
+    }
+    lu__summary(&x, m);
+    int rc = x.exit_code;
+    if (m->sum.error) {
+        int e = lu_drv_run_kind_exit(m->sum.error);
+        if (e > rc)
+            rc = e;
+    }
+    printf("verdict: %s\n", rc == 0 ? "PASS (no failure found)" : rc == 1 ? "FAIL (bug found)" : "ERROR");
+    return rc;
+}

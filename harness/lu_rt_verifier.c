@@ -1,0 +1,1207 @@
+/*
+ * The runtime of whole programs (`lineup run`), inside liblineup.so:
+ *
+ *  - the verifier conventions of lineup.h (__VERIFIER_nondet_*, _assume,
+ *    _atomic_begin/end, reach_error) as scheduler choices and sections;
+ *  - the fork server: a program built by lineup-cc that `lineup run`
+ *    starts with LINEUP_RUN in its environment is taken over before main
+ *    (liblineup.so defines __libc_start_main ahead of libc). The program's
+ *    constructors run once; then, instead of main, the server explores: for
+ *    each execution it forks a child that runs main under lu_sched_run once
+ *    and ends, so every execution starts from the program's initial state
+ *    (globals, heap, stdio) without re-executing it. The scheduler and its
+ *    DFS state stay in the server (lu_sched_fork_prepare/_done); the trace,
+ *    what the child saw and its output go through memory shared with the
+ *    driver, see lu_drv_run.h.
+ *
+ * Without LINEUP_RUN everything here passes through: the program runs
+ * natively, nondet values are 0, assumptions that fail end it with status 0.
+ */
+#define _GNU_SOURCE
+#include "lineup.h"
+#include "lu_drv_run.h"
+#include "lu_ipose.h"
+#include "lu_sched.h"
+
+#if __has_include("lu_ipose_race.h")
+#include "lu_ipose_race.h"
+#define LU__HAVE_RACES 1
+#else
+#define LU__HAVE_RACES 0
+#endif
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LU_EXPORT __attribute__((visibility("default")))
+
+/* Run mode: the shared region (NULL otherwise), and whether this process is
+ * an execution's child. */
+static struct lu_run_shm *R;
+static bool lu__in_child;
+
+static struct lu_run_exec *lu__E(void)
+{
+    return R && lu__in_child ? &R->exec : NULL;
+}
+
+static void lu__copy(char *dst, size_t n, const char *src)
+{
+    size_t i = 0;
+    for (; src && src[i] && i + 1 < n; i++)
+        dst[i] = src[i];
+    dst[i] = 0;
+}
+
+/* ================================================= verifier conventions */
+
+enum lu__nkind { LU__N_INT, LU__N_BOOL, LU__N_PTR, LU__N_FLOAT };
+
+struct lu__ntype {
+    const char *name;
+    int kind;
+    bool is_signed;
+};
+
+#define LU__NONDET_TYPES(X)                                                                                  \
+    X(bool, LU__N_BOOL, false)                                                                               \
+    X(_Bool, LU__N_BOOL, false)                                                                              \
+    X(char, LU__N_INT, true)                                                                                 \
+    X(uchar, LU__N_INT, false)                                                                               \
+    X(short, LU__N_INT, true)                                                                                \
+    X(ushort, LU__N_INT, false)                                                                              \
+    X(int, LU__N_INT, true)                                                                                  \
+    X(uint, LU__N_INT, false)                                                                                \
+    X(unsigned, LU__N_INT, false)                                                                            \
+    X(long, LU__N_INT, true)                                                                                 \
+    X(ulong, LU__N_INT, false)                                                                               \
+    X(longlong, LU__N_INT, true)                                                                             \
+    X(ulonglong, LU__N_INT, false)                                                                           \
+    X(size_t, LU__N_INT, false)                                                                              \
+    X(u8, LU__N_INT, false)                                                                                  \
+    X(u16, LU__N_INT, false)                                                                                 \
+    X(u32, LU__N_INT, false)                                                                                 \
+    X(u64, LU__N_INT, false)                                                                                 \
+    X(loff_t, LU__N_INT, true)                                                                               \
+    X(sector_t, LU__N_INT, false)                                                                            \
+    X(int128, LU__N_INT, true)                                                                               \
+    X(uint128, LU__N_INT, false)                                                                             \
+    X(float, LU__N_FLOAT, true)                                                                              \
+    X(double, LU__N_FLOAT, true)                                                                             \
+    X(pointer, LU__N_PTR, false)                                                                             \
+    X(pchar, LU__N_PTR, false)
+
+enum {
+#define LU__NT_ENUM(suffix, kind, sgn) LU__NT_##suffix,
+    LU__NONDET_TYPES(LU__NT_ENUM)
+#undef LU__NT_ENUM
+};
+
+static const struct lu__ntype lu__ntypes[] = {
+#define LU__NT_ROW(suffix, kind, sgn) {"__VERIFIER_nondet_" #suffix, kind, sgn},
+    LU__NONDET_TYPES(LU__NT_ROW)
+#undef LU__NT_ROW
+};
+
+/* What a non-null nondet pointer points to: zeroed, writable, so that a
+ * program may store through it. */
+static char lu__nondet_buf[64] __attribute__((aligned(16)));
+
+/* The domain (documented in lineup.h and docs/run.md): integers and
+ * floating types 0, 1, ..., N-1, and -1 for signed ones (N = --nondet-range,
+ * default 4); bool 0 and 1; pointers NULL and a valid non-null pointer.
+ * Choice 0 is value 0, the first value DFS tries. Outside an execution:
+ * always 0. */
+static int64_t lu__nondet(int type, uintptr_t pc)
+{
+    const struct lu__ntype *ty = &lu__ntypes[type];
+    if (lu_sched_self() < 0)
+        return 0;
+    int range = R ? R->cfg.nondet_range : 4;
+    if (range < 1)
+        range = 1;
+    int n = ty->kind == LU__N_BOOL || ty->kind == LU__N_PTR ? 2 : range + (ty->is_signed ? 1 : 0);
+    int i = lu_sched_choose(n, 0);
+    int64_t v = (ty->kind == LU__N_INT || ty->kind == LU__N_FLOAT) && i >= range ? -1 : i;
+    struct lu_run_exec *E = lu__E();
+    if (E && E->ninputs < LU_RUN_MAX_INPUTS) {
+        struct lu_run_input *in = &E->inputs[E->ninputs++];
+        in->tid = (int16_t)lu_sched_self();
+        in->type = (uint16_t)type;
+        lu__copy(in->name, sizeof in->name, ty->name);
+        in->value = v;
+        in->at.pc = pc;
+        in->at.call = 1;
+    }
+    return v;
+}
+
+#define LU__RA() ((uintptr_t)__builtin_return_address(0))
+#define LU__NONDET_INT(ret, suffix)                                                                          \
+    LU_EXPORT ret __VERIFIER_nondet_##suffix(void);                                                          \
+    LU_EXPORT ret __VERIFIER_nondet_##suffix(void)                                                           \
+    {                                                                                                        \
+        return (ret)lu__nondet(LU__NT_##suffix, LU__RA());                                                   \
+    }
+
+LU__NONDET_INT(_Bool, bool)
+LU__NONDET_INT(_Bool, _Bool)
+LU__NONDET_INT(char, char)
+LU__NONDET_INT(unsigned char, uchar)
+LU__NONDET_INT(short, short)
+LU__NONDET_INT(unsigned short, ushort)
+LU__NONDET_INT(int, int)
+LU__NONDET_INT(unsigned int, uint)
+LU__NONDET_INT(unsigned, unsigned)
+LU__NONDET_INT(long, long)
+LU__NONDET_INT(unsigned long, ulong)
+LU__NONDET_INT(long long, longlong)
+LU__NONDET_INT(unsigned long long, ulonglong)
+LU__NONDET_INT(size_t, size_t)
+LU__NONDET_INT(unsigned char, u8)
+LU__NONDET_INT(unsigned short, u16)
+LU__NONDET_INT(unsigned int, u32)
+LU__NONDET_INT(unsigned long long, u64)
+LU__NONDET_INT(long, loff_t)
+LU__NONDET_INT(unsigned long, sector_t)
+#ifdef __SIZEOF_INT128__
+LU__NONDET_INT(__int128, int128)
+LU__NONDET_INT(unsigned __int128, uint128)
+#endif
+LU__NONDET_INT(float, float)
+LU__NONDET_INT(double, double)
+
+LU_EXPORT void *__VERIFIER_nondet_pointer(void)
+{
+    return lu__nondet(LU__NT_pointer, LU__RA()) ? (void *)lu__nondet_buf : NULL;
+}
+
+LU_EXPORT char *__VERIFIER_nondet_pchar(void)
+{
+    return lu__nondet(LU__NT_pchar, LU__RA()) ? lu__nondet_buf : NULL;
+}
+
+LU_EXPORT void __VERIFIER_assume(int cond)
+{
+    if (cond)
+        return;
+    if (lu_sched_self() >= 0)
+        lu_sched_discard("__VERIFIER_assume: the condition is false");
+    /* natively: the rest of this run is not a behaviour of the program */
+    exit(0);
+}
+
+LU_EXPORT void __VERIFIER_atomic_begin(void)
+{
+    if (lu_sched_self() >= 0)
+        lu_sched_atomic_begin();
+}
+
+LU_EXPORT void __VERIFIER_atomic_end(void)
+{
+    if (lu_sched_self() >= 0)
+        lu_sched_atomic_end();
+}
+
+static void lu__reached(uintptr_t pc) __attribute__((noreturn));
+static void lu__reached(uintptr_t pc)
+{
+    struct lu_run_exec *E = lu__E();
+    if (E && E->reach_tid < 0) {
+        E->reach_tid = lu_sched_self();
+        E->reach_at.pc = pc;
+        E->reach_at.call = 1;
+    }
+    /* the program's own definition would usually assert(0): say so too */
+    static const char msg[] = "reach_error() called\n";
+    if (write(2, msg, sizeof msg - 1) < 0) {
+        /* nowhere to say it */
+    }
+    abort();
+}
+
+/* SV-COMP programs usually define reach_error themselves; theirs wins
+ * (the executable comes first in symbol lookup) and then normally ends in
+ * __assert_fail, which is seen below. */
+LU_EXPORT void reach_error(void)
+{
+    lu__reached(LU__RA());
+}
+
+LU_EXPORT void __VERIFIER_error(void)
+{
+    lu__reached(LU__RA());
+}
+
+/* glibc's assert(): recorded with its text and caller in run mode, then
+ * the real one prints and aborts as always. */
+typedef void (*lu__assert_fn)(const char *, const char *, unsigned, const char *) __attribute__((noreturn));
+
+LU_EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, const char *func)
+    __attribute__((noreturn));
+LU_EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, const char *func)
+{
+    struct lu_run_exec *E = lu__E();
+    if (E && E->assert_tid < 0) {
+        E->assert_tid = lu_sched_self() >= 0 ? lu_sched_self() : 0;
+        E->assert_line = line;
+        lu__copy(E->assert_expr, sizeof E->assert_expr, expr);
+        lu__copy(E->assert_file, sizeof E->assert_file, file);
+        lu__copy(E->assert_func, sizeof E->assert_func, func);
+        E->assert_at.pc = LU__RA();
+        E->assert_at.call = 1;
+    }
+    lu__assert_fn real = (lu__assert_fn)dlsym(RTLD_NEXT, "__assert_fail");
+    if (real)
+        real(expr, file, line, func);
+    abort();
+}
+
+/* ================================================= the fork server */
+
+typedef int (*lu__main_fn)(int, char **, char **);
+
+static lu__main_fn lu__main;
+static int lu__argc;
+static char **lu__argv, **lu__envp;
+static int lu__cmd_fd = -1, lu__rep_fd = -1, lu__out_fd = -1;
+static pid_t lu__server_pid;
+
+/* Child: each controlled thread's shadow call stack, published at its
+ * scheduling points, for "where was each thread". */
+static struct lu__ipose_shadow *lu__shadows[LU_SCHED_MAX_THREADS];
+
+static double lu__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t lu__mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t lu__h(uint64_t h, uint64_t v)
+{
+    return lu__mix(h ^ lu__mix(v + 0x9e3779b97f4a7c15ULL));
+}
+
+static uint64_t lu__hstr(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = lu__h(h, (unsigned char)*s);
+    return h;
+}
+
+/* ---- the child: one execution ---- */
+
+static void lu__frames_of(int tid, struct lu_run_thread *th)
+{
+    uintptr_t pcs[LU_RUN_FRAMES];
+    int n = lu__shadows[tid] ? lu__ipose_backtrace_of(lu__shadows[tid], pcs, LU_RUN_FRAMES) : 0;
+    th->nframes = (uint32_t)(n > 0 ? n : 0);
+    for (int i = 0; i < n; i++) {
+        th->frames[i].pc = pcs[i];
+        th->frames[i].call = 1;
+    }
+}
+
+/* The process is about to die with threads mid-way: what each one was
+ * doing at its last scheduling point. Plain stores only (signal context). */
+static void lu__threads_at_death(struct lu_run_exec *E)
+{
+    /* threads that finished before their first scheduling point were never
+     * seen by lu__on_point: count them with the scheduler (the caller is a
+     * controlled thread, or lineup's own code, which gets -1) */
+    uint32_t vc;
+    while (E->nthreads < LU_SCHED_MAX_THREADS && lu_sched_vc(E->nthreads, &vc, 1) >= 0)
+        E->nthreads++;
+    for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++) {
+        struct lu_run_thread *th = &E->th[i];
+        lu__frames_of(i, th);
+        /* a thread that left its instrumented start routine has no frames;
+         * one never seen at a scheduling point ended before reaching one */
+        th->state = i == 0 || (th->nframes && th->at.pc) ? LU_RUN_TS_LIVE : LU_RUN_TS_FINISHED;
+    }
+}
+
+static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t label, uintptr_t pc)
+{
+    (void)arg;
+    struct lu_run_exec *E = &R->exec;
+    if (tid < 0 || tid >= LU_SCHED_MAX_THREADS)
+        return;
+    struct lu_run_thread *th = &E->th[tid];
+    th->kind = k;
+    th->label = label;
+    th->at.pc = pc;
+    th->at.call = 1;
+    if (tid >= E->nthreads)
+        E->nthreads = tid + 1;
+    lu__shadows[tid] = lu__ipose_shadow_self();
+    if (E->nplog < R->trace_cap)
+        lu_run_shm_plog(R)[E->nplog++] =
+            (struct lu_run_point){lu_run_shm_trace(R)->len, (int16_t)tid, label, pc};
+}
+
+/* Called on the dying thread: a signal, exit() (or main returning), the
+ * divergence watchdog. Async-signal-safe except for the exit path, which
+ * runs on an ordinary controlled thread. */
+static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
+{
+    (void)arg;
+    struct lu_run_exec *E = &R->exec;
+    if (kind == LU_SCHED_FATAL_EXIT) {
+        E->exited = 1;
+        E->status = code & 0xff;
+        E->exit_tid = tid;
+        E->exit_at.pc = pc;
+        E->exit_at.call = 1;
+        lu__threads_at_death(E);
+        fflush(NULL);
+        return;
+    }
+    if (E->fatal_kind)
+        return;
+    E->fatal_kind = kind;
+    E->fatal_code = code;
+    E->fatal_tid = tid;
+    E->fatal_at.pc = pc;
+    lu__threads_at_death(E);
+    if (kind == LU_SCHED_FATAL_SIGNAL) {
+        /* libgcc's unwinder was loaded by the server (see lu__server):
+         * backtrace() allocates nothing now */
+        void *bt[LU_RUN_BT];
+        int n = backtrace(bt, LU_RUN_BT);
+        E->nbt = (uint32_t)(n > 0 ? n : 0);
+        for (int i = 0; i < n; i++) {
+            E->bt[i].pc = (uintptr_t)bt[i];
+            E->bt[i].call = 1;
+        }
+    }
+}
+
+#if LU__HAVE_RACES
+static void lu__on_race(void *arg, const struct lu_ipose_race *r)
+{
+    (void)arg;
+    struct lu_run_exec *E = &R->exec;
+    E->races++;
+    if (E->race)
+        return;
+    E->race = 1;
+    E->race_addr = r->addr;
+    E->race_size = r->size;
+    for (int i = 0; i < 2; i++) {
+        E->race_tid[i] = r->tid[i];
+        E->race_write[i] = r->write[i];
+        E->race_at[i].pc = r->pc[i];
+        E->race_at[i].call = 1;
+    }
+}
+#endif
+
+static void *lu__main_body(void *arg)
+{
+    (void)arg;
+    int rc = lu__main(lu__argc, lu__argv, lu__envp);
+    R->exec.main_returned = 1;
+    /* returning from main is exit(): the process ends with the other
+     * threads wherever they are */
+    exit(rc);
+}
+
+static void lu__child(struct lu_sched *s) __attribute__((noreturn));
+static void lu__child(struct lu_sched *s)
+{
+    lu__in_child = true;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != lu__server_pid)
+        _exit(127);
+    close(lu__cmd_fd);
+    close(lu__rep_fd);
+    dup2(lu__out_fd, STDOUT_FILENO);
+    dup2(lu__out_fd, STDERR_FILENO);
+    close(lu__out_fd);
+    /* crashing is a finding here, not a reason for a core file */
+    struct rlimit rl = {0, 0};
+    setrlimit(RLIMIT_CORE, &rl);
+    struct lu_run_exec *E = &R->exec;
+#if LU__HAVE_RACES
+    if (R->cfg.races) {
+        lu_ipose_race_set_handler(lu__on_race, NULL);
+        lu_ipose_race_reset();
+    }
+#endif
+    /* a crash in lineup's own code on this thread is still this execution's */
+    lu_sched_set_fatal_fallback(lu__on_fatal, NULL);
+    E->started = 1;
+    struct lu_sched_result res;
+    int rc = lu_sched_run(s, lu__main_body, NULL, &res);
+    if (rc != 0) {
+        E->run_err = rc;
+        _exit(0);
+    }
+    E->outcome = (int)res.outcome;
+    E->culprit = res.culprit;
+    lu__copy(E->message, sizeof E->message, res.message);
+    E->nthreads = res.nthreads;
+    for (int i = 0; i < res.nthreads && i < LU_SCHED_MAX_THREADS; i++) {
+        const struct lu_sched_thread_info *ti = &res.threads[i];
+        struct lu_run_thread *th = &E->th[i];
+        th->state = ti->state == LU_SCHED_TS_FINISHED   ? LU_RUN_TS_FINISHED
+                    : ti->state == LU_SCHED_TS_BLOCKED  ? LU_RUN_TS_BLOCKED
+                    : ti->state == LU_SCHED_TS_SPINNING ? LU_RUN_TS_SPINNING
+                                                        : LU_RUN_TS_READY;
+        th->kind = (int)ti->k;
+        th->label = ti->label;
+        th->at.pc = ti->pc;
+        th->at.call = 1;
+        if (th->state != LU_RUN_TS_FINISHED)
+            lu__frames_of(i, th);
+    }
+    E->done = 1;
+    fflush(NULL);
+    _exit(0);
+}
+
+/* ---- the server ---- */
+
+static void lu__send(char c)
+{
+    while (write(lu__rep_fd, &c, 1) < 0 && errno == EINTR) {
+    }
+}
+
+/* The driver's answer to a report; a driver that went away ends us. */
+static char lu__answer(void)
+{
+    char c;
+    for (;;) {
+        ssize_t n = read(lu__cmd_fd, &c, 1);
+        if (n == 1)
+            return c;
+        if (n < 0 && errno == EINTR)
+            continue;
+        _exit(3);
+    }
+}
+
+static struct {
+    uint64_t started; /* executions started, all rounds */
+    double t0;
+    bool stop; /* a finding ended the run, or the driver asked */
+    int error; /* tool error that ended the run */
+} S;
+
+static bool lu__budget_left(void)
+{
+    const struct lu_run_cfg *c = &R->cfg;
+    if (c->budget_execs && S.started >= c->budget_execs)
+        return false;
+    if (c->budget_ms && (lu__now() - S.t0) * 1000.0 >= (double)c->budget_ms)
+        return false;
+    return true;
+}
+
+static int lu__module(const char *path)
+{
+    for (uint32_t i = 0; i < R->nmodules; i++)
+        if (strcmp(R->modules[i], path) == 0)
+            return (int)i;
+    if (R->nmodules == LU_RUN_MAX_MODULES)
+        return -1;
+    lu__copy(R->modules[R->nmodules], sizeof R->modules[0], path);
+    return (int)R->nmodules++;
+}
+
+/* Module and offset of a pc in the server, which has the child's mappings
+ * (no exec in between; a child that dlopen()ed something is not covered). */
+static void lu__resolve(struct lu_run_loc *l)
+{
+    l->mod = -1;
+    l->off = l->pc;
+    if (!l->pc)
+        return;
+    Dl_info di;
+    struct link_map *lm = NULL;
+    if (!dladdr1((void *)(l->pc - l->call), &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+        return;
+    const char *name = lm->l_name && lm->l_name[0] ? lm->l_name : R->program;
+    l->off = l->pc - lm->l_addr;
+    l->mod = lu__module(name);
+}
+
+static void lu__resolve_exec(struct lu_run_exec *E)
+{
+    lu__resolve(&E->exit_at);
+    lu__resolve(&E->fatal_at);
+    for (uint32_t i = 0; i < E->nbt && i < LU_RUN_BT; i++)
+        lu__resolve(&E->bt[i]);
+    lu__resolve(&E->assert_at);
+    lu__resolve(&E->reach_at);
+    lu__resolve(&E->race_at[0]);
+    lu__resolve(&E->race_at[1]);
+    for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++) {
+        struct lu_run_thread *th = &E->th[i];
+        lu__copy(th->what, sizeof th->what, lu_sched_label_name(th->label));
+        lu__resolve(&th->at);
+        for (uint32_t k = 0; k < th->nframes && k < LU_RUN_FRAMES; k++)
+            lu__resolve(&th->frames[k]);
+    }
+    for (uint32_t i = 0; i < E->ninputs && i < LU_RUN_MAX_INPUTS; i++)
+        lu__resolve(&E->inputs[i].at);
+}
+
+/* The point log holds raw pcs: the driver gets the ones it prints through
+ * the module table, by replacing each pc with (mod << 48 | off + 1); 0
+ * stays unknown. */
+static void lu__resolve_plog(struct lu_run_exec *E)
+{
+    struct lu_run_point *pl = lu_run_shm_plog(R);
+    for (uint32_t i = 0; i < E->nplog && i < R->trace_cap; i++) {
+        struct lu_run_loc l = {.pc = pl[i].pc, .call = 1};
+        lu__resolve(&l);
+        pl[i].pc = l.mod >= 0 && l.off < (1ULL << 48) ? ((uint64_t)l.mod << 48 | (l.off + 1)) : 0;
+    }
+}
+
+static void lu__read_output(struct lu_run_exec *E)
+{
+    struct stat st;
+    E->out_total = 0;
+    E->out_len = 0;
+    if (fstat(lu__out_fd, &st) != 0 || st.st_size <= 0)
+        return;
+    uint64_t total = (uint64_t)st.st_size;
+    uint64_t from = total > LU_RUN_OUT_CAP ? total - LU_RUN_OUT_CAP : 0;
+    ssize_t n = pread(lu__out_fd, E->out, (size_t)(total - from), (off_t)from);
+    E->out_total = total;
+    E->out_len = n > 0 ? (uint32_t)n : 0;
+}
+
+static bool lu__same_module(uintptr_t a, uintptr_t b)
+{
+    Dl_info di;
+    struct link_map *la = NULL, *lb = NULL;
+    return dladdr1((void *)a, &di, (void **)&la, RTLD_DL_LINKMAP) &&
+           dladdr1((void *)b, &di, (void **)&lb, RTLD_DL_LINKMAP) && la && la == lb;
+}
+
+/* Whether abort() was called by lineup itself (an internal assertion) rather
+ * than by the program: the backtrace from the signal handler goes through
+ * lineup's handler, libc's signal return, raise and abort, then reaches the
+ * caller of abort. */
+static bool lu__lineup_aborted(const struct lu_run_exec *E)
+{
+    uintptr_t self = (uintptr_t)&lu__lineup_aborted, libc = (uintptr_t)&abort;
+    uint32_t i = 0, n = E->nbt < LU_RUN_BT ? E->nbt : LU_RUN_BT;
+    while (i < n && lu__same_module(E->bt[i].pc - 1, self))
+        i++;
+    while (i < n && lu__same_module(E->bt[i].pc - 1, libc))
+        i++;
+    return i < n && lu__same_module(E->bt[i].pc - 1, self);
+}
+
+/* What the execution showed, from what the child left and how it ended. */
+static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
+{
+    E->wstatus = wstatus;
+    E->timed_out = timed_out;
+    E->steps = lu_run_shm_trace(R)->len;
+    int k = LU_RUN_K_PASS;
+    if (timed_out) {
+        k = LU_RUN_K_TIMEOUT;
+        /* killed from outside: what the point log kept is all there is */
+        for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++)
+            if (E->th[i].at.pc)
+                E->th[i].state = LU_RUN_TS_LIVE;
+        const struct lu_sched_trace *tr = lu_run_shm_trace(R);
+        E->culprit = tr->len ? tr->steps[tr->len - 1].chosen : 0;
+    } else if (E->race && R->cfg.races)
+        k = LU_RUN_K_RACE;
+    else if (E->assert_tid >= 0 && strcmp(E->assert_func, "reach_error") == 0) {
+        /* SV-COMP's reach_error() is assert(0): the failure is reaching it,
+         * at its caller */
+        k = LU_RUN_K_REACH_ERROR;
+        E->reach_tid = E->assert_tid;
+        const struct lu_run_thread *th = &E->th[E->assert_tid % LU_SCHED_MAX_THREADS];
+        /* unless reach_error was inlined into its caller: then the caller's
+         * own caller is in another module (lineup's thread start) */
+        E->reach_at = th->nframes && lu__same_module(th->frames[0].pc - 1, E->assert_at.pc - 1)
+                          ? th->frames[0]
+                          : E->assert_at;
+    } else if (E->assert_tid >= 0)
+        k = LU_RUN_K_ASSERT;
+    else if (E->reach_tid >= 0)
+        k = LU_RUN_K_REACH_ERROR;
+    else if (E->fatal_kind == LU_SCHED_FATAL_SIGNAL && E->fatal_tid < 0) {
+        /* not on a controlled thread: lineup's own code crashed */
+        k = LU_RUN_K_INTERNAL;
+        snprintf(E->message, sizeof E->message, "signal %d in lineup's runtime", E->fatal_code);
+    } else if (E->fatal_kind == LU_SCHED_FATAL_SIGNAL && E->fatal_code == SIGABRT && lu__lineup_aborted(E)) {
+        k = LU_RUN_K_INTERNAL;
+        snprintf(E->message, sizeof E->message, "lineup's runtime aborted (its message is in the output)");
+    } else if (E->fatal_kind == LU_SCHED_FATAL_SIGNAL)
+        k = E->fatal_code == SIGABRT ? LU_RUN_K_ABORT : LU_RUN_K_CRASH;
+    else if (E->fatal_kind == LU_SCHED_FATAL_DIVERGE)
+        k = LU_RUN_K_DIVERGE;
+    else if (E->exited)
+        k = LU_RUN_K_PASS; /* the status is judged below */
+    else if (E->run_err)
+        k = LU_RUN_K_INTERNAL;
+    else if (E->done) {
+        switch (E->outcome) {
+        case LU_SCHED_OUT_COMPLETE:
+            /* every thread finished, main through pthread_exit: status 0 */
+            E->exited = 1;
+            E->status = 0;
+            E->exit_tid = -1;
+            break;
+        case LU_SCHED_OUT_DEADLOCK:
+            k = LU_RUN_K_DEADLOCK;
+            break;
+        case LU_SCHED_OUT_LIVELOCK:
+            k = LU_RUN_K_LIVELOCK;
+            break;
+        case LU_SCHED_OUT_TOO_LONG:
+            k = LU_RUN_K_TOO_LONG;
+            break;
+        case LU_SCHED_OUT_NONDET:
+            k = LU_RUN_K_NONDET;
+            break;
+        case LU_SCHED_OUT_UNSUPPORTED:
+            k = LU_RUN_K_UNSUPPORTED;
+            break;
+        case LU_SCHED_OUT_DISCARDED:
+            break;
+        default:
+            k = LU_RUN_K_INTERNAL;
+            break;
+        }
+    } else if (WIFSIGNALED(wstatus)) {
+        /* killed without lineup's handler seeing it (SIGKILL, or the
+         * program replaced the handler) */
+        k = WTERMSIG(wstatus) == SIGABRT ? LU_RUN_K_ABORT : LU_RUN_K_CRASH;
+        E->fatal_code = WTERMSIG(wstatus);
+        E->fatal_tid = -1;
+    } else if (WIFEXITED(wstatus) && E->started) {
+        /* left through a path nobody intercepted (a raw exit_group) */
+        E->exited = 1;
+        E->status = WEXITSTATUS(wstatus);
+        E->exit_tid = -1;
+    } else {
+        k = LU_RUN_K_INTERNAL;
+        snprintf(E->message, sizeof E->message,
+                 "the execution's process ended before it started (status %#x)", (unsigned)wstatus);
+    }
+    if (k == LU_RUN_K_PASS && E->exited && R->cfg.expect_exit_set && E->status != R->cfg.expect_exit)
+        k = LU_RUN_K_EXIT;
+    E->kind = k;
+
+    uint64_t h = lu__h(0, (uint64_t)k);
+    switch (k) {
+    case LU_RUN_K_ASSERT:
+        h = lu__hstr(lu__h(h, E->assert_at.pc), E->assert_expr);
+        break;
+    case LU_RUN_K_REACH_ERROR:
+        h = lu__h(h, E->reach_at.pc);
+        break;
+    case LU_RUN_K_CRASH:
+        h = lu__h(lu__h(h, (uint64_t)E->fatal_code), E->fatal_at.pc);
+        break;
+    case LU_RUN_K_ABORT:
+        /* abort's own pc is always the same: its callers tell aborts apart */
+        for (uint32_t i = 0; i < E->nbt && i < LU_RUN_BT; i++)
+            h = lu__h(h, E->bt[i].pc);
+        break;
+    case LU_RUN_K_EXIT:
+        h = lu__h(h, (uint64_t)E->status);
+        break;
+    case LU_RUN_K_DIVERGE:
+        h = lu__h(h, E->fatal_at.pc);
+        break;
+    case LU_RUN_K_DEADLOCK:
+    case LU_RUN_K_LIVELOCK:
+        for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++)
+            if (E->th[i].state != LU_RUN_TS_FINISHED)
+                h = lu__h(lu__h(h, (uint64_t)E->th[i].state), E->th[i].at.pc);
+        break;
+    case LU_RUN_K_RACE: {
+        uintptr_t a = E->race_at[0].pc, b = E->race_at[1].pc;
+        h = lu__h(lu__h(h, a < b ? a : b), a < b ? b : a);
+        break;
+    }
+    case LU_RUN_K_UNSUPPORTED:
+        h = lu__hstr(h, E->message);
+        break;
+    default:
+        break;
+    }
+    E->sig = h;
+}
+
+/* Waits for the child, killing it after the per-execution time limit. */
+static int lu__wait_child(pid_t pid, bool *timed_out)
+{
+    int st = 0;
+    *timed_out = false;
+    uint32_t limit = R->cfg.timeout_ms;
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pfd >= 0) {
+        struct pollfd p = {pfd, POLLIN, 0};
+        int r;
+        while ((r = poll(&p, 1, limit ? (int)limit : -1)) < 0 && errno == EINTR) {
+        }
+        close(pfd);
+        if (r == 0) {
+            kill(pid, SIGKILL);
+            *timed_out = true;
+        }
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        return st;
+    }
+    /* kernels without pidfd: poll with a growing nap */
+    double t0 = lu__now();
+    long nap = 20000;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return st;
+        if (limit && (lu__now() - t0) * 1000.0 > limit) {
+            kill(pid, SIGKILL);
+            *timed_out = true;
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+            }
+            return st;
+        }
+        struct timespec ts = {0, nap};
+        nanosleep(&ts, NULL);
+        if (nap < 1000000)
+            nap *= 2;
+    }
+}
+
+static struct lu_run_sig *lu__sig_find(uint64_t sig)
+{
+    for (uint32_t i = 0; i < R->sum.nsig; i++)
+        if (R->sum.sigs[i].sig == sig)
+            return &R->sum.sigs[i];
+    return NULL;
+}
+
+static struct lu_run_status *lu__status_find(int status)
+{
+    for (uint32_t i = 0; i < R->sum.nstatus; i++)
+        if (R->sum.statuses[i].status == status)
+            return &R->sum.statuses[i];
+    return NULL;
+}
+
+/* Hands the execution to the driver and waits until it has read it. */
+static void lu__report(char msg)
+{
+    struct lu_run_exec *E = &R->exec;
+    lu__resolve_exec(E);
+    lu__resolve_plog(E);
+    lu__read_output(E);
+    lu__send(msg);
+    if (lu__answer() == 's')
+        S.stop = true;
+}
+
+/* Accounts for the execution just classified; reports it when it is new. */
+static void lu__account(struct lu_run_exec *E)
+{
+    if (E->ninputs)
+        R->sum.nondet = 1;
+    if (R->cfg.strategy == LU_RUN_REPLAY) {
+        if (E->kind != LU_RUN_K_PASS)
+            R->sum.failing++;
+        return;
+    }
+    if (E->done && E->outcome == LU_SCHED_OUT_DISCARDED && E->kind == LU_RUN_K_PASS) {
+        R->sum.discarded++;
+        return;
+    }
+    bool note = false;
+    if (E->exited) {
+        struct lu_run_status *st = lu__status_find(E->status);
+        if (!st && R->sum.nstatus < LU_RUN_MAX_STATUS) {
+            st = &R->sum.statuses[R->sum.nstatus++];
+            st->status = E->status;
+            st->first = E->index;
+            note = E->status != 0 && !R->cfg.expect_exit_set && E->kind == LU_RUN_K_PASS;
+        }
+        if (st)
+            st->count++;
+    }
+    if (E->kind == LU_RUN_K_PASS) {
+        if (note)
+            lu__report('N');
+        return;
+    }
+    R->sum.failing++;
+    atomic_fetch_add(&R->failing, 1);
+    struct lu_run_sig *sg = lu__sig_find(E->sig);
+    bool fresh = !sg;
+    if (!sg && R->sum.nsig < LU_RUN_MAX_SIGS) {
+        sg = &R->sum.sigs[R->sum.nsig++];
+        sg->sig = E->sig;
+        sg->kind = E->kind;
+        sg->first = E->index;
+    }
+    if (sg)
+        sg->count++;
+    bool tool = E->kind == LU_RUN_K_UNSUPPORTED || E->kind == LU_RUN_K_INTERNAL || E->kind == LU_RUN_K_NONDET;
+    if (fresh)
+        lu__report('F');
+    if (!R->cfg.all || tool)
+        S.stop = true;
+    if (tool && !S.error)
+        S.error = E->kind;
+}
+
+/* Runs execution n of scheduler s in a child. */
+static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_kind, int depth, uint64_t seed)
+{
+    struct lu_run_exec *E = &R->exec;
+    memset(E, 0, offsetof(struct lu_run_exec, out));
+    E->index = S.started++;
+    E->strategy = strategy;
+    E->bound = bound;
+    E->bound_kind = bound_kind;
+    E->pct_depth = depth;
+    E->seed = seed;
+    E->assert_tid = E->reach_tid = -1;
+    E->exit_tid = E->fatal_tid = E->culprit = -1;
+    memset(lu__shadows, 0, sizeof lu__shadows);
+    if (ftruncate(lu__out_fd, 0) != 0) {
+        /* the output of this execution then follows the last one's */
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        S.stop = true;
+        S.error = LU_RUN_K_INTERNAL;
+        snprintf(R->sum.error_text, sizeof R->sum.error_text, "fork: %s", strerror(errno));
+        return;
+    }
+    if (pid == 0)
+        lu__child(s);
+    bool timed_out;
+    int st = lu__wait_child(pid, &timed_out);
+    lu_sched_fork_done(s);
+    atomic_store(&R->executions, S.started);
+    lu__classify(E, st, timed_out);
+    lu__account(E);
+}
+
+static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int bound_kind, int depth,
+                                      uint64_t seed)
+{
+    struct lu_sched_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.strategy = st;
+    cfg.preemption_bound = bound;
+    cfg.bound_kind = bound_kind;
+    cfg.pct_depth = depth;
+    cfg.seed = seed;
+    cfg.spin_bound = R->cfg.spin_bound;
+    cfg.watchdog_ms = R->cfg.watchdog_ms;
+    cfg.trace = lu_run_shm_trace(R);
+    cfg.trace->cap = R->trace_cap;
+    cfg.on_fatal = lu__on_fatal;
+    cfg.on_point = lu__on_point;
+    if (st == LU_SCHED_REPLAY) {
+        cfg.replay = lu_run_shm_replay(R);
+        cfg.replay_len = R->cfg.replay_len;
+    }
+    int err = 0;
+    struct lu_sched *s = lu_sched_create(&cfg, &err);
+    if (!s) {
+        S.stop = true;
+        S.error = LU_RUN_K_INTERNAL;
+        snprintf(R->sum.error_text, sizeof R->sum.error_text, "cannot create the scheduler: %s",
+                 lu_sched_strerror(err));
+    }
+    return s;
+}
+
+enum { LU__ROUND_EXHAUSTED, LU__ROUND_LIMIT, LU__ROUND_STOPPED };
+
+/* One exhaustive DFS within a bound, until done, stopped, the budget or
+ * this round's own share (max_execs, deadline; 0 = none) runs out.
+ * *whole: nothing was cut by the bound, so every schedule was explored. */
+static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_execs, double deadline,
+                         bool *whole)
+{
+    *whole = false;
+    struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound, bound_kind, 0, 0);
+    if (!s)
+        return LU__ROUND_STOPPED;
+    int r;
+    for (uint64_t n = 0;; n++) {
+        if (S.stop) {
+            r = LU__ROUND_STOPPED;
+            break;
+        }
+        if (lu_sched_fork_prepare(s, n) == LU_SCHED_EDONE) {
+            r = LU__ROUND_EXHAUSTED;
+            break;
+        }
+        if (!lu__budget_left() || (max_execs && n >= max_execs) || (deadline > 0 && lu__now() >= deadline)) {
+            r = LU__ROUND_LIMIT;
+            break;
+        }
+        lu__execute(s, strategy, bound, bound_kind, 0, 0);
+    }
+    struct lu_sched_stats ss;
+    lu_sched_stats(s, &ss);
+    *whole = r == LU__ROUND_EXHAUSTED && ss.pruned == 0;
+    lu_sched_destroy(s);
+    return r;
+}
+
+/* Iterative bounding from bound 0 up to max_bound (-1: none). */
+static int lu__iterate(int strategy, int bound_kind, int max_bound, uint64_t max_execs, double deadline)
+{
+    R->sum.bound_kind = bound_kind;
+    uint64_t start = S.started;
+    for (int b = 0;; b++) {
+        uint64_t left = 0;
+        if (max_execs) {
+            if (S.started - start >= max_execs)
+                return LU__ROUND_LIMIT;
+            left = max_execs - (S.started - start);
+        }
+        bool whole;
+        int r = lu__dfs_round(strategy, b, bound_kind, left, deadline, &whole);
+        if (r != LU__ROUND_EXHAUSTED)
+            return r;
+        R->sum.bound_done = b;
+        R->sum.exhausted = whole ? 2 : 1;
+        if (whole || (max_bound >= 0 && b >= max_bound))
+            return LU__ROUND_EXHAUSTED;
+    }
+}
+
+/* Randomized executions, rotating over the given PCT depths (one scheduler
+ * each, so each learns its own k), until the budget or the share runs out. */
+static int lu__sample(int strategy, enum lu_sched_strategy st, const int *depths, int nd, uint64_t max_execs)
+{
+    struct lu_sched *s[8];
+    if (nd > 8)
+        nd = 8;
+    for (int i = 0; i < nd; i++) {
+        s[i] = lu__sched_new(st, -1, LU_SCHED_BOUND_PREEMPTIONS, depths[i], R->cfg.seed + (uint64_t)i);
+        if (!s[i]) {
+            while (i-- > 0)
+                lu_sched_destroy(s[i]);
+            return LU__ROUND_STOPPED;
+        }
+    }
+    int r;
+    for (uint64_t n = 0;; n++) {
+        if (S.stop) {
+            r = LU__ROUND_STOPPED;
+            break;
+        }
+        if (!lu__budget_left() || (max_execs && n >= max_execs)) {
+            r = LU__ROUND_LIMIT;
+            break;
+        }
+        struct lu_sched *si = s[n % (uint64_t)nd];
+        if (lu_sched_fork_prepare(si, n / (uint64_t)nd) == LU_SCHED_EDONE) {
+            r = LU__ROUND_EXHAUSTED;
+            break;
+        }
+        lu__execute(si, strategy, -1, 0, depths[n % (uint64_t)nd], R->cfg.seed + n % (uint64_t)nd);
+        R->sum.sampled++;
+    }
+    for (int i = 0; i < nd; i++)
+        lu_sched_destroy(s[i]);
+    return r;
+}
+
+/* The strategy of the run; fills the summary's coverage fields. */
+static void lu__explore(void)
+{
+    const struct lu_run_cfg *c = &R->cfg;
+    R->sum.bound_done = -1;
+    int r = LU__ROUND_LIMIT;
+    bool whole = false;
+    switch (c->strategy) {
+    case LU_RUN_REPLAY: {
+        struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1, 0, 0, 0);
+        if (!s)
+            break;
+        /* the replayed execution is shown whatever it does */
+        if (lu_sched_fork_prepare(s, 0) == 0) {
+            lu__execute(s, LU_RUN_REPLAY, -1, 0, 0, 0);
+            lu__report('R');
+        }
+        lu_sched_destroy(s);
+        return;
+    }
+    case LU_RUN_DFS:
+        R->sum.bound_kind = LU_SCHED_BOUND_PREEMPTIONS;
+        r = lu__dfs_round(LU_RUN_DFS, c->preemptions, LU_SCHED_BOUND_PREEMPTIONS, 0, 0, &whole);
+        if (r == LU__ROUND_EXHAUSTED) {
+            R->sum.bound_done = c->preemptions;
+            R->sum.exhausted = whole || c->preemptions < 0 ? 2 : 1;
+        }
+        break;
+    case LU_RUN_IPB:
+    case LU_RUN_IDB:
+        r = lu__iterate(c->strategy,
+                        c->strategy == LU_RUN_IDB ? LU_SCHED_BOUND_DELAYS : LU_SCHED_BOUND_PREEMPTIONS,
+                        c->preemptions, 0, 0);
+        break;
+    case LU_RUN_RANDOM:
+    case LU_RUN_PCT:
+    case LU_RUN_POS: {
+        int d = c->depth > 0 ? c->depth : 3;
+        enum lu_sched_strategy st = c->strategy == LU_RUN_RANDOM ? LU_SCHED_RANDOM
+                                    : c->strategy == LU_RUN_PCT  ? LU_SCHED_PCT
+                                                                 : LU_SCHED_POS;
+        r = lu__sample(c->strategy, st, &d, 1, 0);
+        break;
+    }
+    case LU_RUN_DEFAULT:
+    default: {
+        /* Exhaustive first while it is cheap: bounds 0, 1, 2 (or up to
+         * --preemptions) with half of the budget, since most bugs need few
+         * preemptions and a small program may be covered completely; then
+         * PCT at depths 1, 2, 3 in turn with the rest, which reaches deeper
+         * schedules at random with a known probability per execution. */
+        uint64_t share = c->budget_execs ? (c->budget_execs + 1) / 2 : 0;
+        double deadline = c->budget_ms ? S.t0 + (double)c->budget_ms / 2000.0 : 0;
+        int top = c->preemptions >= 0 ? c->preemptions : 2;
+        r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, top, share, deadline);
+        if (S.stop || R->sum.exhausted == 2)
+            break;
+        static const int depths[] = {1, 2, 3};
+        r = lu__sample(LU_RUN_PCT, LU_SCHED_PCT, depths, 3, 0);
+        break;
+    }
+    }
+    R->sum.budget_out = r == LU__ROUND_LIMIT;
+}
+
+static void lu__server_fail(const char *what)
+{
+    S.error = LU_RUN_K_INTERNAL;
+    snprintf(R->sum.error_text, sizeof R->sum.error_text, "%s: %s", what, strerror(errno));
+}
+
+static int lu__server(int argc, char **argv, char **envp)
+{
+    lu__argc = argc;
+    lu__argv = argv;
+    lu__envp = envp;
+    lu__server_pid = getpid();
+    S.t0 = lu__now();
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    lu__copy(R->program, sizeof R->program, exe);
+    lu__module(R->program);
+    /* Output as on a terminal: a line reaches the capture when it ends, so
+     * a crash loses at most a partial line. */
+    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
+    /* Load the unwinder now, so that a child's fatal-signal path does not
+     * have to (dlopen is not async-signal-safe). */
+    void *warm[2];
+    backtrace(warm, 2);
+    lu__out_fd = (int)syscall(SYS_memfd_create, "lineup-output", 1u /* MFD_CLOEXEC */);
+    if (lu__out_fd < 0 || fcntl(lu__out_fd, F_SETFL, O_APPEND) < 0)
+        lu__server_fail("memfd_create");
+    if (R->cfg.races && !LU__HAVE_RACES) {
+        S.error = LU_RUN_K_INTERNAL;
+        snprintf(R->sum.error_text, sizeof R->sum.error_text,
+                 "--races: this liblineup.so was built without the data-race detector");
+    }
+    lu__copy(R->watchdog, sizeof R->watchdog, lu_sched_watchdog_name());
+    lu__send('H');
+    if (!S.error)
+        lu__explore();
+    R->sum.executions = S.started;
+    R->sum.secs = lu__now() - S.t0;
+    if (S.error && !R->sum.error)
+        R->sum.error = S.error;
+    lu__copy(R->watchdog, sizeof R->watchdog, lu_sched_watchdog_name());
+    lu__send('D');
+    _exit(0);
+}
+
+/* LINEUP_RUN=SHM,CMD,REP: maps the region and checks it is ours. */
+static bool lu__run_attach(void)
+{
+    const char *v = getenv(LU_RUN_ENV);
+    if (!v)
+        return false;
+    int shm = -1, cmd = -1, rep = -1;
+    if (sscanf(v, "%d,%d,%d", &shm, &cmd, &rep) != 3 || shm < 0 || cmd < 0 || rep < 0)
+        return false;
+    /* a program this one starts is not under lineup */
+    unsetenv(LU_RUN_ENV);
+    struct lu_run_shm head;
+    if (pread(shm, &head, sizeof head, 0) != (ssize_t)sizeof head || head.magic != LU_RUN_MAGIC ||
+        head.version != LU_RUN_VERSION || head.size != lu_run_shm_size(head.trace_cap))
+        return false;
+    void *m = mmap(NULL, head.size, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+    if (m == MAP_FAILED)
+        return false;
+    close(shm);
+    R = m;
+    lu__cmd_fd = cmd;
+    lu__rep_fd = rep;
+    fcntl(cmd, F_SETFD, FD_CLOEXEC);
+    fcntl(rep, F_SETFD, FD_CLOEXEC);
+    return true;
+}
+
+typedef int (*lu__start_fn)(lu__main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+                            void *);
+
+/* The program's entry: every executable linked by lineup-cc gets here
+ * through liblineup.so (it precedes libc). The constructors and main are
+ * libc's business as usual; in run mode main is replaced by the server. */
+LU_EXPORT int __libc_start_main(lu__main_fn main, int argc, char **argv, void (*init)(void),
+                                void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+LU_EXPORT int __libc_start_main(lu__main_fn main, int argc, char **argv, void (*init)(void),
+                                void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+    lu__start_fn real = (lu__start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+    if (!real)
+        abort();
+    if (lu__run_attach()) {
+        lu__main = main;
+        main = lu__server;
+    }
+    return real(main, argc, argv, init, fini, rtld_fini, stack_end);
+}

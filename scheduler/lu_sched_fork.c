@@ -1,0 +1,55 @@
+/*
+ * Executions run in forked children (lineup run): the server process keeps
+ * the exploration state and never runs an execution; each child runs one
+ * on its copy of the scheduler and leaves its schedule in the shared trace.
+ * These two calls do on the server the bookkeeping lu_sched_run does before
+ * and after an execution that ran in the same process.
+ */
+#define _GNU_SOURCE
+#include "lu_sched_int.h"
+
+static uint64_t lu__mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int lu_sched_fork_prepare(struct lu_sched *s, uint64_t n)
+{
+    if (!lu_sched_more(s))
+        return LU_SCHED_EDONE;
+    /* Every child starts from the server's copy of the generator: without a
+     * seed per execution all of them would draw the same schedule. Mixing
+     * keeps nearby (seed, n) pairs unrelated. */
+    s->rng = lu__mix(s->cfg.seed ^ lu__mix(n + 0x9e3779b97f4a7c15ULL));
+    return 0;
+}
+
+void lu_sched_fork_done(struct lu_sched *s)
+{
+    struct lu_sched_trace *tr = s->cfg.trace;
+    s->stats.executions++;
+    switch (s->cfg.strategy) {
+    case LU_SCHED_DFS:
+        s->need_backtrack = true;
+        break;
+    case LU_SCHED_REPLAY:
+        s->more = false;
+        break;
+    case LU_SCHED_RANDOM:
+    case LU_SCHED_PCT:
+    case LU_SCHED_POS: {
+        /* PCT without a configured k learns it from the executions so far,
+         * which ran in children: count this one's thread choices here (what
+         * the strategy counts in strat.steps), also when it died early. */
+        uint32_t steps = 0, len = tr->len < tr->cap ? tr->len : tr->cap;
+        for (uint32_t i = 0; i < len; i++)
+            if (tr->steps[i].kind == LU_SCHED_CHOOSE_THREAD)
+                steps++;
+        if (steps > s->strat.max_steps)
+            s->strat.max_steps = steps;
+        break;
+    }
+    }
+}

@@ -1,0 +1,28 @@
+/*
+ * Divergence: a thread waits on a plain int nobody sets. Plain accesses are
+ * not scheduling points, so only the watchdog can stop it. The empty asm
+ * keeps the load in the loop and gives the loop a side effect (C11
+ * 6.8.5p6 would let the compiler delete it).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+static int plain_flag;
+static atomic_int started;
+
+static void *waiter(void *arg)
+{
+    (void)arg;
+    atomic_store(&started, 1);
+    while (!plain_flag)
+        __asm__ __volatile__("" ::: "memory");
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, waiter, NULL);
+    pthread_join(t, NULL);
+    return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * A program that reports its own failure through its exit status: main
+ * returns 1 when the worker has not set its flag yet when main looks (as in
+ * the schedule without preemptions), 0 otherwise. With EXIT_IN_THREAD the
+ * worker calls exit(3) itself when it runs after main's store.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+static atomic_int flag, late;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+#ifdef EXIT_IN_THREAD
+    if (atomic_load(&late))
+        exit(3);
+#endif
+    atomic_store(&flag, 1);
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    atomic_store(&late, 1);
+    int seen = atomic_load(&flag);
+    pthread_join(t, NULL);
+#ifdef EXIT_IN_THREAD
+    (void)seen;
+    return 0;
+#else
+    return seen ? 0 : 1;
+#endif
+}

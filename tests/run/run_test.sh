@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# Tests of `lineup run` (tests/run): each case runs lineup on small programs
+# (built by lineup-cc at build time, see CMakeLists.txt) and checks its exit
+# status and the lines of its report.
+#
+#   run_test.sh CASE
+#
+# Environment (from CMakeLists.txt): LINEUP (the driver), LINEUP_CC_BIN,
+# PROGS (the built programs), SRC (their sources), WORK (scratch directory).
+# shellcheck disable=SC2153 # the environment comes from CMakeLists.txt
+set -euo pipefail
+
+case_=$1
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+rm -rf -- "$WORK"
+mkdir -p -- "$WORK"
+cd -- "$WORK"
+
+out=$WORK/out.txt
+# run EXPECTED_STATUS ARGS...: lineup run ARGS, output in $out
+run() {
+    local want=$1
+    shift
+    echo "+ lineup run $*"
+    local rc=0
+    timeout 100 "$LINEUP" run --quiet "$@" >"$out" 2>&1 || rc=$?
+    sed 's/^/    /' "$out"
+    [[ $rc == "$want" ]] || fail "lineup run $* exited with $rc, expected $want"
+}
+has() {
+    grep -qF -- "$1" "$out" || fail "the output lacks: $1"
+}
+lacks() {
+    if grep -qF -- "$1" "$out"; then fail "the output has: $1"; fi
+}
+replay_file() {
+    sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1
+}
+
+P=$PROGS
+case $case_ in
+assert)
+    # the lost update needs one preemption: dfs finds it, shows where the
+    # thread was preempted and what the program printed
+    run 1 --strategy dfs -- "$P/lost_update"
+    has "FAIL: assertion failure: \`atomic_load(&counter) == 2' in the main thread at main (lost_update.c:39)"
+    has "preempted before atomic_store(32) at incr (lost_update.c:24)"
+    has "1 preemption:"
+    has "| lost_update: counter is 1"
+    has "lost_update.c:39: main: Assertion \`atomic_load(&counter) == 2' failed."
+    [[ -f $(replay_file) ]] || fail "no replay file written"
+    # the same program with the mutex: every schedule, no failure
+    run 0 --strategy dfs --preemptions -1 -- "$P/lost_fixed"
+    has "every schedule of the program was explored"
+    has "verdict: PASS"
+    ;;
+replay)
+    run 1 --strategy pct --seed 3 --replay-dir "$WORK" -- "$P/lost_update"
+    f=$(replay_file)
+    [[ -f $f ]] || fail "no replay file"
+    grep -q '^kind ASSERT$' "$f" || fail "the replay file does not record the kind"
+    for _ in 1 2; do
+        run 1 --replay "$f"
+        has "verdict: assertion failure (reproduced)"
+        has "| lost_update: counter is 1"
+    done
+    # the program given on the command line wins over the recorded one
+    cp "$P/lost_update" "$WORK/copy"
+    run 1 --replay "$f" -- "$WORK/copy"
+    has "(reproduced)"
+    # a crash replays as a crash, nondet inputs and all
+    run 1 --strategy dfs -- "$P/nondet"
+    f=$(replay_file)
+    grep -q '^schedule d3 ' "$f" || fail "the nondet value is not the first choice of the schedule: $(cat "$f")"
+    run 1 --replay "$f"
+    has "verdict: reach_error() called (reproduced)"
+    has "__VERIFIER_nondet_int() = 3"
+    # a schedule that does not fit the program
+    run 1 --strategy dfs -- "$P/deadlock"
+    f=$(replay_file)
+    run 1 --replay "$f" -- "$P/lost_fixed"
+    has "verdict: the schedule no longer fits the program"
+    lacks "(reproduced)"
+    ;;
+segv)
+    run 1 -- "$P/segv"
+    has "FAIL: crash: SIGSEGV (Segmentation fault) in thread 1 at reader (segv.c:26)"
+    has "preempted before atomic_load(64) at reader (segv.c:25)"
+    f=$(replay_file)
+    run 1 --replay "$f"
+    has "verdict: crash (reproduced)"
+    ;;
+exit)
+    # without --expect-exit a status is only noted
+    run 0 -- "$P/exit_main"
+    has "note: execution"
+    has "ended with exit status 1"
+    has "exit statuses: "
+    run 1 --expect-exit 0 -- "$P/exit_main"
+    has "FAIL: exit status 1 (expected 0): main returned 1"
+    run 1 --expect-exit 0 -- "$P/exit_thread"
+    has "FAIL: exit status 3 (expected 0): exit(3) called by thread 1 at worker (exit_status.c:18)"
+    run 0 --expect-exit 0 --strategy dfs -- "$P/lost_fixed"
+    ;;
+deadlock)
+    run 1 -- "$P/deadlock"
+    has "FAIL: deadlock: every thread that has not finished is blocked"
+    has "blocked in pthread_join at main (deadlock.c:31)"
+    has "blocked in pthread_mutex_lock at ab (deadlock.c:10)"
+    has "blocked in pthread_mutex_lock at ba (deadlock.c:20)"
+    ;;
+livelock)
+    run 1 --spin-bound 200 -- "$P/livelock"
+    has "FAIL: livelock"
+    has "spinning in atomic_load(32) at polite (livelock.c:15)"
+    ;;
+diverge)
+    run 1 --watchdog-ms 200 -- "$P/diverge"
+    has "FAIL: divergence"
+    has "in thread 1 at waiter (diverge.c:18)"
+    # the other endless kind: a loop that keeps changing shared memory
+    # looks like one too many scheduling choices
+    run 1 --max-steps 16 -- "$P/correct"
+    has "FAIL: execution too long: more than 16 scheduling choices"
+    ;;
+timeout)
+    run 1 --timeout 1 -- "$P/block"
+    has "FAIL: timeout: the execution did not end within 1.0 s"
+    ;;
+nondet)
+    # fails for one input value in 0..3: dfs tries them all
+    run 1 --strategy dfs --preemptions 0 -- "$P/nondet"
+    has "FAIL: reach_error() called by the main thread at main (nondet.c:26)"
+    has "__VERIFIER_nondet_int() = 3 in the main thread at main (nondet.c:20)"
+    # with the values 0..2 (and -1) it cannot fail; -1 is discarded
+    run 0 --strategy dfs --nondet-range 3 -- "$P/nondet"
+    has "every schedule of the program was explored (with the __VERIFIER_nondet_* values"
+    has "1 discarded (an assumption was false)"
+    has "summary: 4 executions"
+    ;;
+atomic)
+    run 0 --strategy dfs --preemptions -1 -- "$P/atomic_section"
+    has "every schedule of the program was explored"
+    # the control: without the section the same exploration fails
+    run 1 --strategy dfs --preemptions -1 -- "$P/atomic_none"
+    has "FAIL: assertion failure"
+    ;;
+races)
+    run 1 --races -- "$P/race_plain"
+    has "FAIL: data race on 4 bytes"
+    has "by thread 2 at reader (race.c:43)"
+    has "by thread 1 at writer (race.c:27)"
+    # detection is off by default
+    run 0 --strategy dfs --preemptions -1 -- "$P/race_plain"
+    run 0 --races --strategy dfs --preemptions -1 -- "$P/race_mutex"
+    has "every schedule of the program was explored"
+    run 0 --races --strategy dfs --preemptions -1 -- "$P/race_acqrel"
+    has "every schedule of the program was explored"
+    ;;
+strategies)
+    for s in dfs ipb idb random pct pos default; do
+        run 0 --strategy "$s" --budget 150 --seed 1 -- "$P/correct"
+        has "summary: "
+        run 1 --strategy "$s" --budget 2000 --seed 1 -- "$P/lost_update"
+        has "FAIL: assertion failure"
+        has "(strategy $s"
+    done
+    # a seconds budget stops too
+    run 0 --strategy random --budget 1s -- "$P/correct"
+    has "executions sampled (random"
+    # ipb stops at the bound asked for
+    run 0 --strategy ipb --preemptions 1 --budget 0 -- "$P/correct"
+    has "every schedule with at most 1 preemption was explored"
+    ;;
+svcomp)
+    run 1 -- "$P/svcomp"
+    has "FAIL: reach_error() called by thread"
+    has "at enter (svcomp.c:30)"
+    has "discarded (an assumption was false)"
+    ;;
+all)
+    run 1 --all --strategy dfs --preemptions 3 -- "$P/svcomp"
+    has "distinct failures:"
+    has "reach_error() called by thread"
+    [[ $(grep -c '^FAIL: ' "$out") == 1 ]] || fail "one failure reported more than once"
+    ;;
+bad_input)
+    run 2
+    has "no program given"
+    run 2 -- "$WORK/missing"
+    has "cannot open"
+    run 2 -- /bin/true
+    has "was not linked by lineup-cc"
+    "$LINEUP_CC_BIN" -shared -o "$WORK/lib.so" "$SRC/correct.c"
+    run 2 -- "$WORK/lib.so"
+    has "is not a dynamically linked program"
+    run 2 --strategy bogus -- "$P/correct"
+    has "--strategy takes"
+    run 2 --budget 12x -- "$P/correct"
+    run 2 --no-such-flag -- "$P/correct"
+    has "unknown option"
+    run 2 --budget 0 --strategy pct -- "$P/correct"
+    echo "garbage" >"$WORK/bad.replay"
+    run 2 --replay "$WORK/bad.replay"
+    has "not a valid replay file"
+    printf 'lineup-run-replay 1\nprogram %s\nkind ASSERT\nschedule t0 x9\n' "$P/correct" >"$WORK/bad2.replay"
+    run 2 --replay "$WORK/bad2.replay"
+    has "schedule entries are"
+    printf 'lineup-replay 1\nharness x\n' >"$WORK/lineup.replay"
+    run 2 --replay "$WORK/lineup.replay"
+    has "lineup --replay FILE"
+    run 2 --replay "$WORK/none.replay"
+    has "cannot open replay file"
+    ;;
+*)
+    fail "unknown case $case_"
+    ;;
+esac
+echo PASS
