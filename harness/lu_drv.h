@@ -60,15 +60,55 @@ struct lu_drv_test {
 
 unsigned lu_drv_test_calls(const struct lu_drv_test *t);
 
+/* Phase-2 strategies (--strategy). DEFAULT is iterative preemption
+ * bounding up to --preemptions under the execution budget, as IPB, except
+ * that an unbounded --preemptions -1 is one unbounded DFS. */
+#define LU_DRV_STRATEGIES(X)                                                                          \
+    X(DEFAULT, "default", "iterative preemption bounding (default)")                                 \
+    X(DFS, "dfs", "depth-first search within the preemption bound")                                  \
+    X(IPB, "ipb", "iterative preemption bounding")                                                   \
+    X(IDB, "idb", "iterative delay bounding")                                                        \
+    X(RANDOM, "random", "random walk")                                                               \
+    X(PCT, "pct", "probabilistic concurrency testing")                                               \
+    X(POS, "pos", "partial order sampling")
+
+enum lu_drv_strategy {
+#define LU_DRV_S_ENUM(name, id, text) LU_DRV_S_##name,
+    LU_DRV_STRATEGIES(LU_DRV_S_ENUM)
+#undef LU_DRV_S_ENUM
+        LU_DRV_S_COUNT
+};
+
+const char *lu_drv_strategy_id(int s);   /* "ipb" */
+const char *lu_drv_strategy_text(int s); /* "iterative preemption bounding" */
+int lu_drv_strategy_parse(const char *id); /* -1: unknown */
+/* Randomized strategies sample schedules: they need a budget and have no
+ * notion of a completely covered bound. */
+bool lu_drv_strategy_randomized(int s);
+
+#define LU_DRV_MAX_EXPLORERS 64
+
+struct lu_drv_job;
+/* Explorer processes phase 2 of the job uses at once: a test's tree is
+ * split only when the search is exhaustive (no budget whose cut would
+ * depend on the order) and systematic. */
+unsigned lu_drv_job_explorers(const struct lu_drv_job *j);
+
 /* What a worker is asked to do. */
 struct lu_drv_job {
     char harness_path[4096];
     char harness_name[128];
     struct lu_drv_test test;
-    int preemptions;         /* phase 2 bound, -1 unbounded */
+    int preemptions;         /* phase 2 bound (delays for idb), -1 unbounded */
     uint64_t max_executions; /* phase 1: error beyond; phase 2: budget; 0 = unlimited */
     uint32_t spin_bound;
     uint32_t watchdog_ms;
+    int strategy;            /* enum lu_drv_strategy */
+    int pct_depth;           /* PCT: bug depth d */
+    uint64_t seed;           /* randomized strategies: this test's seed */
+    unsigned explorers;      /* phase-2 processes splitting this test's schedule tree (>= 1) */
+    uint64_t recycle_every;  /* testing: restart the explorer after this many executions (0: by memory) */
+    uint32_t recycle_mb;     /* restart the explorer when its private memory grew by this much */
     bool list_only;          /* just report the harnesses of the .so */
     unsigned want;           /* findings (1 << LU_DRV_F_*) to look for; 0: all */
     int cpu;                 /* core to pin the worker to, -1: none */
@@ -99,17 +139,67 @@ struct lu_drv_fatal {
     char symbol[128];
 };
 
+/*
+ * Phase 2 runs in explorer processes forked by the worker after phase 1:
+ * the code under test leaks what stuck executions never free (destroy() is
+ * not called on an object threads are stuck in), so an explorer whose
+ * private memory grew too much exits and a fresh copy of the worker's clean
+ * post-phase-1 state goes on where it stopped. Several explorers may split
+ * one test's schedule tree (parallel search). Each has a lane: the state of
+ * its current execution (readable post mortem) and its work item.
+ *
+ * A work item of the DFS strategies is a DFS stack: steps g[0..g_len) with
+ * their explored alternatives (done), of which the first g_base are frozen.
+ * Exploring it means the subtree below the whole stack, then every
+ * unexplored alternative at steps g_base..g_len-1, deepest first: exactly
+ * what one DFS from that stack does, so an item can be saved, resumed in
+ * another process, or have its shallow alternatives given to an idle
+ * explorer, without changing the set of executions.
+ */
+enum { LU_DRV_EXIT_NONE, LU_DRV_EXIT_DONE, LU_DRV_EXIT_RECYCLE, LU_DRV_EXIT_FINISHED };
+
+struct lu_drv_lane {
+    uint32_t nev;
+    struct lu_hist_event ev[LU_DRV_MAX_EVENTS]; /* current execution's history (no bytes) */
+    struct lu_drv_fatal fatal;
+    uint32_t sched_len;
+    int exit_reason;              /* LU_DRV_EXIT_*: why the explorer ended */
+    bool has_item;                /* g holds work */
+    uint32_t g_len, g_base;
+    uint64_t chunk;               /* randomized strategies: next chunk of executions */
+    uint32_t max_steps;           /* randomized strategies: longest execution so far */
+    struct lu_sched_trace *trace; /* LU_DRV_TRACE_CAP steps */
+    struct lu_sched_step *g;      /* LU_DRV_TRACE_CAP steps */
+};
+
+/* Coordination of the explorers of one test, in shared memory. */
+struct lu_drv_pool {
+    _Atomic uint32_t lock;
+    _Atomic uint32_t seq;     /* futex word: bumped when items are queued or the search ends */
+    _Atomic int stop;         /* every explorer ends at its next check */
+    _Atomic int want_work;    /* explorers without an item */
+    _Atomic int claim;        /* lane + 1 of the explorer that owns the result, 0: none */
+    _Atomic uint64_t budget_used;
+    _Atomic uint64_t pruned;  /* this round: alternatives cut by the bound */
+    unsigned nexp;
+    unsigned busy;            /* explorers holding an item */
+    int round;                /* bound of the current round */
+    int last_round;           /* -1: unbounded iteration until nothing was pruned */
+    int bound_kind;
+};
+
 struct lu_drv_shm {
     struct lu_drv_job job;
 
     /* live progress, readable after a crash */
     _Atomic int phase;
     _Atomic uint64_t executions[3]; /* [1], [2] per phase */
-    _Atomic uint64_t histories;     /* distinct phase-2 histories checked */
-    uint64_t points;
-    uint32_t nev;
-    struct lu_hist_event ev[LU_DRV_MAX_EVENTS]; /* current execution's history (no bytes) */
-    struct lu_drv_fatal fatal;
+    _Atomic uint64_t histories;     /* distinct phase-2 histories */
+    _Atomic uint64_t checks;        /* phase-2 linearizability checks */
+    _Atomic uint64_t stuck;         /* phase-2 executions that got stuck */
+    _Atomic uint64_t recycles;      /* explorer restarts */
+    _Atomic uint64_t points;
+    uint64_t spec_checks;           /* phase 1: serial histories checked for determinism */
     struct lu_hist_test htest; /* the worker's operation table, for reports */
 
     /* result */
@@ -119,18 +209,64 @@ struct lu_drv_shm {
     uint64_t serial_full, serial_stuck;
     int complete_bound;   /* phase 2 covered every schedule up to this bound */
     bool truncated;       /* phase 2 stopped at the execution budget */
+    unsigned explorers;   /* explorer processes phase 2 used at once */
+    _Atomic uint64_t explorer_executions[LU_DRV_MAX_EXPLORERS]; /* phase-2 executions each explorer ran */
     char harnesses[2048]; /* list_only: "name nops\n" lines, ops after */
     char report[LU_DRV_REPORT_CAP];
     uint32_t sched_len;
     struct lu_drv_finding findings[LU_DRV_F_COUNT];
+    struct lu_drv_pool pool;
+
+    struct lu_drv_lane lane; /* lane 0: the worker's own, and the first explorer's */
 
     /* the scheduler's trace lives here so a parent can read it post mortem;
-     * the replay schedule follows it */
+     * the replay schedule and lane 0's work item follow it */
     struct lu_sched_trace trace; /* LU_DRV_TRACE_CAP steps follow */
 };
 
 size_t lu_drv_shm_size(void);
 struct lu_sched_step *lu_drv_shm_replay(struct lu_drv_shm *shm);
+struct lu_sched_step *lu_drv_shm_stack(struct lu_drv_shm *shm);
+
+/* ---- phase-2 search support (lu_drv_explore.c) ---- */
+
+/* The set of distinct histories (64-bit hashes) of one test, in shared
+ * memory so that restarted and parallel explorers see every history
+ * checked before. Not a scheduling point; never called from code under
+ * test. */
+struct lu_drv_seen;
+struct lu_drv_seen *lu_drv_seen_create(void);
+/* 1: new (the caller checks it), 0: seen before, -1: the set is full. */
+int lu_drv_seen_insert(struct lu_drv_seen *s, uint64_t hash);
+uint64_t lu_drv_seen_count(const struct lu_drv_seen *s);
+
+/* The bound cost of taking alternative a at a recorded step: the rule of
+ * the scheduler's DFS (preemptions, or delays of the round-robin choice). */
+unsigned lu_drv_step_cost(int bound_kind, const struct lu_sched_step *st, int a);
+/* Flips the deepest step of g[base..*len) that has an unexplored
+ * alternative within bound, as the scheduler's backtracking does; false
+ * when there is none. */
+bool lu_drv_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, int bound, int bound_kind,
+                       uint64_t *pruned);
+/* The shallowest step of g[base..len) with unexplored alternatives within
+ * bound, or -1. */
+int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound, int bound_kind);
+
+/* Queue of work items given away by busy explorers, in shared memory. */
+struct lu_drv_items;
+struct lu_drv_items *lu_drv_items_create(void);
+bool lu_drv_items_full(const struct lu_drv_items *q);
+/* Queues g[0..len) as an item whose steps are all frozen. */
+bool lu_drv_items_push(struct lu_drv_items *q, const struct lu_sched_step *g, uint32_t len);
+bool lu_drv_items_pop(struct lu_drv_items *q, struct lu_sched_step *g, uint32_t *len);
+unsigned lu_drv_items_count(const struct lu_drv_items *q);
+
+void lu_drv_pool_lock(struct lu_drv_pool *p);
+void lu_drv_pool_unlock(struct lu_drv_pool *p);
+/* Wakes explorers waiting in lu_drv_pool_wait. */
+void lu_drv_pool_wake(struct lu_drv_pool *p);
+/* Waits (at most ~20 ms) until seq differs from seen. */
+void lu_drv_pool_wait(struct lu_drv_pool *p, uint32_t seen);
 
 /* Worker entry point: runs shm->job, fills the result, never returns. */
 void lu_drv_worker(struct lu_drv_shm *shm) __attribute__((noreturn));

@@ -68,12 +68,17 @@ unsigned lu_drv_test_calls(const struct lu_drv_test *t)
 
 size_t lu_drv_shm_size(void)
 {
-    return sizeof(struct lu_drv_shm) + 2 * (size_t)LU_DRV_TRACE_CAP * sizeof(struct lu_sched_step);
+    return sizeof(struct lu_drv_shm) + 3 * (size_t)LU_DRV_TRACE_CAP * sizeof(struct lu_sched_step);
 }
 
 struct lu_sched_step *lu_drv_shm_replay(struct lu_drv_shm *shm)
 {
     return shm->trace.steps + LU_DRV_TRACE_CAP;
+}
+
+struct lu_sched_step *lu_drv_shm_stack(struct lu_drv_shm *shm)
+{
+    return shm->trace.steps + 2 * LU_DRV_TRACE_CAP;
 }
 
 /* "name(arg)" labels; a bare "name" or "name()" matches the first operation
@@ -173,6 +178,12 @@ struct lu__opts {
     bool no_minimize, allow_uninstrumented, quiet;
     unsigned max_reports;
     const char *path;
+    int strategy;
+    int depth;
+    bool depth_given;
+    unsigned shard_k, shard_n; /* 0/0: no sharding */
+    uint64_t recycle_every;
+    uint32_t recycle_mb;
 };
 
 static void lu__usage(FILE *f)
@@ -188,10 +199,16 @@ static void lu__usage(FILE *f)
             "  --matrix TxN        T threads, N calls each (default 3x3)\n"
             "  --samples K         random test matrices to check (default 100)\n"
             "  --seed S            seed of the random matrices (default: from the clock; always printed)\n"
-            "  --preemptions P     preemption bound of phase 2 (default 2; -1: unbounded)\n"
+            "  --preemptions P     preemption bound of phase 2 (default 2; -1: unbounded); with idb, the\n"
+            "                      delay bound\n"
+            "  --strategy S        phase 2 search: default, dfs, ipb, idb, random, pct or pos (see the guide)\n"
+            "  --depth D           bug depth of pct (default 3)\n"
             "  --test 'A B | C'    check this one test; '|' separates threads\n"
             "  --harness NAME      check only this harness of the shared object\n"
-            "  --jobs N            tests run in parallel (default: number of cores)\n"
+            "  --jobs N            tests run in parallel (default: number of cores); with fewer tests than\n"
+            "                      N, an exhaustive search (--max-executions 0) splits each test among them\n"
+            "  --shard K/N         check only the K-th of N shares of the --samples tests (same tests and\n"
+            "                      verdicts as one run of all, for spreading a run over N machines)\n"
             "  --json FILE         write machine-readable results\n"
             "  --replay FILE       re-run a reported failure and show it\n"
             "  --replay-dir DIR    where to write replay files (default .)\n"
@@ -234,10 +251,39 @@ static uint64_t lu__parse_u64(const char *opt, const char *v, uint64_t max)
     return x;
 }
 
+/* K/N, 1 <= K <= N: digits only, so that a typo in a cluster script fails
+ * loudly instead of silently checking the wrong share. */
+static void lu__parse_shard(const char *v, struct lu__opts *o)
+{
+    const char *slash = strchr(v, '/');
+    bool digits = slash && slash != v && slash[1];
+    for (const char *c = v; digits && *c; c++)
+        if (c != slash && !isdigit((unsigned char)*c))
+            digits = false;
+    unsigned long long k = 0, n = 0;
+    if (digits) {
+        errno = 0;
+        k = strtoull(v, NULL, 10);
+        n = strtoull(slash + 1, NULL, 10);
+        if (errno)
+            digits = false;
+    }
+    if (!digits)
+        lu__die_usage("--shard takes K/N (this machine's share K of N shares, 1 <= K <= N), e.g. 2/8, not '%s'",
+                      v);
+    if (n == 0 || n > 1000000)
+        lu__die_usage("--shard %s: in K/N, the number of shares N must be between 1 and 1000000", v);
+    if (k == 0 || k > n)
+        lu__die_usage("--shard %s: in K/N, the share K must be between 1 and N (shares are numbered from 1)", v);
+    o->shard_k = (unsigned)k;
+    o->shard_n = (unsigned)n;
+}
+
 static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
 {
     enum { O_MATRIX = 256, O_SAMPLES, O_SEED, O_PRE, O_TEST, O_JOBS, O_JSON, O_REPLAY, O_HARNESS, O_RDIR,
-           O_MAXEX, O_TIMEOUT, O_SPIN, O_WD, O_NOMIN, O_UNINSTR, O_QUIET, O_HELP, O_VERSION, O_MAXREP };
+           O_MAXEX, O_TIMEOUT, O_SPIN, O_WD, O_NOMIN, O_UNINSTR, O_QUIET, O_HELP, O_VERSION, O_MAXREP,
+           O_STRATEGY, O_DEPTH, O_SHARD };
     static const struct option lo[] = {
         {"matrix", required_argument, 0, O_MATRIX},
         {"samples", required_argument, 0, O_SAMPLES},
@@ -259,6 +305,9 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},
         {"version", no_argument, 0, O_VERSION},
+        {"strategy", required_argument, 0, O_STRATEGY},
+        {"depth", required_argument, 0, O_DEPTH},
+        {"shard", required_argument, 0, O_SHARD},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -348,6 +397,20 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         case O_QUIET:
             o->quiet = true;
             break;
+        case O_STRATEGY:
+            o->strategy = lu_drv_strategy_parse(optarg);
+            if (o->strategy < 0)
+                lu__die_usage("--strategy takes one of default, dfs, ipb, idb, random, pct, pos, not '%s'", optarg);
+            break;
+        case O_DEPTH:
+            o->depth = (int)lu__parse_u64("--depth", optarg, 64);
+            if (o->depth < 1)
+                lu__die_usage("--depth must be at least 1");
+            o->depth_given = true;
+            break;
+        case O_SHARD:
+            lu__parse_shard(optarg, o);
+            break;
         case O_HELP:
             lu__usage(stdout);
             exit(EXIT_PASS);
@@ -375,6 +438,22 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         lu__die_usage("unexpected argument '%s' (one shared object at a time)", argv[optind]);
     if (!o->path && !o->replay)
         lu__die_usage("no harness given");
+    if (o->shard_n && o->test)
+        lu__die_usage("--shard splits the random tests of --samples; it cannot be combined with --test");
+    if (o->depth_given && o->strategy != LU_DRV_S_PCT)
+        lu__die_usage("--depth is the bug depth of --strategy pct");
+    if (!o->depth)
+        o->depth = 3;
+    if (lu_drv_strategy_randomized(o->strategy) && o->max_executions == 0)
+        lu__die_usage("--strategy %s samples schedules without end: give it a budget with --max-executions N",
+                      lu_drv_strategy_id(o->strategy));
+    /* Tuning and testing knobs of the explorer restarts that shed memory
+     * leaked by stuck executions (see lu_drv_worker.c). */
+    const char *e = getenv("LINEUP_RECYCLE_EVERY");
+    if (e && *e)
+        o->recycle_every = lu__parse_u64("LINEUP_RECYCLE_EVERY", e, UINT64_MAX);
+    e = getenv("LINEUP_RECYCLE_MB");
+    o->recycle_mb = e && *e ? (uint32_t)lu__parse_u64("LINEUP_RECYCLE_MB", e, 1u << 20) : 32;
 }
 
 /* ---- the shared object ---- */
@@ -449,6 +528,9 @@ struct lu__res {
     int complete_bound;
     bool truncated;
     uint64_t ex1, ex2, histories, serial_full, serial_stuck;
+    uint64_t checks, spec_checks, stuck, recycles;
+    unsigned explorers;
+    uint64_t explorer_ex[LU_DRV_MAX_EXPLORERS];
     double secs;
     char *report; /* for verdicts without findings (errors) */
     uint32_t sched_len;
@@ -502,7 +584,7 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
 {
     struct lu_buf b;
     lu_buf_init(&b);
-    const struct lu_drv_fatal *f = &shm->fatal;
+    const struct lu_drv_fatal *f = &shm->lane.fatal;
     int phase = atomic_load(&shm->phase);
     if (timed_out) {
         r->verdict = LU_DRV_V_TIMEOUT;
@@ -548,14 +630,14 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         }
         lu_buf_puts(&b, "\n");
     }
-    if (shm->nev && shm->htest.nops) {
+    if (shm->lane.nev && shm->htest.nops) {
         struct lu_hist h;
         lu_hist_init(&h);
-        for (uint32_t i = 0; i < shm->nev && i < LU_DRV_MAX_EVENTS; i++) {
-            if (shm->ev[i].kind == LU_HIST_CALL)
-                lu_hist_call(&h, shm->ev[i].op);
+        for (uint32_t i = 0; i < shm->lane.nev && i < LU_DRV_MAX_EVENTS; i++) {
+            if (shm->lane.ev[i].kind == LU_HIST_CALL)
+                lu_hist_call(&h, shm->lane.ev[i].op);
             else
-                lu_hist_return(&h, shm->ev[i].op, shm->ev[i].res.value, NULL, 0);
+                lu_hist_return(&h, shm->lane.ev[i].op, shm->lane.ev[i].res.value, NULL, 0);
         }
         lu_buf_puts(&b, "history up to the failure:\n");
         lu_hist_render_timeline(&b, &shm->htest, &h);
@@ -563,7 +645,7 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
     }
     r->phase = phase;
     r->report = b.s ? b.s : strdup("");
-    r->sched_len = f->kind ? shm->sched_len : shm->trace.len;
+    r->sched_len = f->kind ? shm->lane.sched_len : shm->trace.len;
     if (r->sched_len > LU_DRV_TRACE_CAP)
         r->sched_len = LU_DRV_TRACE_CAP;
 }
@@ -576,6 +658,15 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
     r->ex1 = atomic_load(&shm->executions[1]);
     r->ex2 = atomic_load(&shm->executions[2]);
     r->histories = atomic_load(&shm->histories);
+    r->checks = atomic_load(&shm->checks);
+    r->stuck = atomic_load(&shm->stuck);
+    r->recycles = atomic_load(&shm->recycles);
+    r->spec_checks = shm->spec_checks;
+    r->serial_full = shm->serial_full;
+    r->serial_stuck = shm->serial_stuck;
+    r->explorers = shm->explorers;
+    for (unsigned k = 0; k < r->explorers && k < LU_DRV_MAX_EXPLORERS; k++)
+        r->explorer_ex[k] = atomic_load(&shm->explorer_executions[k]);
     if (!timed_out && atomic_load(&shm->done)) {
         r->verdict = shm->verdict;
         r->phase = shm->fail_phase;
@@ -789,7 +880,7 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase, int preemptions,
-                            char *out, size_t outlen)
+                            int strategy, char *out, size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -806,8 +897,11 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     struct lu_buf b;
     lu_buf_init(&b);
     lu_drv_test_format(&b, t, (const char *const *)h->labels);
-    fprintf(f, "lineup-replay 1\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nschedule",
-            real, h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions);
+    /* the schedule is the list of choices, whatever strategy made them:
+     * the strategy line is for people, the replay follows the choices */
+    fprintf(f, "lineup-replay 1\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\n"
+               "schedule",
+            real, h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions, lu_drv_strategy_id(strategy));
     for (uint32_t i = 0; i < r->sched_len; i++)
         fprintf(f, " %c%u", r->sched[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', r->sched[i].chosen);
     fputs("\n", f);
@@ -816,7 +910,7 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
 }
 
 struct lu__replay {
-    char harness[4096], name[128], test[4096], kind[64];
+    char harness[4096], name[128], test[4096], kind[64], strategy[32];
     int phase, preemptions;
     struct lu_sched_step *steps;
     uint32_t len;
@@ -861,6 +955,10 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             snprintf(rp->test, sizeof rp->test, "%s", val);
         } else if (strcmp(line, "kind") == 0) {
             snprintf(rp->kind, sizeof rp->kind, "%s", val);
+        } else if (strcmp(line, "strategy") == 0) {
+            if (lu_drv_strategy_parse(val) < 0)
+                lu__replay_bad(file, ln, "unknown strategy");
+            snprintf(rp->strategy, sizeof rp->strategy, "%s", val);
         } else if (strcmp(line, "phase") == 0) {
             if (strcmp(val, "1") && strcmp(val, "2"))
                 lu__replay_bad(file, ln, "phase must be 1 or 2");
@@ -1000,7 +1098,8 @@ static void lu__json_str(FILE *f, const char *s)
 struct lu__totals {
     unsigned tests, failed, truncated;
     int min_complete;
-    uint64_t ex1, ex2, histories;
+    uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, recycles;
+    unsigned max_explorers;
     unsigned by_verdict[LU_DRV_V_COUNT];
     int exit_code;
 };
@@ -1015,6 +1114,36 @@ static void lu__progress(const struct lu__opts *o, unsigned done, unsigned total
             el > 0 ? (double)(tt->ex1 + tt->ex2) / el : 0.0, el, tt->failed);
     if (done == total)
         fputs("\n", stderr);
+}
+
+/* Executions, distinct histories and checks of each phase: a history is
+ * checked once however many executions produce it, so checks equal
+ * distinct histories in phase 2; phase 1 compares every serial execution
+ * with the observations so far (the determinism check). */
+static void lu__json_counts(FILE *f, const struct lu__res *r)
+{
+    fprintf(f,
+            ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
+            "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
+            ", \"stuck_executions\": %" PRIu64 ", \"explorers\": %u, \"restarts\": %" PRIu64,
+            r->ex1, r->serial_full + r->serial_stuck, r->spec_checks, r->ex2, r->histories, r->checks, r->stuck,
+            r->explorers, r->recycles);
+    if (r->explorers > 1) {
+        /* how evenly the explorers shared the test's search */
+        fputs(", \"explorer_executions\": [", f);
+        for (unsigned k = 0; k < r->explorers && k < LU_DRV_MAX_EXPLORERS; k++)
+            fprintf(f, "%s%" PRIu64, k ? ", " : "", r->explorer_ex[k]);
+        fputs("]", f);
+    }
+    fputs("}", f);
+}
+
+/* The seed of a randomized strategy for sample i: independent of which
+ * share of a --shard run checks it. */
+static uint64_t lu__test_seed(uint64_t seed, unsigned i)
+{
+    uint64_t x = seed ^ ((uint64_t)i * 0xd1b54a32d192ed03ULL);
+    return lu__splitmix(&x);
 }
 
 static int lu__replay_main(struct lu__opts *o)
@@ -1046,8 +1175,8 @@ static int lu__replay_main(struct lu__opts *o)
     job.watchdog_ms = o->watchdog_ms;
     struct lu__res r;
     lu__run_sync(&job, rp.steps, &r);
-    printf("lineup %s: replaying %s (harness %s, recorded as %s)\n", LINEUP_VERSION, o->replay, rp.name,
-           rp.kind[0] ? rp.kind : "?");
+    printf("lineup %s: replaying %s (harness %s, recorded as %s%s%s)\n", LINEUP_VERSION, o->replay, rp.name,
+           rp.kind[0] ? rp.kind : "?", rp.strategy[0] ? " by strategy " : "", rp.strategy);
     fputs(r.report ? r.report : "", stdout);
     printf("verdict: %s\n", lu_drv_verdict_name(r.verdict));
     int rc = lu_drv_verdict_exit(r.verdict);
@@ -1094,6 +1223,7 @@ int main(int argc, char **argv)
         o.seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
         o.seed %= 1000000000ULL;
     }
+    bool randomized = lu_drv_strategy_randomized(o.strategy);
 
     FILE *json = NULL;
     if (o.json) {
@@ -1102,8 +1232,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
             return EXIT_USAGE;
         }
-        fprintf(json, "{\"lineup\": \"%s\", \"seed\": %" PRIu64 ", \"preemptions\": %d, \"harnesses\": [",
-                LINEUP_VERSION, o.seed, o.preemptions);
+        fprintf(json, "{\"lineup\": \"%s\", \"seed\": %" PRIu64 ", \"preemptions\": %d, \"strategy\": \"%s\"",
+                LINEUP_VERSION, o.seed, o.preemptions, lu_drv_strategy_id(o.strategy));
+        if (o.strategy == LU_DRV_S_PCT)
+            fprintf(json, ", \"depth\": %d", o.depth);
+        fprintf(json, ", \"max_executions\": %" PRIu64, o.max_executions);
+        if (o.shard_n)
+            fprintf(json, ", \"shard\": [%u, %u]", o.shard_k, o.shard_n);
+        fputs(", \"harnesses\": [", json);
     }
 
     struct lu__totals tt;
@@ -1112,9 +1248,15 @@ int main(int argc, char **argv)
     for (unsigned hi = 0; hi < nh; hi++) {
         struct lu__harness *h = &hs[hi];
         const char *const *labels = (const char *const *)h->labels;
-        unsigned ntests = o.test ? 1 : o.samples;
-        struct lu_drv_test *tests = calloc(ntests, sizeof *tests);
+        /* all samples are drawn in order, so that a share of a --shard run
+         * gets exactly the tests (and sample numbers) one run of all has */
+        unsigned ntests = 0;
+        struct lu_drv_test *tests = NULL;
+        unsigned *sample = NULL; /* 0-based sample number of each test */
         if (o.test) {
+            ntests = 1;
+            tests = calloc(1, sizeof *tests);
+            sample = calloc(1, sizeof *sample);
             if (lu_drv_test_parse(o.test, labels, h->nops, &tests[0], err, sizeof err)) {
                 fprintf(stderr, "lineup: --test: %s (harness %s has:", err, h->name);
                 for (unsigned k = 0; k < h->nops; k++)
@@ -1123,18 +1265,41 @@ int main(int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else {
+            unsigned cap = o.shard_n ? o.samples / o.shard_n + 1 : o.samples;
+            tests = calloc(cap, sizeof *tests);
+            sample = calloc(cap, sizeof *sample);
             uint64_t rng = o.seed;
-            for (unsigned i = 0; i < ntests; i++)
-                lu__draw(&rng, o.threads, o.calls, h->nops, &tests[i]);
+            struct lu_drv_test t;
+            for (unsigned i = 0; i < o.samples; i++) {
+                lu__draw(&rng, o.threads, o.calls, h->nops, &t);
+                if (o.shard_n && i % o.shard_n != o.shard_k - 1)
+                    continue;
+                tests[ntests] = t;
+                sample[ntests++] = i;
+            }
         }
-        printf("lineup %s: harness %s (%s), %s, seed %" PRIu64 ", preemption bound %d\n", LINEUP_VERSION,
-               h->name, o.path, o.test ? "one explicit test" : "random tests", o.seed, o.preemptions);
-        if (!o.test)
-            printf("  %u samples of %ux%u matrices over %u operations\n", ntests, o.threads, o.calls, h->nops);
+        printf("lineup %s: harness %s (%s), %s, seed %" PRIu64 ", %s", LINEUP_VERSION, h->name, o.path,
+               o.test ? "one explicit test" : "random tests", o.seed, lu_drv_strategy_text(o.strategy));
+        if (randomized)
+            printf(", %" PRIu64 " executions per test", o.max_executions);
+        if (o.strategy == LU_DRV_S_PCT)
+            printf(", depth %d", o.depth);
+        if (o.strategy == LU_DRV_S_RANDOM || !randomized)
+            printf(", %s bound %d", o.strategy == LU_DRV_S_IDB ? "delay" : "preemption", o.preemptions);
+        printf("\n");
+        if (!o.test) {
+            printf("  %u samples of %ux%u matrices over %u operations", o.samples, o.threads, o.calls, h->nops);
+            if (o.shard_n)
+                printf("; shard %u/%u checks samples %u, %u, ... (%u tests)", o.shard_k, o.shard_n, o.shard_k,
+                       o.shard_k + o.shard_n, ntests);
+            printf("\n");
+        }
         fflush(stdout);
 
-        struct lu__res *res = calloc(ntests, sizeof *res);
-        struct lu_drv_job *jobs = calloc(ntests, sizeof *jobs);
+        /* Fewer tests than jobs: the idle cores split each test's search. */
+        unsigned explorers = ntests && ntests < o.jobs ? o.jobs / ntests : 1;
+        struct lu__res *res = calloc(ntests ? ntests : 1, sizeof *res);
+        struct lu_drv_job *jobs = calloc(ntests ? ntests : 1, sizeof *jobs);
         for (unsigned i = 0; i < ntests; i++) {
             struct lu_drv_job *j = &jobs[i];
             snprintf(j->harness_path, sizeof j->harness_path, "%s", o.path);
@@ -1144,6 +1309,12 @@ int main(int argc, char **argv)
             j->max_executions = o.max_executions;
             j->spin_bound = o.spin_bound;
             j->watchdog_ms = o.watchdog_ms;
+            j->strategy = o.strategy;
+            j->pct_depth = o.depth;
+            j->seed = lu__test_seed(o.seed, sample[i]);
+            j->explorers = explorers;
+            j->recycle_every = o.recycle_every;
+            j->recycle_mb = o.recycle_mb;
         }
         unsigned next = 0, running = 0, done = 0;
         while (done < ntests) {
@@ -1167,6 +1338,13 @@ int main(int argc, char **argv)
             tt.ex1 += r.ex1;
             tt.ex2 += r.ex2;
             tt.histories += r.histories;
+            tt.serial += r.serial_full + r.serial_stuck;
+            tt.spec_checks += r.spec_checks;
+            tt.checks += r.checks;
+            tt.stuck += r.stuck;
+            tt.recycles += r.recycles;
+            if (r.explorers > tt.max_explorers)
+                tt.max_explorers = r.explorers;
             if (r.verdict != LU_DRV_V_PASS)
                 tt.failed++;
             else if (r.truncated) {
@@ -1197,15 +1375,23 @@ int main(int argc, char **argv)
             struct lu_buf tb;
             lu_buf_init(&tb);
             lu_drv_test_format(&tb, &tests[i], labels);
+            if (json) {
+                fprintf(json, "%s{\"sample\": %u, \"test\": ", i ? ", " : "", sample[i] + 1);
+                lu__json_str(json, tb.s);
+                fprintf(json, ", \"verdict\": \"%s\", \"phase1_executions\": %" PRIu64
+                              ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
+                              ", \"serial_histories\": %" PRIu64 ", \"stuck_serial_histories\": %" PRIu64,
+                        lu__vids[r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL], r->ex1, r->ex2,
+                        r->histories, r->serial_full, r->serial_stuck);
+                lu__json_counts(json, r);
+                if (r->verdict == LU_DRV_V_PASS && !randomized)
+                    fprintf(json, ", \"complete_bound\": %d, \"truncated\": %s", r->complete_bound,
+                            r->truncated ? "true" : "false");
+                fprintf(json, ", \"seconds\": %.3f", r->secs);
+            }
             if (r->verdict != LU_DRV_V_PASS) {
-                if (json) {
-                    fprintf(json, "%s{\"test\": ", i ? ", " : "");
-                    lu__json_str(json, tb.s);
-                    fprintf(json, ", \"verdict\": \"%s\", \"phase1_executions\": %" PRIu64
-                                  ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
-                                  ", \"seconds\": %.3f, \"findings\": [",
-                            lu__vids[r->verdict], r->ex1, r->ex2, r->histories, r->secs);
-                }
+                if (json)
+                    fputs(", \"findings\": [", json);
                 for (unsigned fi = 0; fi < r->nf; fi++) {
                     int kind = r->f[fi].verdict;
                     if (o.max_reports && reports_of[kind] >= o.max_reports) {
@@ -1214,6 +1400,7 @@ int main(int argc, char **argv)
                     }
                     reports_of[kind]++;
                     struct lu_drv_job mj = jobs[i];
+                    mj.explorers = 1;
                     /* minimize a copy that holds just this finding */
                     struct lu__res mr;
                     memset(&mr, 0, sizeof mr);
@@ -1240,7 +1427,7 @@ int main(int argc, char **argv)
                         if (o.test)
                             printf("  test: %s\n", tb.s);
                         else
-                            printf("  found in sample %u: %s\n", i + 1, tb.s);
+                            printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
                         if (runs && strcmp(mt.s, tb.s) != 0)
                             printf("  minimized (%u runs) to: %s\n", runs, mt.s);
                         else if (runs)
@@ -1249,7 +1436,7 @@ int main(int argc, char **argv)
                         int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
                         if (mf && mf->sched_len && fphase > 0 && lu_drv_verdict_exit(kind) == EXIT_BUG &&
                             lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
-                                             replay_path, sizeof replay_path) == 0)
+                                             o.strategy, replay_path, sizeof replay_path) == 0)
                             printf("replay: lineup --replay %s\n", replay_path);
                         else
                             replay_path[0] = 0;
@@ -1270,17 +1457,10 @@ int main(int argc, char **argv)
                     lu__res_free(&mr);
                 }
                 if (json)
-                    fputs("]}", json);
-            } else if (json) {
-                fprintf(json, "%s{\"test\": ", i ? ", " : "");
-                lu__json_str(json, tb.s);
-                fprintf(json, ", \"verdict\": \"PASS\", \"phase1_executions\": %" PRIu64
-                              ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
-                              ", \"serial_histories\": %" PRIu64 ", \"stuck_serial_histories\": %" PRIu64
-                              ", \"complete_bound\": %d, \"truncated\": %s, \"seconds\": %.3f}",
-                        r->ex1, r->ex2, r->histories, r->serial_full, r->serial_stuck, r->complete_bound,
-                        r->truncated ? "true" : "false", r->secs);
+                    fputs("]", json);
             }
+            if (json)
+                fputs("}", json);
             lu_buf_free(&tb);
             lu__res_free(r);
         }
@@ -1297,26 +1477,48 @@ int main(int argc, char **argv)
         free(res);
         free(jobs);
         free(tests);
+        free(sample);
     }
     double el = lu__now() - t0;
     printf("\nsummary: %u tests, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests - tt.failed, tt.failed, el);
-    printf("  phase 1: %" PRIu64 " serial executions; phase 2: %" PRIu64 " executions, %" PRIu64
-           " distinct histories checked\n",
-           tt.ex1, tt.ex2, tt.histories);
-    if (tt.truncated)
+    printf("  phase 1: %" PRIu64 " serial executions, %" PRIu64 " distinct serial histories, %" PRIu64
+           " determinism checks\n",
+           tt.ex1, tt.serial, tt.spec_checks);
+    printf("  phase 2 (%s): %" PRIu64 " executions, %" PRIu64 " distinct histories, %" PRIu64
+           " linearizability checks\n",
+           lu_drv_strategy_id(o.strategy), tt.ex2, tt.histories, tt.checks);
+    if (tt.max_explorers > 1)
+        printf("  phase 2 of each test was split among %u worker processes\n", tt.max_explorers);
+    if (randomized)
+        printf("  phase 2 coverage: %" PRIu64 " sampled schedules per test (%s, seed %" PRIu64
+               "); no bound is covered completely\n",
+               o.max_executions, lu_drv_strategy_text(o.strategy), o.seed);
+    else if (tt.truncated && tt.min_complete < 0)
+        printf("  phase 2 coverage: in %u passing tests the budget of %" PRIu64 " executions ran out before "
+               "any bound was covered completely (raise --max-executions)\n",
+               tt.truncated, o.max_executions);
+    else if (tt.truncated)
         printf("  phase 2 coverage: in %u passing tests the budget of %" PRIu64 " executions ran out; every "
-               "schedule with at most %d preemptions was covered (raise --max-executions for more)\n",
-               tt.truncated, o.max_executions, tt.min_complete);
+               "schedule with at most %d %s was covered (raise --max-executions for more)\n",
+               tt.truncated, o.max_executions, tt.min_complete,
+               o.strategy == LU_DRV_S_IDB ? "delays" : "preemptions");
+    else if (tt.tests > tt.failed && o.preemptions < 0)
+        printf("  phase 2 coverage: every schedule in every passing test\n");
     else if (tt.tests > tt.failed)
-        printf("  phase 2 coverage: every schedule with at most %d preemptions in every passing test\n",
-               o.preemptions);
+        printf("  phase 2 coverage: every schedule with at most %d %s in every passing test\n", o.preemptions,
+               o.strategy == LU_DRV_S_IDB ? "delays" : "preemptions");
     for (int v = 0; v < LU_DRV_V_COUNT; v++)
         if (tt.by_verdict[v])
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
     printf("verdict: %s\n", tt.exit_code == 0 ? "PASS" : tt.exit_code == 1 ? "FAIL (bug found)" : "ERROR");
     if (json) {
-        fprintf(json, "], \"summary\": {\"tests\": %u, \"failed\": %u, \"seconds\": %.3f, \"exit\": %d}}\n",
-                tt.tests, tt.failed, el, tt.exit_code);
+        fprintf(json,
+                "], \"summary\": {\"tests\": %u, \"failed\": %u, \"seconds\": %.3f, \"exit\": %d"
+                ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
+                "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
+                ", \"stuck_executions\": %" PRIu64 ", \"restarts\": %" PRIu64 "}}}\n",
+                tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2, tt.histories,
+                tt.checks, tt.stuck, tt.recycles);
         fclose(json);
     }
     return tt.exit_code;

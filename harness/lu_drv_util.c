@@ -32,3 +32,46 @@ void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off)
     else
         lu_buf_printf(b, "%#" PRIxPTR, off);
 }
+
+/* ---- strategies ---- */
+
+static const char *const lu__strategy_ids[] = {
+#define LU__SID(name, id, text) id,
+    LU_DRV_STRATEGIES(LU__SID)
+#undef LU__SID
+};
+static const char *const lu__strategy_texts[] = {
+#define LU__STXT(name, id, text) text,
+    LU_DRV_STRATEGIES(LU__STXT)
+#undef LU__STXT
+};
+
+const char *lu_drv_strategy_id(int s)
+{
+    return s >= 0 && s < LU_DRV_S_COUNT ? lu__strategy_ids[s] : "?";
+}
+
+const char *lu_drv_strategy_text(int s)
+{
+    return s >= 0 && s < LU_DRV_S_COUNT ? lu__strategy_texts[s] : "?";
+}
+
+int lu_drv_strategy_parse(const char *id)
+{
+    for (int s = 0; s < LU_DRV_S_COUNT; s++)
+        if (strcmp(id, lu__strategy_ids[s]) == 0)
+            return s;
+    return -1;
+}
+
+bool lu_drv_strategy_randomized(int s)
+{
+    return s == LU_DRV_S_RANDOM || s == LU_DRV_S_PCT || s == LU_DRV_S_POS;
+}
+
+unsigned lu_drv_job_explorers(const struct lu_drv_job *j)
+{
+    if (!j->explorers || j->max_executions || lu_drv_strategy_randomized(j->strategy))
+        return 1;
+    return j->explorers < LU_DRV_MAX_EXPLORERS ? j->explorers : LU_DRV_MAX_EXPLORERS;
+}

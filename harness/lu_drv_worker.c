@@ -11,19 +11,26 @@
 #include "lu_rt.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
-#include <uthash.h>
 
 #define LU__BYTES_CAP 4096
 
 static struct lu_drv_shm *W;
+static struct lu_drv_lane *L; /* the lane this process records into */
 static const struct lineup_harness *H;
 static const struct lineup_op *lu__setup, *lu__teardown;
 static unsigned lu__nsetup, lu__nteardown;
@@ -48,8 +55,8 @@ static void lu__record_call(unsigned op)
 {
     if (lu_hist_call(&lu__hist, op) != 0)
         lu_sched_abort("out of memory recording the history");
-    if (W->nev < LU_DRV_MAX_EVENTS)
-        W->ev[W->nev++] = (struct lu_hist_event){.op = (uint16_t)op, .kind = LU_HIST_CALL};
+    if (L->nev < LU_DRV_MAX_EVENTS)
+        L->ev[L->nev++] = (struct lu_hist_event){.op = (uint16_t)op, .kind = LU_HIST_CALL};
 }
 
 static void lu__record_return(unsigned op, int64_t v, const struct lu_rt_bytes *b)
@@ -57,8 +64,8 @@ static void lu__record_return(unsigned op, int64_t v, const struct lu_rt_bytes *
     const void *bytes = b->set ? b->data : NULL;
     if (lu_hist_return(&lu__hist, op, v, bytes, b->set ? b->len : 0) != 0)
         lu_sched_abort("out of memory recording the history");
-    if (W->nev < LU_DRV_MAX_EVENTS)
-        W->ev[W->nev++] =
+    if (L->nev < LU_DRV_MAX_EVENTS)
+        L->ev[L->nev++] =
             (struct lu_hist_event){.op = (uint16_t)op, .kind = LU_HIST_RETURN, .res = {.value = v}};
 }
 
@@ -148,12 +155,43 @@ static void lu__report_threads(struct lu_buf *b, const struct lu_sched_result *r
     }
 }
 
+/* ---- ending ---- */
+
+static bool lu__explorer;     /* this process is a phase-2 explorer */
+static unsigned lu__lane_no;  /* its lane */
+static bool lu__claimed;      /* it owns the test's result */
+
+static void lu__explorer_exit(int reason) __attribute__((noreturn));
+static void lu__explorer_exit(int reason)
+{
+    L->exit_reason = reason;
+    fflush(NULL);
+    _exit(0);
+}
+
+/* Before an explorer writes the test's result (report, verdict): only one
+ * explorer of a test may; the others end quietly. */
+static void lu__claim(void)
+{
+    if (!lu__explorer || lu__claimed)
+        return;
+    int none = 0;
+    if (!atomic_compare_exchange_strong(&W->pool.claim, &none, (int)lu__lane_no + 1))
+        lu__explorer_exit(LU_DRV_EXIT_DONE);
+    lu__claimed = true;
+    atomic_store(&W->pool.stop, 1);
+    lu_drv_pool_wake(&W->pool);
+}
+
 static void lu__finish(int verdict, int phase) __attribute__((noreturn));
 static void lu__finish(int verdict, int phase)
 {
+    lu__claim();
     W->verdict = verdict;
     W->fail_phase = phase;
-    W->sched_len = W->trace.len;
+    W->sched_len = L->trace->len;
+    if (lu__explorer)
+        lu__explorer_exit(LU_DRV_EXIT_FINISHED); /* the keeper publishes it */
     atomic_store(&W->done, 1);
     fflush(NULL);
     _exit(0);
@@ -162,6 +200,7 @@ static void lu__finish(int verdict, int phase)
 static void lu__fail(int verdict, int phase, const char *fmt, ...) __attribute__((format(printf, 3, 4), noreturn));
 static void lu__fail(int verdict, int phase, const char *fmt, ...)
 {
+    lu__claim();
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(W->report, sizeof W->report, fmt, ap);
@@ -172,6 +211,7 @@ static void lu__fail(int verdict, int phase, const char *fmt, ...)
 
 static void lu__set_report(struct lu_buf *b)
 {
+    lu__claim();
     size_t n = b->len < sizeof W->report - 1 ? b->len : sizeof W->report - 1;
     memcpy(W->report, b->s ? b->s : "", n);
     W->report[n] = 0;
@@ -327,13 +367,13 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
     (void)k;
     if (!lu__plog || lu__nplog == lu__plog_cap)
         return;
-    lu__plog[lu__nplog++] = (struct lu__point_log){W->trace.len, tid, label, pc};
+    lu__plog[lu__nplog++] = (struct lu__point_log){L->trace->len, tid, label, pc};
 }
 
 static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     (void)arg;
-    struct lu_drv_fatal *f = &W->fatal;
+    struct lu_drv_fatal *f = &L->fatal;
     f->kind = kind;
     f->code = code;
     f->tid = tid;
@@ -348,23 +388,41 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
     } else {
         f->pc_off = pc;
     }
-    W->sched_len = W->trace.len;
+    L->sched_len = L->trace->len;
 }
 
-static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound)
+struct lu__sched_opts {
+    enum lu_sched_strategy strategy;
+    int bound;
+    int bound_kind;
+    uint64_t seed;
+    uint32_t pct_steps;
+    const struct lu_sched_step *prefix; /* DFS: explore the subtree below it */
+    uint32_t prefix_len;
+};
+
+static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
 {
     struct lu_sched_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = st;
-    cfg.preemption_bound = bound;
-    cfg.trace = &W->trace;
+    cfg.strategy = o->strategy;
+    cfg.preemption_bound = o->bound;
+    cfg.bound_kind = o->bound_kind;
+    cfg.seed = o->seed;
+    cfg.pct_depth = W->job.pct_depth;
+    cfg.pct_steps = o->pct_steps;
+    cfg.trace = L->trace;
     cfg.spin_bound = W->job.spin_bound;
     cfg.watchdog_ms = W->job.watchdog_ms;
     cfg.on_fatal = lu__on_fatal;
-    if (st == LU_SCHED_REPLAY) {
+    if (o->strategy == LU_SCHED_REPLAY) {
         cfg.replay = lu_drv_shm_replay(W);
         cfg.replay_len = W->job.replay_len;
         cfg.on_point = lu__on_point;
+    } else if (o->prefix_len) {
+        cfg.replay = o->prefix;
+        cfg.replay_len = o->prefix_len;
+        cfg.frozen_len = o->prefix_len;
     }
     int err = 0;
     struct lu_sched *s = lu_sched_create(&cfg, &err);
@@ -373,14 +431,17 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound)
     return s;
 }
 
+static uint64_t lu__ran_here; /* executions this process ran */
+
 static int lu__run_one(struct lu_sched *s, struct lu_sched_result *res, int phase)
 {
     lu_hist_reset(&lu__hist);
-    W->nev = 0;
+    L->nev = 0;
     int rc = lu_sched_run(s, lu__main_body, NULL, res);
     if (rc != 0)
         lu__fail(LU_DRV_V_INTERNAL, phase, "scheduler: %s\n", lu_sched_strerror(rc));
     atomic_fetch_add(&W->executions[phase], 1);
+    lu__ran_here++;
     if (!lu__created && res->outcome != LU_SCHED_OUT_COMPLETE && res->outcome != LU_SCHED_OUT_UNSUPPORTED)
         lu__fail(LU_DRV_V_HARNESS, phase, "harness %s: create() did not return (%s)\n", H->name,
                  lu_sched_outcome_name(res->outcome));
@@ -399,7 +460,7 @@ static struct lu_spec *lu__phase1(void)
     struct lu_spec *spec = lu_spec_create(&lu__htest);
     if (!spec)
         lu__fail(LU_DRV_V_INTERNAL, 1, "out of memory\n");
-    struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, -1);
+    struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = LU_SCHED_DFS, .bound = -1});
     struct lu_sched_result res;
     struct lu_hist conflict;
     lu_hist_init(&conflict);
@@ -420,6 +481,7 @@ static struct lu_spec *lu__phase1(void)
             lu__fail(LU_DRV_V_INTERNAL, 1, "a complete execution left calls pending\n");
         }
         int rc = lu_spec_add(spec, &lu__hist, &conflict);
+        W->spec_checks++;
         if (rc < 0)
             lu__fail(LU_DRV_V_INTERNAL, 1, "recording a serial history failed (%d)\n", rc);
         if (rc == 1) {
@@ -445,11 +507,6 @@ static struct lu_spec *lu__phase1(void)
     return spec;
 }
 
-struct lu__seen {
-    uint64_t hash;
-    UT_hash_handle hh;
-};
-
 static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const struct lu_lin_verdict *v,
                                  const struct lu_sched_result *res, bool stuck)
 {
@@ -464,9 +521,10 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
     }
     lu_buf_puts(b, "test:\n");
     lu__report_test(b);
-    lu_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u preemptions):\n",
-                  atomic_load(&W->executions[2]),
-                  W->trace.len ? (unsigned)W->trace.steps[W->trace.len - 1].preempts : 0u);
+    const struct lu_sched_trace *tr = L->trace;
+    lu_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u %s):\n",
+                  atomic_load(&W->executions[2]), tr->len ? (unsigned)tr->steps[tr->len - 1].preempts : 0u,
+                  W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delays" : "preemptions");
     lu_hist_render_timeline(b, &lu__htest, &lu__hist);
     if (stuck)
         lu__report_threads(b, res);
@@ -477,21 +535,19 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
     lu_buf_puts(b, "\n");
 }
 
-static bool lu__phase2_round(struct lu_sched *s, struct lu_spec *spec, struct lu__seen **seenp,
-                             struct lu_lin_stats *stp, uint64_t *np);
-
-static int lu__first_finding = -1;
-
 static unsigned lu__want(void)
 {
     return W->job.want ? W->job.want : (1u << LU_DRV_F_COUNT) - 1;
 }
 
-/* Phase 2 ends: the verdict is the first finding, if any. */
+/* Phase 2 ends: the verdict is the first kind of finding (violation before
+ * stuck history), whatever order the search met them in, so that it does
+ * not depend on the strategy's order or on how explorers split the work. */
 static void lu__finish_findings(void)
 {
-    if (lu__first_finding >= 0)
-        lu__finish(W->findings[lu__first_finding].verdict, 2);
+    for (int f = 0; f < LU_DRV_F_COUNT; f++)
+        if (W->findings[f].verdict != LU_DRV_V_PASS)
+            lu__finish(W->findings[f].verdict, 2);
 }
 
 static void lu__found(struct lu_spec *spec, const struct lu_lin_verdict *v, const struct lu_sched_result *res,
@@ -504,95 +560,527 @@ static void lu__found(struct lu_spec *spec, const struct lu_lin_verdict *v, cons
     struct lu_buf b;
     lu_buf_init(&b);
     lu__violation_report(&b, spec, v, res, stuck);
-    size_t n = b.len < sizeof fd->report - 1 ? b.len : sizeof fd->report - 1;
-    memcpy(fd->report, b.s ? b.s : "", n);
-    fd->report[n] = 0;
-    lu_buf_free(&b);
-    fd->sched_len = W->trace.len;
-    memcpy(fd->sched, W->trace.steps, W->trace.len * sizeof fd->sched[0]);
-    fd->verdict = stuck ? LU_DRV_V_STUCK : LU_DRV_V_VIOLATION;
-    if (lu__first_finding < 0)
-        lu__first_finding = f;
+    struct lu_drv_pool *p = &W->pool;
+    lu_drv_pool_lock(p);
+    if (fd->verdict == LU_DRV_V_PASS) {
+        size_t n = b.len < sizeof fd->report - 1 ? b.len : sizeof fd->report - 1;
+        memcpy(fd->report, b.s ? b.s : "", n);
+        fd->report[n] = 0;
+        fd->sched_len = L->trace->len;
+        memcpy(fd->sched, L->trace->steps, L->trace->len * sizeof fd->sched[0]);
+        fd->verdict = stuck ? LU_DRV_V_STUCK : LU_DRV_V_VIOLATION;
+    }
     unsigned have = 0;
     for (int i = 0; i < LU_DRV_F_COUNT; i++)
         if (W->findings[i].verdict != LU_DRV_V_PASS)
             have |= 1u << i;
-    if ((have & lu__want()) == lu__want() || (W->job.want && (have & W->job.want)))
-        lu__finish_findings();
+    bool enough = (have & lu__want()) == lu__want() || (W->job.want && (have & W->job.want));
+    if (enough)
+        atomic_store(&p->stop, 1);
+    lu_drv_pool_unlock(p);
+    lu_buf_free(&b);
+    if (enough) {
+        lu_drv_pool_wake(p);
+        lu__explorer_exit(LU_DRV_EXIT_DONE);
+    }
 }
 
-/* Phase 2 explores with bound 0, then 1, ... up to the requested bound, so
- * that an execution budget, when it runs out, has covered every schedule
- * with fewer preemptions first (iterative preemption bounding). Histories
- * already checked in an earlier round are not checked again. */
+/* ---- phase 2: explorers ---- */
+
+static struct lu_drv_seen *lu__seen;
+static struct lu_drv_items *lu__items;
+static struct lu_drv_lane *lu__lanes[LU_DRV_MAX_EXPLORERS];
+static uint64_t lu__rss_base;
+
+#define LU__RANDOM_CHUNK 256 /* randomized strategies: executions per scheduler seed (a restart point) */
+/* Executions on a stack before it gives work away: a new scheduler costs
+ * ~0.2 ms. LINEUP_SPLIT_AFTER overrides it (tests split as often as they
+ * can). */
+static uint64_t lu__give_after = 256;
+
+/* Private resident memory of this process (what leaks grow), in bytes. */
+static uint64_t lu__rss_anon(void)
+{
+    char buf[128];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    unsigned long long size, res, shared;
+    if (sscanf(buf, "%llu %llu %llu", &size, &res, &shared) != 3)
+        return 0;
+    return (uint64_t)(res > shared ? res - shared : 0) * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Stuck executions leak what the code under test allocated (the object,
+ * nodes held by the stuck calls): destroy() cannot run on an object whose
+ * operations were cut off mid-way without risking a crash or a hang that
+ * would be reported as a bug in the code. Instead an explorer that grew
+ * too much ends, and the keeper forks a fresh one from its clean state. */
+static uint64_t lu__next_check;
+
+static bool lu__should_recycle(void)
+{
+    if (W->job.recycle_every)
+        return lu__ran_here >= W->job.recycle_every;
+    if (lu__ran_here < lu__next_check)
+        return false;
+    lu__next_check = lu__ran_here + 16; /* reading statm costs a few microseconds */
+    return lu__rss_anon() > lu__rss_base + ((uint64_t)W->job.recycle_mb << 20);
+}
+
+/* Returns the execution's scheduling points. */
+static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
+{
+    struct lu_sched_result res;
+    lu__run_one(s, &res, 2);
+    atomic_fetch_add(&W->explorer_executions[lu__lane_no], 1);
+    lu__outcome_finding(&res, 2);
+    if (res.outcome == LU_SCHED_OUT_DISCARDED)
+        return res.steps; /* redundant (partial-order reduction): its history is incomplete */
+    bool stuck = res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK;
+    if (stuck)
+        atomic_fetch_add(&W->stuck, 1);
+    lu__hist.stuck = stuck;
+    int fresh = lu_drv_seen_insert(lu__seen, lu_hist_hash(&lu__hist));
+    if (fresh < 0)
+        lu__fail(LU_DRV_V_INTERNAL, 2, "more distinct histories than lineup can keep\n");
+    if (!fresh)
+        return res.steps; /* checked before, by this explorer or another */
+    atomic_fetch_add(&W->histories, 1);
+    struct lu_lin_verdict v;
+    struct lu_lin_stats st;
+    memset(&v, 0, sizeof v);
+    memset(&st, 0, sizeof st);
+    v.failing_op = -1;
+    if (stuck)
+        lu_lin_check_stuck(spec, &lu__hist, &v, &st);
+    else
+        lu_lin_check_full(spec, &lu__hist, &v, &st);
+    atomic_fetch_add(&W->checks, st.checks);
+    if (!v.ok)
+        lu__found(spec, &v, &res, stuck);
+    return res.steps;
+}
+
+static void lu__sched_done(struct lu_sched *s)
+{
+    struct lu_sched_stats ss;
+    lu_sched_stats(s, &ss);
+    atomic_fetch_add(&W->points, ss.points);
+    atomic_fetch_add(&W->pool.pruned, ss.pruned);
+    lu_sched_destroy(s);
+}
+
+static void lu__check_stop(void)
+{
+    if (atomic_load(&W->pool.stop))
+        lu__explorer_exit(LU_DRV_EXIT_DONE);
+}
+
+/* The budget is per test, shared by the explorers (there is one when it
+ * is finite) and kept across restarts. */
+static void lu__charge_budget(void)
+{
+    uint64_t max = W->job.max_executions;
+    if (max && atomic_fetch_add(&W->pool.budget_used, 1) >= max) {
+        W->truncated = true;
+        atomic_store(&W->pool.stop, 1);
+        lu_drv_pool_wake(&W->pool);
+        lu__explorer_exit(LU_DRV_EXIT_DONE);
+    }
+}
+
+/* Gives the unexplored alternatives of the shallowest step that has some
+ * to idle explorers: those are the largest subtrees left. */
+static void lu__give_away(void)
+{
+    struct lu_drv_pool *p = &W->pool;
+    lu_drv_pool_lock(p);
+    int i = lu_drv_stack_shallowest(L->g, L->g_len, L->g_base, p->round, p->bound_kind);
+    if (i >= 0) {
+        struct lu_sched_step *st = &L->g[i], keep = *st;
+        unsigned b = i ? L->g[i - 1].preempts : 0;
+        unsigned given = 0;
+        for (uint64_t alts = keep.enabled & ~keep.done; alts; alts &= alts - 1) {
+            int a = __builtin_ctzll(alts);
+            unsigned c = lu_drv_step_cost(p->bound_kind, &keep, a);
+            if (p->round >= 0 && b + c > (unsigned)p->round)
+                continue;
+            *st = keep;
+            st->chosen = (uint8_t)a;
+            st->preempts = (uint16_t)(b + c);
+            st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) |
+                                  ((st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev ? LU_SCHED_STEP_PREEMPT
+                                                                                            : 0));
+            if (!lu_drv_items_push(lu__items, L->g, (uint32_t)i + 1))
+                break;
+            keep.done |= 1ULL << a;
+            given++;
+        }
+        *st = keep;
+        if (given)
+            lu_drv_pool_wake(p);
+    }
+    lu_drv_pool_unlock(p);
+}
+
+/* The round's search is over when no explorer holds an item and none is
+ * queued; then the next bound starts with the whole tree, or phase 2 ends.
+ * Called with the pool locked; true when a new round's root item is the
+ * caller's. */
+static bool lu__next_round_locked(void)
+{
+    struct lu_drv_pool *p = &W->pool;
+    W->complete_bound = p->round;
+    bool more = p->round >= 0 && (p->last_round >= 0 ? p->round < p->last_round : atomic_load(&p->pruned) > 0);
+    if (!more) {
+        atomic_store(&p->stop, 1);
+        lu_drv_pool_wake(p);
+        return false;
+    }
+    p->round++;
+    atomic_store(&p->pruned, 0);
+    L->g_len = L->g_base = 0;
+    L->has_item = true;
+    p->busy++;
+    return true;
+}
+
+static bool lu__get_item(void)
+{
+    struct lu_drv_pool *p = &W->pool;
+    lu_drv_pool_lock(p);
+    for (;;) {
+        if (atomic_load(&p->stop)) {
+            lu_drv_pool_unlock(p);
+            return false;
+        }
+        uint32_t len;
+        if (lu__items && lu_drv_items_pop(lu__items, L->g, &len)) {
+            L->g_len = L->g_base = len;
+            L->has_item = true;
+            p->busy++;
+            lu_drv_pool_unlock(p);
+            return true;
+        }
+        if (p->busy == 0) {
+            bool mine = lu__next_round_locked();
+            lu_drv_pool_unlock(p);
+            return mine;
+        }
+        atomic_fetch_add(&p->want_work, 1);
+        uint32_t seq = atomic_load(&p->seq);
+        lu_drv_pool_unlock(p);
+        lu_drv_pool_wait(p, seq);
+        lu_drv_pool_lock(p);
+        atomic_fetch_sub(&p->want_work, 1);
+    }
+}
+
+/* Explores the lane's item: the subtree below its stack with the
+ * scheduler's DFS, then the stack's own alternatives, deepest first. To
+ * restart or give work away the scheduler's part of the stack is first
+ * taken into the item (the trace holds the DFS stack of the next
+ * execution after lu_sched_more). */
+static void lu__explore_item(struct lu_spec *spec)
+{
+    struct lu_drv_pool *p = &W->pool;
+    int bound = p->round, kind = p->bound_kind;
+    for (;;) {
+        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){
+            .strategy = LU_SCHED_DFS, .bound = bound, .bound_kind = kind, .prefix = L->g, .prefix_len = L->g_len});
+        uint64_t ran = 0;
+        bool rerooted = false;
+        while (lu_sched_more(s)) {
+            if (ran) {
+                lu__check_stop();
+                bool recycle = lu__should_recycle();
+                bool give = !recycle && p->nexp > 1 && ran >= lu__give_after && atomic_load(&p->want_work) > 0 &&
+                            lu_drv_items_count(lu__items) == 0;
+                if (recycle || give) {
+                    uint32_t n = L->trace->len;
+                    memcpy(L->g + L->g_len, L->trace->steps + L->g_len, (n - L->g_len) * sizeof *L->g);
+                    L->g_len = n;
+                    lu__sched_done(s);
+                    if (recycle)
+                        lu__explorer_exit(LU_DRV_EXIT_RECYCLE);
+                    lu__give_away();
+                    rerooted = true;
+                    break;
+                }
+            }
+            lu__charge_budget();
+            lu__phase2_execution(spec, s);
+            ran++;
+        }
+        if (rerooted)
+            continue;
+        lu__sched_done(s);
+        uint64_t pruned = 0;
+        lu_drv_pool_lock(p);
+        bool more = lu_drv_stack_next(L->g, &L->g_len, L->g_base, bound, kind, &pruned);
+        atomic_fetch_add(&p->pruned, pruned);
+        if (!more) {
+            L->has_item = false;
+            p->busy--;
+            if (p->busy == 0)
+                lu_drv_pool_wake(p);
+        }
+        lu_drv_pool_unlock(p);
+        if (!more)
+            return;
+        /* between subtrees the item is the stack alone: a restart point
+         * too (after a restart the subtrees are small) */
+        if (lu__should_recycle())
+            lu__explorer_exit(LU_DRV_EXIT_RECYCLE);
+    }
+}
+
+static void lu__explore_dfs(struct lu_spec *spec)
+{
+    for (;;) {
+        if (!L->has_item && !lu__get_item())
+            return;
+        lu__explore_item(spec);
+    }
+}
+
+/* Randomized strategies: chunks of executions, each with a seed derived
+ * from the test's and the chunk's number, so that restarts (at chunk
+ * boundaries) do not change which schedules are drawn. */
+static void lu__explore_random(struct lu_spec *spec)
+{
+    static const enum lu_sched_strategy map[LU_DRV_S_COUNT] = {
+        [LU_DRV_S_RANDOM] = LU_SCHED_RANDOM, [LU_DRV_S_PCT] = LU_SCHED_PCT, [LU_DRV_S_POS] = LU_SCHED_POS};
+    uint64_t max = W->job.max_executions;
+    for (;;) {
+        uint64_t start = L->chunk * LU__RANDOM_CHUNK;
+        if (max && start >= max)
+            return;
+        uint64_t n = max && max - start < LU__RANDOM_CHUNK ? max - start : LU__RANDOM_CHUNK;
+        uint64_t z = W->job.seed ^ (L->chunk + 1) * 0x9e3779b97f4a7c15ULL;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        /* the bound shapes the random walk; PCT and POS have their own
+         * notion of depth */
+        int bound = W->job.strategy == LU_DRV_S_RANDOM ? W->job.preemptions : -1;
+        /* PCT's k: what the chunks before saw, since a chunk is too short
+         * to learn it */
+        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){
+            .strategy = map[W->job.strategy], .bound = bound, .seed = z ^ (z >> 31), .pct_steps = L->max_steps});
+        uint32_t longest = L->max_steps;
+        for (uint64_t i = 0; i < n; i++) {
+            if (i)
+                lu__check_stop();
+            atomic_fetch_add(&W->pool.budget_used, 1);
+            uint32_t steps = lu__phase2_execution(spec, s);
+            if (steps > longest)
+                longest = steps;
+        }
+        L->max_steps = longest;
+        lu__sched_done(s);
+        L->chunk++;
+        if (lu__should_recycle())
+            lu__explorer_exit(LU_DRV_EXIT_RECYCLE);
+    }
+}
+
+static pid_t lu__keeper_pid;
+
+static void lu__explorer_main(struct lu_spec *spec, unsigned k)
+{
+    /* the keeper's death (the parent killed it on timeout) ends us too */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != lu__keeper_pid)
+        _exit(0);
+    lu__explorer = true;
+    lu__lane_no = k;
+    L = lu__lanes[k];
+    L->exit_reason = LU_DRV_EXIT_NONE;
+    lu__ran_here = 0;
+    lu__next_check = 16;
+    lu__rss_base = lu__rss_anon();
+    if (lu_drv_strategy_randomized(W->job.strategy))
+        lu__explore_random(spec);
+    else
+        lu__explore_dfs(spec);
+    lu__explorer_exit(LU_DRV_EXIT_DONE);
+}
+
+static struct lu_drv_lane *lu__lane_map(void)
+{
+    size_t steps = (size_t)LU_DRV_TRACE_CAP * sizeof(struct lu_sched_step);
+    size_t size = sizeof(struct lu_drv_lane) + lu_sched_trace_size(LU_DRV_TRACE_CAP) + steps + 64;
+    char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    struct lu_drv_lane *l = (void *)m;
+    l->g = (void *)(m + ((sizeof *l + 63) & ~(size_t)63));
+    l->trace = (void *)((char *)l->g + steps);
+    l->trace->cap = LU_DRV_TRACE_CAP;
+    return l;
+}
+
+static pid_t lu__fork_explorer(struct lu_spec *spec, unsigned k)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0)
+        lu__explorer_main(spec, k);
+    return pid;
+}
+
+/* Ends the keeper the way explorer k ended (a signal, exit() or
+ * divergence in the code under test), with k's state where the parent
+ * looks for it. */
+static void lu__die_like(unsigned k, int status) __attribute__((noreturn));
+static void lu__die_like(unsigned k, int status)
+{
+    struct lu_drv_lane *l = lu__lanes[k];
+    if (l != &W->lane) {
+        W->lane.nev = l->nev;
+        memcpy(W->lane.ev, l->ev, sizeof l->ev);
+        W->lane.fatal = l->fatal;
+        W->lane.sched_len = l->sched_len;
+        memcpy(W->trace.steps, l->trace->steps, l->trace->len * sizeof *l->trace->steps);
+        W->trace.len = l->trace->len;
+    }
+    fflush(NULL);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        struct rlimit no_core = {0, 0};
+        setrlimit(RLIMIT_CORE, &no_core); /* the explorer left one if any */
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 3);
+}
+
+/* The keeper: the worker after phase 1. It never runs code under test
+ * again, so its memory stays as phase 1 left it; explorers forked from it
+ * do phase 2, and one that ends to shed leaked memory is replaced by a
+ * fresh fork that resumes its lane. */
 static void lu__phase2(struct lu_spec *spec)
 {
     atomic_store(&W->phase, 2);
     lu__serial = false;
-    struct lu__seen *seen = NULL;
-    struct lu_lin_stats st;
-    memset(&st, 0, sizeof st);
-    uint64_t n = 0;
-    int top = W->job.preemptions;
+    const struct lu_drv_job *j = &W->job;
+    bool randomized = lu_drv_strategy_randomized(j->strategy);
+    unsigned nexp = lu_drv_job_explorers(j);
+    struct lu_drv_pool *p = &W->pool;
+    memset(p, 0, sizeof *p);
+    p->nexp = nexp;
+    p->bound_kind = j->strategy == LU_DRV_S_IDB ? LU_SCHED_BOUND_DELAYS : LU_SCHED_BOUND_PREEMPTIONS;
+    int top = j->preemptions;
+    switch (j->strategy) {
+    case LU_DRV_S_DFS:
+        p->round = p->last_round = top;
+        break;
+    case LU_DRV_S_IPB:
+    case LU_DRV_S_IDB:
+        p->round = 0;
+        p->last_round = top; /* -1: until a round prunes nothing */
+        break;
+    default:
+        p->round = top < 0 ? -1 : 0;
+        p->last_round = top;
+        break;
+    }
     W->complete_bound = -2;
-    for (int bound = top < 0 ? -1 : 0;; bound++) {
-        struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound);
-        bool cut = lu__phase2_round(s, spec, &seen, &st, &n);
-        struct lu_sched_stats ss;
-        lu_sched_stats(s, &ss);
-        W->points += ss.points;
-        lu_sched_destroy(s);
-        if (cut) {
-            W->truncated = true;
-            break;
-        }
-        W->complete_bound = bound;
-        if (bound < 0 || bound >= top)
-            break;
+    W->explorers = nexp;
+    lu__seen = lu_drv_seen_create();
+    lu__items = nexp > 1 ? lu_drv_items_create() : NULL;
+    if (!lu__seen || (nexp > 1 && !lu__items))
+        lu__fail(LU_DRV_V_INTERNAL, 2, "cannot map shared memory: %s\n", strerror(errno));
+    lu__lanes[0] = &W->lane;
+    for (unsigned k = 1; k < nexp; k++)
+        if (!(lu__lanes[k] = lu__lane_map()))
+            lu__fail(LU_DRV_V_INTERNAL, 2, "cannot map shared memory: %s\n", strerror(errno));
+    for (unsigned k = 0; k < nexp; k++) {
+        lu__lanes[k]->has_item = false;
+        lu__lanes[k]->chunk = 0;
+        lu__lanes[k]->max_steps = 0;
     }
-}
+    if (!randomized) {
+        lu__lanes[0]->has_item = true; /* the whole tree of the first round */
+        lu__lanes[0]->g_len = lu__lanes[0]->g_base = 0;
+        p->busy = 1;
+    }
 
-static bool lu__phase2_round(struct lu_sched *s, struct lu_spec *spec, struct lu__seen **seenp,
-                             struct lu_lin_stats *stp, uint64_t *np)
-{
-    struct lu_sched_result res;
-    struct lu__seen *seen = *seenp;
-    struct lu_lin_stats st = *stp;
-    uint64_t n = *np;
-    bool cut = false;
-    while (lu_sched_more(s)) {
-        if (W->job.max_executions && n++ >= W->job.max_executions) {
-            cut = true;
-            break;
-        }
-        lu__run_one(s, &res, 2);
-        lu__outcome_finding(&res, 2);
-        bool stuck = res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK;
-        lu__hist.stuck = stuck;
-        uint64_t hsh = lu_hist_hash(&lu__hist);
-        struct lu__seen *e;
-        HASH_FIND(hh, seen, &hsh, sizeof hsh, e);
-        if (e)
-            continue;
-        if (!(e = malloc(sizeof *e)))
-            lu__fail(LU_DRV_V_INTERNAL, 2, "out of memory\n");
-        e->hash = hsh;
-        HASH_ADD(hh, seen, hash, sizeof e->hash, e);
-        atomic_fetch_add(&W->histories, 1);
-        struct lu_lin_verdict v;
-        memset(&v, 0, sizeof v);
-        v.failing_op = -1;
-        if (stuck)
-            lu_lin_check_stuck(spec, &lu__hist, &v, &st);
-        else
-            lu_lin_check_full(spec, &lu__hist, &v, &st);
-        if (!v.ok)
-            lu__found(spec, &v, &res, stuck);
+    const char *e = getenv("LINEUP_SPLIT_AFTER");
+    if (e && *e)
+        lu__give_after = strtoull(e, NULL, 10);
+    lu__keeper_pid = getpid();
+    pid_t pids[LU_DRV_MAX_EXPLORERS] = {0};
+    unsigned live = 0;
+    for (unsigned k = 0; k < nexp; k++) {
+        if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
+            lu__fail(LU_DRV_V_INTERNAL, 2, "fork: %s\n", strerror(errno));
+        live++;
     }
-    *seenp = seen;
-    *stp = st;
-    *np = n;
-    return cut;
+    while (live) {
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            lu__fail(LU_DRV_V_INTERNAL, 2, "waitpid: %s\n", strerror(errno));
+        }
+        unsigned k = 0;
+        while (k < nexp && pids[k] != pid)
+            k++;
+        if (k == nexp)
+            continue;
+        int why = lu__lanes[k]->exit_reason;
+        bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 && why != LU_DRV_EXIT_NONE;
+        if (clean && why == LU_DRV_EXIT_RECYCLE) {
+            atomic_fetch_add(&W->recycles, 1);
+            if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
+                lu__fail(LU_DRV_V_INTERNAL, 2, "fork: %s\n", strerror(errno));
+            continue;
+        }
+        pids[k] = 0;
+        live--;
+        if (clean)
+            continue;
+        /* the code under test ended explorer k: stop the others, unless
+         * one of them already owns a result and is writing it */
+        int owner = atomic_load(&p->claim) - 1;
+        for (unsigned i = 0; i < nexp; i++)
+            if (pids[i] > 0 && (int)i != owner)
+                kill(pids[i], SIGKILL);
+        for (unsigned i = 0; i < nexp; i++) {
+            if (pids[i] > 0) {
+                int st;
+                waitpid(pids[i], &st, 0);
+                pids[i] = 0;
+            }
+        }
+        if (owner >= 0 && lu__lanes[owner]->exit_reason == LU_DRV_EXIT_FINISHED)
+            break;
+        lu__die_like(k, status);
+    }
+    int owner = atomic_load(&p->claim) - 1;
+    if (owner >= 0) {
+        /* an explorer wrote the result (an error, nondeterminism, ...) */
+        if (lu__lanes[owner] != &W->lane) {
+            memcpy(W->trace.steps, lu__lanes[owner]->trace->steps, W->sched_len * sizeof *W->trace.steps);
+            W->trace.len = W->sched_len;
+        }
+        atomic_store(&W->done, 1);
+        fflush(NULL);
+        _exit(0);
+    }
 }
 
 /* Re-runs one recorded execution and shows it, with where each preemption
@@ -604,20 +1092,21 @@ static void lu__replay(struct lu_spec *spec)
     lu__serial = phase == 1;
     lu__plog_cap = LU_DRV_TRACE_CAP;
     lu__plog = calloc(lu__plog_cap, sizeof *lu__plog);
-    struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1);
+    struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = LU_SCHED_REPLAY, .bound = -1});
     struct lu_sched_result res;
     lu__run_one(s, &res, phase);
     struct lu_buf b;
     lu_buf_init(&b);
-    lu_buf_printf(&b, "replayed phase %d execution (%u scheduling choices): %s\n", phase, W->trace.len,
+    const struct lu_sched_trace *tr = L->trace;
+    lu_buf_printf(&b, "replayed phase %d execution (%u scheduling choices): %s\n", phase, tr->len,
                   lu_sched_outcome_name(res.outcome));
     lu__report_test(&b);
     lu_buf_puts(&b, "history:\n");
     lu_hist_render_timeline(&b, &lu__htest, &lu__hist);
     lu_buf_puts(&b, "preemptions:\n");
     unsigned npre = 0;
-    for (uint32_t i = 0; i < W->trace.len; i++) {
-        const struct lu_sched_step *stp = &W->trace.steps[i];
+    for (uint32_t i = 0; i < tr->len; i++) {
+        const struct lu_sched_step *stp = &tr->steps[i];
         if (!(stp->flags & LU_SCHED_STEP_PREEMPT))
             continue;
         npre++;
@@ -670,11 +1159,15 @@ static void lu__replay(struct lu_spec *spec)
 void lu_drv_worker(struct lu_drv_shm *shm)
 {
     W = shm;
-    if (W->job.cpu >= 0) {
+    L = &W->lane;
+    L->trace = &W->trace;
+    L->g = lu_drv_shm_stack(W);
+    if (W->job.cpu >= 0 && lu_drv_job_explorers(&W->job) == 1) {
         /* One thread runs at a time: a worker needs one core, and keeping
          * all its threads on it makes every baton handoff cheaper. Which
          * core is the kernel's choice (the one it started us on), so that
-         * workers do not pile onto a core something else keeps busy. */
+         * workers do not pile onto a core something else keeps busy.
+         * Parallel explorers of one test are left to the kernel. */
         int cpu = sched_getcpu();
         cpu_set_t set;
         CPU_ZERO(&set);
@@ -684,12 +1177,9 @@ void lu_drv_worker(struct lu_drv_shm *shm)
     lu_hist_init(&lu__hist);
     lu__load();
     lu__build_test();
-    /* the worker runs one thread at a time: one core is all it can use, and
-     * staying on it makes every baton handoff cheaper */
     struct lu_spec *spec = NULL;
-    if (W->job.replay_phase == 1) {
+    if (W->job.replay_phase == 1)
         lu__replay(NULL);
-    }
     spec = lu__phase1();
     if (W->job.replay_phase == 2)
         lu__replay(spec);

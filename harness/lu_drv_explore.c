@@ -1,0 +1,259 @@
+/*
+ * Support for phase 2's search across processes: the shared set of distinct
+ * histories, DFS stacks as work items (the scheduler's backtracking rule,
+ * applied to a saved stack), the queue of items given to idle explorers and
+ * the explorers' lock. Everything lives in MAP_SHARED memory mapped before
+ * the explorers are forked, so its addresses are the same in all of them.
+ * None of it runs on a controlled thread.
+ */
+#define _GNU_SOURCE
+#include "lu_drv.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- the set of distinct histories ---- */
+
+/* Open addressing over 64-bit hashes. The table of 2^k slots sits at byte
+ * offset 2^k * 8 of one reserved mapping, so growing never moves the
+ * mapping (other processes keep valid addresses) and only touched pages use
+ * memory; a table given up is handed back to the kernel. */
+#define LU__SEEN_MIN 12
+#define LU__SEEN_MAX 27
+
+struct lu_drv_seen {
+    _Atomic uint32_t lock;
+    unsigned log2;
+    uint64_t count;
+};
+
+static uint64_t *lu__seen_table(const struct lu_drv_seen *s, unsigned log2)
+{
+    return (uint64_t *)((char *)s + ((size_t)8 << log2));
+}
+
+struct lu_drv_seen *lu_drv_seen_create(void)
+{
+    size_t size = (size_t)8 << (LU__SEEN_MAX + 1);
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    struct lu_drv_seen *s = m;
+    s->log2 = LU__SEEN_MIN;
+    return s;
+}
+
+static void lu__spin_lock(_Atomic uint32_t *l)
+{
+    for (unsigned n = 0; atomic_exchange_explicit(l, 1, memory_order_acquire); n++)
+        if (n > 64)
+            syscall(SYS_sched_yield); /* the holder may be descheduled: never spin long on 2 cores */
+}
+
+static void lu__spin_unlock(_Atomic uint32_t *l)
+{
+    atomic_store_explicit(l, 0, memory_order_release);
+}
+
+static uint64_t *lu__seen_slot(uint64_t *t, unsigned log2, uint64_t h)
+{
+    uint64_t mask = (1ULL << log2) - 1;
+    /* the history hash may be weak in its low bits: mix before indexing */
+    uint64_t i = (h * 0x9e3779b97f4a7c15ULL) >> (64 - log2);
+    while (t[i] && t[i] != h)
+        i = (i + 1) & mask;
+    return &t[i];
+}
+
+int lu_drv_seen_insert(struct lu_drv_seen *s, uint64_t h)
+{
+    if (!h)
+        h = 1; /* 0 marks a free slot */
+    lu__spin_lock(&s->lock);
+    uint64_t *t = lu__seen_table(s, s->log2);
+    uint64_t *slot = lu__seen_slot(t, s->log2, h);
+    int rc = 0;
+    if (*slot) {
+        rc = 0;
+    } else if ((s->count + 1) * 2 > (1ULL << s->log2) && s->log2 >= LU__SEEN_MAX) {
+        rc = -1;
+    } else {
+        *slot = h;
+        s->count++;
+        rc = 1;
+        if (s->count * 2 > (1ULL << s->log2)) {
+            unsigned nl = s->log2 + 1;
+            uint64_t *nt = lu__seen_table(s, nl);
+            for (uint64_t i = 0; i < (1ULL << s->log2); i++)
+                if (t[i])
+                    *lu__seen_slot(nt, nl, t[i]) = t[i];
+            s->log2 = nl;
+            madvise(t, (size_t)8 << (nl - 1), MADV_REMOVE);
+        }
+    }
+    lu__spin_unlock(&s->lock);
+    return rc;
+}
+
+uint64_t lu_drv_seen_count(const struct lu_drv_seen *s)
+{
+    return s->count;
+}
+
+/* ---- DFS stacks ---- */
+
+/* This must stay the scheduler's rule (lu__cost in
+ * scheduler/lu_sched_explore.c), which is not public: a difference shows as
+ * different execution counts with restarts or parallel explorers, which
+ * the lineup.explorers_* tests compare. */
+unsigned lu_drv_step_cost(int bound_kind, const struct lu_sched_step *st, int a)
+{
+    if (st->kind != LU_SCHED_CHOOSE_THREAD)
+        return 0;
+    if (bound_kind != LU_SCHED_BOUND_DELAYS) {
+        if (st->flags & LU_SCHED_STEP_FREE)
+            return 0;
+        return (st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev ? 1 : 0;
+    }
+    /* delays: the candidates the round-robin scheduler would have taken
+     * before a, starting at the previous thread; a boundary is free, but a
+     * finished previous thread (not a candidate) is not one */
+    uint64_t cand = st->enabled;
+    if ((st->flags & LU_SCHED_STEP_FREE) && (cand >> (st->prev & 63u) & 1))
+        return 0;
+    unsigned p = st->prev & 63u, q = (unsigned)a & 63u;
+    uint64_t rot = (cand >> p) | (p ? cand << (64 - p) : 0);
+    unsigned dist = (q - p) & 63u;
+    uint64_t below = dist ? (1ULL << dist) - 1 : 0;
+    return (unsigned)__builtin_popcountll(rot & below);
+}
+
+static void lu__take_alt(struct lu_sched_step *g, uint32_t i, int a, unsigned cost)
+{
+    struct lu_sched_step *st = &g[i];
+    uint16_t base = i ? g[i - 1].preempts : 0;
+    bool pre = st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev;
+    st->chosen = (uint8_t)a;
+    st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) | (pre ? LU_SCHED_STEP_PREEMPT : 0));
+    st->preempts = (uint16_t)(base + cost);
+}
+
+bool lu_drv_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, int bound, int bound_kind,
+                       uint64_t *pruned)
+{
+    for (uint32_t i = *len; i-- > base;) {
+        struct lu_sched_step *st = &g[i];
+        unsigned b = i ? g[i - 1].preempts : 0;
+        uint64_t alts = st->enabled & ~st->done;
+        while (alts) {
+            int a = __builtin_ctzll(alts);
+            alts &= alts - 1;
+            st->done |= 1ULL << a;
+            unsigned c = lu_drv_step_cost(bound_kind, st, a);
+            if (bound >= 0 && b + c > (unsigned)bound) {
+                if (pruned)
+                    (*pruned)++;
+                continue;
+            }
+            lu__take_alt(g, i, a, c);
+            *len = i + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound,
+                            int bound_kind)
+{
+    for (uint32_t i = base; i < len; i++) {
+        const struct lu_sched_step *st = &g[i];
+        unsigned b = i ? g[i - 1].preempts : 0;
+        for (uint64_t alts = st->enabled & ~st->done; alts; alts &= alts - 1)
+            if (bound < 0 || b + lu_drv_step_cost(bound_kind, st, __builtin_ctzll(alts)) <= (unsigned)bound)
+                return (int)i;
+    }
+    return -1;
+}
+
+/* ---- the queue of given-away items ---- */
+
+/* Items are given away from the shallow end of a stack, so their prefixes
+ * are short; a deeper one is simply not given away. */
+#define LU__ITEMS 256
+#define LU__ITEM_CAP 4096
+
+struct lu_drv_items {
+    unsigned head, count;
+    uint32_t len[LU__ITEMS];
+    struct lu_sched_step steps[LU__ITEMS][LU__ITEM_CAP];
+};
+
+struct lu_drv_items *lu_drv_items_create(void)
+{
+    void *m = mmap(NULL, sizeof(struct lu_drv_items), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+bool lu_drv_items_full(const struct lu_drv_items *q)
+{
+    return q->count >= LU__ITEMS;
+}
+
+unsigned lu_drv_items_count(const struct lu_drv_items *q)
+{
+    return q->count;
+}
+
+bool lu_drv_items_push(struct lu_drv_items *q, const struct lu_sched_step *g, uint32_t len)
+{
+    if (q->count >= LU__ITEMS || len > LU__ITEM_CAP)
+        return false;
+    unsigned k = (q->head + q->count++) % LU__ITEMS;
+    q->len[k] = len;
+    memcpy(q->steps[k], g, len * sizeof *g);
+    return true;
+}
+
+bool lu_drv_items_pop(struct lu_drv_items *q, struct lu_sched_step *g, uint32_t *len)
+{
+    if (!q->count)
+        return false;
+    unsigned k = q->head;
+    q->head = (q->head + 1) % LU__ITEMS;
+    q->count--;
+    *len = q->len[k];
+    memcpy(g, q->steps[k], *len * sizeof *g);
+    return true;
+}
+
+/* ---- the explorers' lock and wake-ups ---- */
+
+void lu_drv_pool_lock(struct lu_drv_pool *p)
+{
+    lu__spin_lock(&p->lock);
+}
+
+void lu_drv_pool_unlock(struct lu_drv_pool *p)
+{
+    lu__spin_unlock(&p->lock);
+}
+
+void lu_drv_pool_wake(struct lu_drv_pool *p)
+{
+    atomic_fetch_add(&p->seq, 1);
+    syscall(SYS_futex, &p->seq, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+}
+
+void lu_drv_pool_wait(struct lu_drv_pool *p, uint32_t seen)
+{
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    syscall(SYS_futex, &p->seq, FUTEX_WAIT, seen, &ts, NULL, 0);
+}

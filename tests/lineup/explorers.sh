@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Phase 2 in explorer processes: restarting the explorer (to shed memory
+# that stuck executions leak; forced here every few executions) and
+# splitting one test's schedule tree among parallel explorers (--jobs 2
+# with a single exhaustive test; forced to split after every execution
+# here) must not change what is explored: the same
+# executions, distinct histories, checks and verdict as one explorer that
+# never restarts. Also with a crash, which must be reported the same way
+# (parallel explorers stop when one crashes: only the verdict is the same).
+set -uo pipefail
+lineup=$1
+dir=$2
+json=$(mktemp)
+replays=$(mktemp -d)
+trap 'rm -rf "$json" "$replays"' EXIT
+fail=0
+pass=0
+row() {
+    python3 -c "
+import json
+t=json.load(open('$json'))['harnesses'][0]['tests'][0]; p=t['phase2']
+print(t['verdict'], p['executions'], p['histories'], p['checks'], p['explorers'], 'restarted' if p['restarts'] else 'once')"
+}
+same() { # name so test explorers-with-jobs-2 lineup-options...
+    local name=$1 so=$2 test=$3 split=$4
+    shift 4
+    "$lineup" --quiet --no-minimize --jobs 1 --replay-dir "$replays" --json "$json" "$@" --test "$test" "$dir/$so" \
+        >/dev/null 2>&1
+    local base
+    base=$(row)
+    local want=${base% 1 once}
+    if [ "$want" = "$base" ]; then
+        echo "FAIL $name: the plain run is not one explorer that never restarted: $base"
+        fail=$((fail + 1))
+        return
+    fi
+    local env jobs
+    for variant in "LINEUP_RECYCLE_EVERY=$every 1" "LINEUP_RECYCLE_EVERY=1000000 2" "LINEUP_RECYCLE_EVERY=$every 2"; do
+        # explorers give work away as often as they can
+        env=${variant% *}
+        jobs=${variant#* }
+        env "$env" LINEUP_SPLIT_AFTER=1 "$lineup" --quiet --no-minimize --jobs "$jobs" --replay-dir "$replays" --json "$json" "$@" \
+            --test "$test" "$dir/$so" >/dev/null 2>&1
+        local got expect
+        got=$(row)
+        expect="$want $([ "$jobs" = 2 ] && echo "$split" || echo 1) $([ "$env" = LINEUP_RECYCLE_EVERY=1000000 ] && echo once || echo restarted)"
+        if [ "$jobs" = 2 ] && [ "${want%% *}" != PASS ]; then
+            # a failure stops the search: how far the others got differs
+            got="${got%% *} ${got#* * * * }"
+            expect="${expect%% *} ${expect#* * * * }"
+        fi
+        if [ "$got" = "$expect" ]; then
+            pass=$((pass + 1))
+        else
+            echo "FAIL $name with $env --jobs $jobs: got '$got', expected '$expect'"
+            fail=$((fail + 1))
+        fi
+    done
+}
+Q='take(0) enqueue(200) | enqueue(400) take(0) | try_dequeue(0)'
+every=40
+same queue.ipb gcc/queue.so "$Q" 2 --max-executions 0
+same stack.ipb gcc/stack.so 'push(1) pop(0) | push(2) pop(0) | pop(0)' 2 --max-executions 0
+every=9
+same queue.idb gcc/queue.so "$Q" 2 --max-executions 0 --strategy idb
+same counter.dfs gcc/counter_fixed.so 'inc(0) get(0) | inc(0) | get(0)' 2 --max-executions 0 --strategy dfs
+# a budget: one explorer, cut at the same execution with restarts
+same queue.budget gcc/queue.so "$Q" 1 --max-executions 700
+# a crash in phase 2: the same report whatever the explorers do
+every=3
+same crash gcc/crash.so 'push(1) | pop(0) | pop(0)' 2 --max-executions 0
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
