@@ -227,6 +227,15 @@ static void lu__usage(FILE *f)
             "exit status: 0 all tests pass, 1 a bug was found, 2 usage error, 3 internal error\n");
 }
 
+static char lu__json_tmp[PATH_MAX + 16];
+static pid_t lu__json_owner; /* the process that writes it; 0 once it is complete */
+
+static void lu__json_cleanup(void)
+{
+    if (lu__json_owner && lu__json_owner == getpid())
+        unlink(lu__json_tmp);
+}
+
 static void lu__die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void lu__die_usage(const char *fmt, ...)
 {
@@ -1227,11 +1236,17 @@ int main(int argc, char **argv)
 
     FILE *json = NULL;
     if (o.json) {
-        json = fopen(o.json, "w");
+        /* written beside the target and renamed at the end, so that a run
+         * that stops early (a usage error found later, an internal error)
+         * never leaves a truncated JSON file behind */
+        snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial", o.json);
+        json = fopen(lu__json_tmp, "w");
         if (!json) {
-            fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
+            fprintf(stderr, "lineup: cannot write %s: %s\n", lu__json_tmp, strerror(errno));
             return EXIT_USAGE;
         }
+        lu__json_owner = getpid();
+        atexit(lu__json_cleanup);
         fprintf(json, "{\"lineup\": \"%s\", \"seed\": %" PRIu64 ", \"preemptions\": %d, \"strategy\": \"%s\"",
                 LINEUP_VERSION, o.seed, o.preemptions, lu_drv_strategy_id(o.strategy));
         if (o.strategy == LU_DRV_S_PCT)
@@ -1519,7 +1534,11 @@ int main(int argc, char **argv)
                 ", \"stuck_executions\": %" PRIu64 ", \"restarts\": %" PRIu64 "}}}\n",
                 tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2, tt.histories,
                 tt.checks, tt.stuck, tt.recycles);
-        fclose(json);
+        if (fclose(json) != 0 || rename(lu__json_tmp, o.json) != 0) {
+            fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
+            return EXIT_INTERNAL;
+        }
+        lu__json_owner = 0;
     }
     return tt.exit_code;
 }
