@@ -727,6 +727,8 @@ struct group {
     uint64_t target;
     int stuck_op;
     bool agree; /* this pass lists the histories that agree with h's results */
+    bool returning; /* stuck_op: list serial histories where it returns instead */
+    const struct lu__edge *last; /* stuck_op's edge in the history being emitted */
     struct lu_buf *b;
     unsigned max;
     size_t count;
@@ -750,7 +752,12 @@ static void group_emit(struct group *g)
         if (g->depth > 0)
             lu_buf_puts(g->b, " ");
         render_label(g->b, g->s, (unsigned)g->stuck_op);
-        lu_buf_puts(g->b, " #");
+        if (g->returning && g->last) {
+            lu_buf_puts(g->b, "->");
+            lu_hist_render_result(g->b, &g->last->res);
+        } else {
+            lu_buf_puts(g->b, " #");
+        }
     }
     lu_buf_puts(g->b, "\n");
 }
@@ -764,8 +771,11 @@ static void group_dfs(struct group *g, uint32_t node, uint64_t mask, bool agree)
     }
     const struct lu__node *n = &g->s->nodes[node];
     if (mask == g->target) {
-        const struct lu__edge *e = g->stuck_op >= 0 ? edge_of(n, (unsigned)g->stuck_op) : NULL;
-        if ((g->stuck_op < 0 || (e && e->stuck)) && agree == g->agree)
+        const struct lu__edge *e = g->stuck_op >= 0 && (n->kids >> g->stuck_op & 1)
+                                       ? edge_of(n, (unsigned)g->stuck_op)
+                                       : NULL;
+        g->last = e;
+        if ((g->stuck_op < 0 || (e && e->stuck != g->returning)) && agree == g->agree)
             group_emit(g);
         return;
     }
@@ -805,6 +815,17 @@ void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struc
     group_dfs(&g, 0, 0, true);
     g.agree = false;
     group_dfs(&g, 0, 0, true);
+    if (g.count == 0 && failing_op >= 0) {
+        /* No serial history gets stuck there (that is the finding): show
+         * the ones where the pending call returns, which is what the
+         * object does serially after the same completed calls. */
+        lu_buf_puts(b, GROUP_INDENT "(no serial history gets stuck there; serially the pending call returns:)\n");
+        g.returning = true;
+        g.agree = true;
+        group_dfs(&g, 0, 0, true);
+        g.agree = false;
+        group_dfs(&g, 0, 0, true);
+    }
     if (g.count == 0)
         lu_buf_puts(b, GROUP_INDENT "(no serial history of these calls was observed)\n");
     else if (g.count > max)
