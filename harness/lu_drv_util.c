@@ -22,6 +22,11 @@ void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off)
         if (fgets(line, sizeof line, p))
             line[strcspn(line, "\n")] = 0;
         pclose(p);
+        /* "file.c:47 (discriminator 1)": the basic block within the line
+         * means nothing to a reader */
+        char *d = strstr(line, " (discriminator");
+        if (d)
+            *d = 0;
     }
     const char *base = strrchr(line, '/');
     base = base ? base + 1 : line;
