@@ -199,6 +199,13 @@ struct lu_sched_config {
      * points (for "where was each thread" in replays). */
     void (*on_point)(void *arg, int tid, enum lu_sched_kind k, uint16_t label, uintptr_t pc);
     void *on_point_arg;
+    /* DFS: partial-order reduction (docs/por.md). Skips schedules that differ
+     * from an explored one only in the order of independent steps, keeping
+     * the preemption bound sound: the set of outcomes (histories, final
+     * states, deadlocks) within the bound is unchanged. Executions found to
+     * be redundant part-way end as LU_SCHED_OUT_DISCARDED (counted in
+     * stats.por_pruned). Ignored with delay bounding and other strategies. */
+    bool por;
 };
 
 /* Fatal kinds passed to on_fatal. */
@@ -229,6 +236,7 @@ struct lu_sched_stats {
     uint64_t points;    /* scheduling points */
     uint64_t switches;  /* context switches between threads at choices */
     uint64_t pruned;    /* DFS alternatives cut by the preemption bound */
+    uint64_t por_pruned; /* DFS with config.por: executions ended as redundant (DISCARDED) */
 };
 
 struct lu_sched;

@@ -73,6 +73,414 @@ unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a)
     return (unsigned)__builtin_popcountll(rot & below);
 }
 
+/* ---- partial-order reduction (docs/por.md) ----
+ *
+ * Sleep sets in the stateless DFS, made sound with the preemption bound.
+ * An alternative explored at a step goes to sleep in the later alternatives
+ * of that step, until a step dependent with it runs; a choice of a sleeping
+ * thread is not explored, and an execution whose candidates are all asleep
+ * ends as redundant. A sleeping thread stands either for its one pending
+ * step ("light": when it was the thread running at a preemptible step, so
+ * moving its step first saves the preemption the later alternative paid) or
+ * for its whole run up to its next FREE point ("heavy": when running it
+ * first cost as much as the later alternative), and wakes also on the
+ * bound-induced dependences docs/por.md derives. Everything is computed
+ * here from the thread structs at choices: lu_sched.c has no hook. */
+
+static bool lu__por_on(const struct lu_sched *s)
+{
+    return s->cfg.por && s->cfg.strategy == LU_SCHED_DFS &&
+           !(s->cfg.preemption_bound >= 0 && s->cfg.bound_kind == LU_SCHED_BOUND_DELAYS);
+}
+
+static void lu__sig_add(struct lu__por_sig *g, uint64_t key, bool write, bool sync)
+{
+    if (g->flags & LU__PS_ALL)
+        return;
+    for (int i = 0; i < g->n; i++) {
+        if (g->key[i] == key) {
+            g->wmask |= (uint8_t)((write ? 1u : 0u) << i);
+            g->smask |= (uint8_t)((sync ? 1u : 0u) << i);
+            return;
+        }
+    }
+    if (g->n == LU__POR_KEYS) {
+        g->flags |= LU__PS_ALL; /* too much to name: dependent with everything */
+        return;
+    }
+    g->key[g->n] = key;
+    g->wmask |= (uint8_t)((write ? 1u : 0u) << g->n);
+    g->smask |= (uint8_t)((sync ? 1u : 0u) << g->n);
+    g->n++;
+}
+
+static void lu__sig_merge(struct lu__por_sig *d, const struct lu__por_sig *x)
+{
+    d->flags |= x->flags & (LU__PS_ALL | LU__PS_BOUNDARY | LU__PS_ALLSYNC);
+    for (int i = 0; i < x->n; i++)
+        lu__sig_add(d, x->key[i], x->wmask >> i & 1, x->smask >> i & 1);
+}
+
+/* Locations are keyed by their 8-byte word, so that accesses of different
+ * sizes to one word (a union, a 32-bit half of a 64-bit atomic) meet. */
+static uint64_t lu__por_key(const void *p)
+{
+    return (uint64_t)(uintptr_t)p >> 3;
+}
+
+/* What a pending operation touches. Synchronization operations count as
+ * writes of their object (even a failed trylock: it changes what a spinning
+ * thread sees). */
+static void lu__sig_of(struct lu__por_sig *g, enum lu_sched_kind k, const void *obj, const void *obj2)
+{
+    g->n = 0;
+    g->flags = 0;
+    g->wmask = g->smask = 0;
+    switch (k) {
+    case LU_SCHED_K_FREE:
+    case LU_SCHED_K_YIELD:
+    case LU_SCHED_K_CREATE:
+    case LU_SCHED_K_JOIN:
+    case LU_SCHED_K_JOIN_ALL:
+    case LU_SCHED_K_OTHER:
+        g->flags = LU__PS_BOUNDARY;
+        break;
+    case LU_SCHED_K_READ:
+        lu__sig_add(g, lu__por_key(obj), false, false);
+        break;
+    case LU_SCHED_K_WRITE:
+    case LU_SCHED_K_RMW:
+        lu__sig_add(g, lu__por_key(obj), true, false);
+        break;
+    case LU_SCHED_K_COND_WAIT:
+        /* releases a mutex the thread struct does not name yet */
+        lu__sig_add(g, lu__por_key(obj), true, true);
+        g->flags |= LU__PS_ALLSYNC;
+        break;
+    case LU_SCHED_K_COND_REACQUIRE:
+    case LU_SCHED_K_COND_TIMEDWAIT:
+        lu__sig_add(g, lu__por_key(obj), true, true);
+        if (obj2)
+            lu__sig_add(g, lu__por_key(obj2), true, true);
+        else
+            g->flags |= LU__PS_ALLSYNC;
+        break;
+    case LU_SCHED_K_MUTEX_LOCK:
+    case LU_SCHED_K_MUTEX_TRYLOCK:
+    case LU_SCHED_K_MUTEX_TIMEDLOCK:
+    case LU_SCHED_K_MUTEX_UNLOCK:
+    case LU_SCHED_K_RW_RDLOCK:
+    case LU_SCHED_K_RW_WRLOCK:
+    case LU_SCHED_K_RW_TRY:
+    case LU_SCHED_K_RW_TIMED_RD:
+    case LU_SCHED_K_RW_TIMED_WR:
+    case LU_SCHED_K_RW_UNLOCK:
+    case LU_SCHED_K_COND_SIGNAL:
+    case LU_SCHED_K_COND_BROADCAST:
+    case LU_SCHED_K_SEM_WAIT:
+    case LU_SCHED_K_SEM_TRYWAIT:
+    case LU_SCHED_K_SEM_TIMEDWAIT:
+    case LU_SCHED_K_SEM_POST:
+    case LU_SCHED_K_BARRIER_WAIT:
+    case LU_SCHED_K_BARRIER_BLOCKED:
+    case LU_SCHED_K_ONCE:
+    case LU_SCHED_K_ONCE_BLOCKED:
+        lu__sig_add(g, lu__por_key(obj), true, true);
+        break;
+    case LU_SCHED_K_FENCE:
+    default:
+        g->flags = LU__PS_ALL;
+        break;
+    }
+}
+
+static void lu__sig_thread(struct lu__por_sig *g, const struct lu__thread *t)
+{
+    lu__sig_of(g, t->k, t->obj, t->obj2);
+}
+
+/* Operations some other thread's step can disable (lu__enabled). */
+static bool lu__may_block(enum lu_sched_kind k)
+{
+    switch (k) {
+    case LU_SCHED_K_MUTEX_LOCK:
+    case LU_SCHED_K_RW_RDLOCK:
+    case LU_SCHED_K_RW_WRLOCK:
+    case LU_SCHED_K_COND_REACQUIRE:
+    case LU_SCHED_K_COND_TIMEDWAIT:
+    case LU_SCHED_K_SEM_WAIT:
+    case LU_SCHED_K_BARRIER_BLOCKED:
+    case LU_SCHED_K_ONCE_BLOCKED:
+    case LU_SCHED_K_JOIN:
+    case LU_SCHED_K_JOIN_ALL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Whether two steps (or runs) may fail to commute. Boundaries are ordered
+ * with each other so that the history of calls and returns is kept. */
+static bool lu__dep(const struct lu__por_sig *a, const struct lu__por_sig *b)
+{
+    if ((a->flags | b->flags) & LU__PS_ALL)
+        return true;
+    if (a->flags & b->flags & LU__PS_BOUNDARY)
+        return true;
+    if (((a->flags & LU__PS_ALLSYNC) && b->smask) || ((b->flags & LU__PS_ALLSYNC) && a->smask))
+        return true;
+    for (int i = 0; i < a->n; i++)
+        for (int j = 0; j < b->n; j++)
+            if (a->key[i] == b->key[j] && ((a->wmask >> i | b->wmask >> j) & 1))
+                return true;
+    return false;
+}
+
+static const struct lu__por_sig *lu__por_ent_sig(const struct lu__por *p, const struct lu__por_ent *e)
+{
+    const struct lu__por_alt *a = &p->step[e->step].alt[e->alt];
+    return e->light ? &a->first : &a->block;
+}
+
+/* The alternative being explored at step i (the last one of its list), if
+ * it is the chosen thread's. */
+static struct lu__por_alt *lu__por_cur_alt(struct lu__por_step *ps, int tid)
+{
+    if (!ps->nalt || ps->alt[ps->nalt - 1].tid != tid)
+        return NULL;
+    return &ps->alt[ps->nalt - 1];
+}
+
+/* An execution starts: forget the previous one's transient state. */
+static void lu__por_begin(struct lu_sched *s)
+{
+    struct lu__por *p = &s->por;
+    p->exec_id++;
+    p->last = -1;
+    p->run_tid = -1;
+}
+
+/* The run of p->run_tid ended at p->last: its thread stopped (FREE point,
+ * blocked, spinning, finished), or was switched away from while it could go
+ * on (cut: only when a prefix is replayed). Every step of the run whose
+ * alternative was explored for the first time now knows its block: what
+ * the thread touched from that step to the end of the run, and what it
+ * waits for at the end. */
+static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool cut)
+{
+    struct lu__por *p = &s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    int tid = p->run_tid;
+    p->run_tid = -1;
+    if (tid < 0 || p->last < 0)
+        return;
+    bool live = r && r->id == tid && r->state == LU__T_RUNNING;
+    struct lu__por_sig acc;
+    acc.n = 0;
+    acc.flags = 0;
+    acc.wmask = acc.smask = 0;
+    if (cut || !r || r->id != tid || (live && r->atomic_depth > 0)) {
+        acc.flags = LU__PS_ALL;
+    } else if (live && r->k == LU_SCHED_K_FREE) {
+        acc.flags = LU__PS_ENDFREE;
+    } else if (live) {
+        /* what it waits for: its enabledness must not change behind it */
+        struct lu__por_sig w;
+        lu__sig_thread(&w, r);
+        lu__sig_merge(&acc, &w);
+    }
+    for (int k = p->last; k >= (int)p->run_start; k--) {
+        if (tr->steps[k].kind != LU_SCHED_CHOOSE_THREAD)
+            continue;
+        struct lu__por_step *ps = &p->step[k];
+        lu__sig_merge(&acc, &ps->exec);
+        if (ps->exec.flags & LU__PS_DATA)
+            acc.flags |= LU__PS_ALL; /* the rest of the run depended on a data choice */
+        struct lu__por_alt *a = lu__por_cur_alt(ps, tid);
+        if (a && (a->pending & LU__PA_BLOCK)) {
+            a->block = acc;
+            a->pending &= (uint8_t)~LU__PA_BLOCK;
+        }
+    }
+}
+
+/* Stops reducing for the rest of this execution (too deep, or something
+ * unexpected): pending knowledge becomes "dependent with everything". */
+static void lu__por_abandon(struct lu_sched *s)
+{
+    struct lu__por *p = &s->por;
+    if (p->run_tid >= 0)
+        lu__por_end_run(s, NULL, true);
+    p->last = -1;
+}
+
+/* cur arrived at a choice after running its step p->last: now it is known
+ * whether that step ended an operation or the thread (a return event is
+ * recorded by the layer above after it: a boundary), and whether the run
+ * being recorded goes on. */
+static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand)
+{
+    struct lu__por *p = &s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    int j = p->last;
+    if (j < 0)
+        return;
+    if (tr->steps[j].chosen != cur->id) {
+        lu__por_abandon(s);
+        return;
+    }
+    bool live = cur->state == LU__T_RUNNING;
+    struct lu__por_step *ps = &p->step[j];
+    /* the layer above records a return after an operation's last step; a
+     * thread's end enables joins; a spawn numbers the new thread */
+    if (!live || cur->k == LU_SCHED_K_FREE || s->nthreads != p->nthreads)
+        ps->exec.flags |= LU__PS_BOUNDARY;
+    struct lu__por_alt *a = lu__por_cur_alt(ps, cur->id);
+    if (a && (a->pending & LU__PA_FIRST)) {
+        a->first = ps->exec;
+        a->first.flags &= (uint8_t)~LU__PS_DATA;
+        /* its next steps depended on a data choice, or only it may run now */
+        if ((ps->exec.flags & LU__PS_DATA) || (live && cur->atomic_depth > 0))
+            a->first.flags |= LU__PS_ALL;
+        if (live && cur->k == LU_SCHED_K_FREE)
+            a->first.flags |= LU__PS_ENDFREE;
+        a->pending &= (uint8_t)~LU__PA_FIRST;
+    }
+    if (p->run_tid == cur->id && (!live || cur->k == LU_SCHED_K_FREE || !cand))
+        lu__por_end_run(s, cur, false);
+}
+
+/* The sleep set at step i: the previous thread step's entries that its
+ * operation did not wake, the alternatives explored there before the chosen
+ * one (when the bound allows the exchange), minus those the state here
+ * wakes. Returns the sleeping threads. */
+static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32_t i, uint64_t enabled,
+                              uint64_t cand, bool all_spin)
+{
+    struct lu__por *p = &s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    struct lu__por_step *ps = &p->step[i];
+    int bound = s->cfg.preemption_bound;
+    ps->nent = 0;
+    ps->sleep = 0;
+    ps->sleep_exec = p->exec_id;
+    int j = p->last;
+    if (j < 0 || all_spin)
+        return 0;
+    const struct lu__por_step *pj = &p->step[j];
+    const struct lu_sched_step *sj = &tr->steps[j];
+    struct lu__por_ent cands[LU__POR_ENTS + LU__POR_ALTS];
+    int nc = 0;
+    for (int e = 0; e < pj->nent; e++)
+        if (!lu__dep(&pj->exec, lu__por_ent_sig(p, &pj->ent[e])))
+            cands[nc++] = pj->ent[e];
+    int u = sj->chosen;
+    unsigned cu = lu__cost(s->cfg.bound_kind, sj->enabled, sj->prev, sj->flags, u);
+    for (int a = 0; a + 1 < pj->nalt; a++) {
+        const struct lu__por_alt *al = &pj->alt[a];
+        if (al->tid == u)
+            continue;
+        bool light = bound < 0 || (al->tid == sj->prev && (sj->flags & LU_SCHED_STEP_PREEMPTIBLE) &&
+                                   !(sj->flags & LU_SCHED_STEP_FREE));
+        if (!light && lu__cost(s->cfg.bound_kind, sj->enabled, sj->prev, sj->flags, al->tid) > cu)
+            continue; /* running it first cost more than u: no exchange */
+        if (al->pending & (light ? LU__PA_FIRST : LU__PA_BLOCK))
+            continue;
+        const struct lu__por_sig *g = light ? &al->first : &al->block;
+        if (lu__dep(&pj->exec, g))
+            continue;
+        cands[nc++] =
+            (struct lu__por_ent){.step = (uint32_t)j, .tid = al->tid, .alt = (uint8_t)a, .light = light};
+    }
+    if (!nc)
+        return 0;
+
+    bool cur_live = cur->state == LU__T_RUNNING;
+    /* the previous thread cannot be preempted now (blocked or spinning):
+     * moving a sleeper's steps before could make it preemptible */
+    struct lu__por_sig cs;
+    bool cur_stuck = bound >= 0 && cur_live && cur->k != LU_SCHED_K_FREE && !(cand >> cur->id & 1);
+    if (cur_stuck)
+        lu__sig_thread(&cs, cur);
+    uint64_t sleep = 0;
+    for (int e = 0; e < nc; e++) {
+        const struct lu__por_ent *en = &cands[e];
+        const struct lu__por_sig *g = lu__por_ent_sig(p, en);
+        int t = en->tid;
+        if ((sleep >> t & 1) || s->threads[t].state != LU__T_RUNNING)
+            continue;
+        if (cur_stuck && lu__dep(&cs, g))
+            continue;
+        if ((cand >> t & 1) && !(g->flags & LU__PS_ENDFREE) && (enabled & ~(1ULL << t))) {
+            /* after its steps, everyone could be spinning, and the forced
+             * turn-taking would start from another thread: keep it asleep
+             * only if some other candidate surely stays runnable (its
+             * steps cannot make anyone spin, only disable) */
+            bool ok = false;
+            for (uint64_t m = cand & ~(1ULL << t); m && !ok; m &= m - 1) {
+                const struct lu__thread *y = &s->threads[__builtin_ctzll(m)];
+                struct lu__por_sig ys;
+                lu__sig_thread(&ys, y);
+                ok = !lu__may_block(y->k) || !lu__dep(&ys, g);
+            }
+            if (!ok)
+                continue;
+        }
+        if (ps->nent == LU__POR_ENTS)
+            break;
+        ps->ent[ps->nent++] = *en;
+        sleep |= 1ULL << t;
+    }
+    ps->sleep = sleep;
+    return sleep;
+}
+
+/* Bookkeeping after the choice at step i. */
+static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen)
+{
+    struct lu__por *p = &s->por;
+    struct lu__por_step *ps = &p->step[i];
+    lu__sig_thread(&ps->exec, &s->threads[chosen]);
+    p->nthreads = s->nthreads;
+    if (i >= p->valid) {
+        ps->nalt = 1;
+        ps->alt[0].tid = (uint8_t)chosen;
+        ps->alt[0].pending = LU__PA_FIRST | LU__PA_BLOCK;
+        p->valid = i + 1;
+        if (p->pending > i)
+            p->pending = i;
+    }
+    if (p->run_tid >= 0 && p->run_tid != chosen)
+        lu__por_end_run(s, NULL, true); /* switched away from a thread that could go on */
+    if (p->run_tid < 0) {
+        p->run_tid = chosen;
+        p->run_start = i;
+    }
+    p->last = (int)i;
+}
+
+/* End of an execution, however it ended, seen from DFS: what was not
+ * learnt in it is "dependent with everything". */
+static void lu__por_settle(struct lu_sched *s)
+{
+    struct lu__por *p = &s->por;
+    uint32_t n = p->valid < LU__POR_DEPTH ? p->valid : LU__POR_DEPTH;
+    for (uint32_t k = p->pending; k < n; k++) {
+        struct lu__por_step *ps = &p->step[k];
+        for (int a = 0; a < ps->nalt; a++) {
+            struct lu__por_alt *al = &ps->alt[a];
+            if (al->pending & LU__PA_FIRST)
+                al->first.flags = LU__PS_ALL;
+            if (al->pending & LU__PA_BLOCK)
+                al->block.flags = LU__PS_ALL;
+            al->pending = 0;
+        }
+    }
+    p->pending = n;
+    p->run_tid = -1;
+    p->last = -1;
+}
+
 /* Decides the thread that performs its pending operation next; cur is the
  * thread asking (it may be finished). Returns -1 when nobody can run: the
  * execution is then over, complete or stuck, and s->res says which. */
@@ -81,6 +489,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t enabled = 0, spinning = 0;
     struct lu_sched_trace *tr = s->cfg.trace;
     bool cur_live = cur->state == LU__T_RUNNING;
+    bool por = lu__por_on(s);
+    if (por && tr->len == 0)
+        lu__por_begin(s);
 
     if (cur_live && cur->atomic_depth > 0) {
         /* a non-preemptible section: only cur may go on */
@@ -99,6 +510,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
                 spinning |= 1ULL << i;
         }
     }
+
+    if (por)
+        lu__por_arrive(s, cur, cur_live && ((enabled & ~spinning) >> cur->id & 1));
 
     if (!enabled) {
         bool stuck = false;
@@ -135,6 +549,11 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint8_t flags = (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
                               ((!cur_live || cur->k == LU_SCHED_K_FREE || all_spin) ? LU_SCHED_STEP_FREE : 0));
     int chosen;
+    uint64_t sleep = 0;
+    if (por && tr->len >= LU__POR_DEPTH)
+        lu__por_abandon(s); /* deeper steps are explored in full */
+    else if (por)
+        sleep = lu__por_sleep(s, cur, tr->len, enabled, cand, all_spin);
 
     if (tr->len < s->replay_len) {
         /* following a recorded prefix: it must fit what we see now */
@@ -161,6 +580,16 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             }
         }
         LU__ASSERT(allowed); /* the default choice always costs nothing */
+        if (sleep) {
+            allowed &= ~sleep;
+            if (!allowed) {
+                /* every way on is covered by an explored schedule */
+                s->stats.por_pruned++;
+                s->res->message = "redundant under partial-order reduction";
+                s->res->outcome = LU_SCHED_OUT_DISCARDED;
+                return -1;
+            }
+        }
         if (__builtin_popcountll(allowed) > 1 && s->cfg.strategy == LU_SCHED_RANDOM) {
             int k = (int)(lu__rand(s) % (uint64_t)__builtin_popcountll(allowed));
             uint64_t m = allowed;
@@ -189,6 +618,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     struct lu__thread *ct = &s->threads[chosen];
     st->op = (uint8_t)ct->k;
     st->label = ct->label;
+    if (por && tr->len < LU__POR_DEPTH)
+        lu__por_chosen(s, tr->len, chosen);
     tr->len++;
     return chosen;
 }
@@ -203,6 +634,12 @@ int lu__choose_data(struct lu__thread *t, int n)
         n = 64;
     uint64_t mask = n == 64 ? ~0ULL : (1ULL << n) - 1;
     uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
+    if (lu__por_on(s)) {
+        if (tr->len == 0)
+            lu__por_begin(s);
+        else if (s->por.last >= 0)
+            s->por.step[s->por.last].exec.flags |= LU__PS_DATA;
+    }
     struct lu_sched_step *st = lu__new_step(t);
     int chosen;
     if (tr->len < s->replay_len) {
@@ -235,20 +672,55 @@ void lu__backtrack(struct lu_sched *s)
 {
     struct lu_sched_trace *tr = s->cfg.trace;
     int bound = s->cfg.preemption_bound;
+    bool por = lu__por_on(s);
+    if (por)
+        lu__por_settle(s);
     for (int i = (int)tr->len - 1; i >= (int)s->frozen_len; i--) {
         struct lu_sched_step *st = &tr->steps[i];
         uint16_t base = i ? tr->steps[i - 1].preempts : 0;
         uint64_t alts = st->enabled & ~st->done;
+        /* sleeping alternatives are covered by the ones explored before
+         * (only when this process computed the sleep set: not in a fork
+         * server, whose children run the executions) */
+        struct lu__por_step *ps = por && i < LU__POR_DEPTH ? &s->por.step[i] : NULL;
+        uint64_t asleep =
+            ps && st->kind == LU_SCHED_CHOOSE_THREAD && s->por.exec_id && ps->sleep_exec == s->por.exec_id
+                ? ps->sleep
+                : 0;
         while (alts) {
             int a = __builtin_ctzll(alts);
             alts &= alts - 1;
             st->done |= 1ULL << a;
+            if (asleep >> a & 1)
+                continue;
             unsigned c = st->kind == LU_SCHED_CHOOSE_THREAD
                              ? lu__cost(s->cfg.bound_kind, st->enabled, st->prev, st->flags, a)
                              : 0;
             if (bound >= 0 && base + c > (unsigned)bound) {
                 s->stats.pruned++;
                 continue;
+            }
+            if (ps) {
+                if (st->kind == LU_SCHED_CHOOSE_THREAD) {
+                    if ((uint32_t)i >= s->por.valid) {
+                        /* nothing known here about the branch explored so far */
+                        ps->nalt = 1;
+                        ps->alt[0].tid = st->chosen;
+                        ps->alt[0].pending = 0;
+                        ps->alt[0].first.flags = ps->alt[0].block.flags = LU__PS_ALL;
+                    }
+                    if (ps->nalt == LU__POR_ALTS) {
+                        /* the oldest alternative stops putting threads to sleep */
+                        memmove(&ps->alt[0], &ps->alt[1], (LU__POR_ALTS - 1) * sizeof ps->alt[0]);
+                        ps->nalt--;
+                    }
+                    struct lu__por_alt *al = &ps->alt[ps->nalt++];
+                    al->tid = (uint8_t)a;
+                    al->pending = LU__PA_FIRST | LU__PA_BLOCK;
+                    if (s->por.pending > (uint32_t)i)
+                        s->por.pending = (uint32_t)i;
+                }
+                s->por.valid = (uint32_t)i + 1;
             }
             bool pre = st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_PREEMPTIBLE) &&
                        a != st->prev;
@@ -262,4 +734,3 @@ void lu__backtrack(struct lu_sched *s)
     }
     s->more = false;
 }
-

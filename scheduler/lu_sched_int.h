@@ -76,6 +76,67 @@ struct lu__obj {
     struct lu__obj *next_free;
 };
 
+/* ---- partial-order reduction state (lu_sched_explore.c, docs/por.md) ---- */
+
+#define LU__POR_KEYS 8     /* locations/objects a signature names before it becomes "everything" */
+#define LU__POR_ALTS 6     /* explored alternatives per step that can put a thread to sleep */
+#define LU__POR_ENTS 8     /* sleeping threads per step */
+#define LU__POR_DEPTH 2048 /* steps with reduction; deeper steps are explored in full */
+
+/* What a step, or a run of steps of one thread, touches. */
+struct lu__por_sig {
+    uint8_t n;     /* keys used */
+    uint8_t flags; /* LU__PS_* */
+    uint8_t wmask; /* bit i: key[i] is written (or changed as a sync object) */
+    uint8_t smask; /* bit i: key[i] is a synchronization object */
+    uint64_t key[LU__POR_KEYS]; /* address >> 3 */
+};
+
+#define LU__PS_ALL 0x01      /* dependent with everything */
+#define LU__PS_BOUNDARY 0x02 /* a boundary step (FREE, YIELD, CREATE, JOIN, JOIN_ALL, OTHER) or one that
+                              * ends an operation or a thread: ordered with every other one */
+#define LU__PS_ALLSYNC 0x04  /* changes a sync object it does not name (cond wait's mutex) */
+#define LU__PS_ENDFREE 0x08  /* the thread is at a FREE point after it */
+#define LU__PS_DATA 0x10     /* a data choice happened in the step's transition */
+
+/* A thread explored at a step, and what it did from there in the first
+ * execution of that branch: its step alone, and its run up to its next FREE
+ * point or until it stopped (docs/por.md: light and heavy sleep entries). */
+struct lu__por_alt {
+    uint8_t tid;
+    uint8_t pending; /* LU__PA_*: not known yet */
+    struct lu__por_sig first, block;
+};
+
+#define LU__PA_FIRST 0x01
+#define LU__PA_BLOCK 0x02
+
+/* A sleeping thread: which alternative of which step put it to sleep. */
+struct lu__por_ent {
+    uint32_t step;
+    uint8_t tid, alt, light;
+};
+
+struct lu__por_step {
+    struct lu__por_sig exec; /* the chosen thread's operation */
+    uint64_t sleep;          /* threads asleep at this step */
+    uint64_t sleep_exec;     /* execution (lu__por.exec_id) that computed sleep */
+    uint8_t nalt, nent;
+    struct lu__por_alt alt[LU__POR_ALTS]; /* explored here, in order; the last is the chosen one */
+    struct lu__por_ent ent[LU__POR_ENTS];
+};
+
+struct lu__por {
+    uint64_t exec_id; /* executions run in this process (0: none) */
+    int last;         /* last thread step of this execution, or -1 */
+    int run_tid;      /* thread whose run is being recorded, or -1 */
+    uint32_t run_start;
+    uint32_t valid;   /* steps whose alt lists belong to the current path */
+    uint32_t pending; /* no alternative before this step still waits to be learnt */
+    int nthreads;     /* threads when the last step was chosen (a step that spawns is a boundary) */
+    struct lu__por_step step[LU__POR_DEPTH];
+};
+
 enum lu__tstate {
     LU__T_IDLE,     /* pool thread without work */
     LU__T_RUNNING,  /* started in this execution, not finished */
@@ -156,6 +217,9 @@ struct lu_sched {
     uint64_t rng;
 
     struct lu_sched_stats stats;
+
+    /* DFS partial-order reduction (config.por); large but touched only when on */
+    struct lu__por por;
 };
 
 extern __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
