@@ -105,6 +105,7 @@ struct lu_drv_job {
     uint32_t watchdog_ms;
     int strategy;            /* enum lu_drv_strategy */
     int pct_depth;           /* PCT: bug depth d */
+    bool por;                /* exhaustive phase 2: partial-order reduction (docs/por.md) */
     uint64_t seed;           /* randomized strategies: this test's seed */
     unsigned explorers;      /* phase-2 processes splitting this test's schedule tree (>= 1) */
     uint64_t recycle_every;  /* testing: restart the explorer after this many executions (0: by memory) */

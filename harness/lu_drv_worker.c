@@ -399,6 +399,7 @@ struct lu__sched_opts {
     uint32_t pct_steps;
     const struct lu_sched_step *prefix; /* DFS: explore the subtree below it */
     uint32_t prefix_len;
+    bool por;
 };
 
 static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
@@ -415,6 +416,7 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     cfg.spin_bound = W->job.spin_bound;
     cfg.watchdog_ms = W->job.watchdog_ms;
     cfg.on_fatal = lu__on_fatal;
+    cfg.por = o->por;
     if (o->strategy == LU_SCHED_REPLAY) {
         cfg.replay = lu_drv_shm_replay(W);
         cfg.replay_len = W->job.replay_len;
@@ -793,7 +795,8 @@ static void lu__explore_item(struct lu_spec *spec)
     int bound = p->round, kind = p->bound_kind;
     for (;;) {
         struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){
-            .strategy = LU_SCHED_DFS, .bound = bound, .bound_kind = kind, .prefix = L->g, .prefix_len = L->g_len});
+            .strategy = LU_SCHED_DFS, .bound = bound, .bound_kind = kind, .prefix = L->g, .prefix_len = L->g_len,
+            .por = W->job.por && kind == LU_SCHED_BOUND_PREEMPTIONS});
         uint64_t ran = 0;
         bool rerooted = false;
         while (lu_sched_more(s)) {
