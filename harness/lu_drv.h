@@ -17,6 +17,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 #define LU_DRV_MAX_THREADS 8
@@ -284,6 +285,14 @@ int lu_drv_test_parse(const char *s, const char *const *oplabels, unsigned nops,
 /* Appends "function (file:line)" for an offset in module, from addr2line,
  * or "module+offset" when it knows nothing. */
 void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);
+
+/* Command-line usage errors of `lineup` (prog "lineup") and `lineup run`
+ * (prog "lineup run"): prints "PROG: message" and a hint to stderr and
+ * exits with status 2. */
+void lu_drv_vdie_usage(const char *prog, const char *fmt, va_list ap) __attribute__((noreturn));
+
+/* Parses a whole number in [0, max] for option opt, or dies as above. */
+uint64_t lu_drv_parse_u64(const char *prog, const char *opt, const char *v, uint64_t max);
 
 /* Formats a test the same way. */
 void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *oplabels);

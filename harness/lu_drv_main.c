@@ -243,23 +243,12 @@ static void lu__die_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("lineup: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'lineup --help'.\n", stderr);
-    exit(EXIT_USAGE);
+    lu_drv_vdie_usage("lineup", fmt, ap);
 }
 
 static uint64_t lu__parse_u64(const char *opt, const char *v, uint64_t max)
 {
-    char *end;
-    errno = 0;
-    if (!v || !*v || *v == '-' || !isdigit((unsigned char)*v))
-        lu__die_usage("%s takes a whole number, not '%s'", opt, v ? v : "");
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno || *end || x > max)
-        lu__die_usage("%s takes a whole number up to %" PRIu64 ", not '%s'", opt, max, v);
-    return x;
+    return lu_drv_parse_u64("lineup", opt, v, max);
 }
 
 /* K/N, 1 <= K <= N: digits only, so that a typo in a cluster script fails

@@ -110,23 +110,12 @@ static void lu__die_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("lineup run: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\nTry 'lineup run --help'.\n", stderr);
-    exit(EXIT_USAGE);
+    lu_drv_vdie_usage("lineup run", fmt, ap);
 }
 
 static uint64_t lu__u64(const char *opt, const char *v, uint64_t max)
 {
-    char *end;
-    errno = 0;
-    if (!v || !isdigit((unsigned char)*v))
-        lu__die_usage("%s takes a whole number, not '%s'", opt, v ? v : "");
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno || *end || x > max)
-        lu__die_usage("%s takes a whole number up to %" PRIu64 ", not '%s'", opt, max, v);
-    return x;
+    return lu_drv_parse_u64("lineup run", opt, v, max);
 }
 
 static int lu__strategy_parse(const char *v)

@@ -2,8 +2,12 @@
 #define _GNU_SOURCE
 #include "lu_drv.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Source lines come from binutils' addr2line on demand: reports are rare,
@@ -79,4 +83,32 @@ unsigned lu_drv_job_explorers(const struct lu_drv_job *j)
     if (!j->explorers || j->max_executions || lu_drv_strategy_randomized(j->strategy))
         return 1;
     return j->explorers < LU_DRV_MAX_EXPLORERS ? j->explorers : LU_DRV_MAX_EXPLORERS;
+}
+
+void lu_drv_vdie_usage(const char *prog, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    exit(2);
+}
+
+static void lu__die(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+static void lu__die(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    lu_drv_vdie_usage(prog, fmt, ap);
+}
+
+uint64_t lu_drv_parse_u64(const char *prog, const char *opt, const char *v, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    if (!v || !*v || *v == '-' || !isdigit((unsigned char)*v))
+        lu__die(prog, "%s takes a whole number, not '%s'", opt, v ? v : "");
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x > max)
+        lu__die(prog, "%s takes a whole number up to %" PRIu64 ", not '%s'", opt, max, v);
+    return x;
 }
