@@ -698,10 +698,16 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     for (int i = 0; i < s->nthreads; i++)
         s->threads[i].state = LU__T_IDLE;
 
-    s->stats.executions++;
     if (res->steps == 0)
         res->steps = tr->len;
     res->nthreads = s->nthreads;
+    lu__executed(s);
+    return 0;
+}
+
+void lu__executed(struct lu_sched *s)
+{
+    s->stats.executions++;
     switch (s->cfg.strategy) {
     case LU_SCHED_DFS:
         /* later, so that the trace still holds this execution's schedule */
@@ -715,7 +721,6 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     case LU_SCHED_POS:
         break;
     }
-    return 0;
 }
 
 /* ---- API for the code under test's threads ---- */

@@ -29,14 +29,8 @@ int lu_sched_fork_prepare(struct lu_sched *s, uint64_t n)
 void lu_sched_fork_done(struct lu_sched *s)
 {
     struct lu_sched_trace *tr = s->cfg.trace;
-    s->stats.executions++;
+    lu__executed(s);
     switch (s->cfg.strategy) {
-    case LU_SCHED_DFS:
-        s->need_backtrack = true;
-        break;
-    case LU_SCHED_REPLAY:
-        s->more = false;
-        break;
     case LU_SCHED_RANDOM:
     case LU_SCHED_PCT:
     case LU_SCHED_POS: {
@@ -51,5 +45,8 @@ void lu_sched_fork_done(struct lu_sched *s)
             s->strat.max_steps = steps;
         break;
     }
+    case LU_SCHED_DFS:
+    case LU_SCHED_REPLAY:
+        break;
     }
 }

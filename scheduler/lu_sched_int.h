@@ -239,6 +239,10 @@ void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t);
 bool lu__spinning(struct lu_sched *s, struct lu__thread *t);
 
+/* An execution ended (here or in a forked child): count it and move the
+ * strategy on (lu_sched.c). */
+void lu__executed(struct lu_sched *s);
+
 /* Exploration (lu_sched_explore.c) */
 int lu__choose(struct lu_sched *s, struct lu__thread *cur);
 void lu__backtrack(struct lu_sched *s);
