@@ -182,7 +182,7 @@ struct lu_sched_config {
     int bound_kind;          /* enum lu_sched_bound_kind */
     int pct_depth;           /* PCT: bug depth d (d - 1 priority change points); 0 = 3 */
     uint32_t pct_steps;      /* PCT: expected steps per execution; 0 = learn from earlier executions */
-    uint64_t seed;           /* RANDOM */
+    uint64_t seed;           /* RANDOM, PCT, POS */
     uint32_t spin_bound;     /* consecutive spinning steps before livelock; 0 = default 1000 */
     uint32_t watchdog_ms;    /* CPU time without a scheduling point = divergence; 0 = default 1000 */
     struct lu_sched_trace *trace; /* required: holds the DFS stack / current schedule */
