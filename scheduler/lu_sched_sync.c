@@ -432,6 +432,9 @@ int lu_sched_barrier_wait(void *b, uint16_t label)
     t->barrier_gen = o->u.barrier.generation;
     lu__sync_changed(t, o);
     lu__point(t, LU_SCHED_K_BARRIER_BLOCKED, b, label);
+    /* released: everything every thread did before arriving happens before
+     * what this one does next (the last arrival joined all into o) */
+    lu__hb_acquire(t, lu__obj_find(t->s, b));
     return 0;
 }
 
@@ -450,6 +453,8 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label)
         return 0;
     case 1:
         lu__point(t, LU_SCHED_K_ONCE_BLOCKED, once, label);
+        /* the initialization happens before the return of every caller */
+        lu__hb_acquire(t, lu__obj_find(t->s, once));
         return 0;
     default:
         o->u.once.state = 1;

@@ -7,6 +7,7 @@
 #include "race_programs.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <malloc.h>
 #include <stdlib.h>
 #include <sched.h>
@@ -383,6 +384,76 @@ void *race_some_main(void *arg)
     pthread_create(&t[1], NULL, race_some_checker, NULL);
     pthread_join(t[0], NULL);
     pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- barrier and once ---- */
+
+int race_barrier_x[2];
+static pthread_barrier_t race_barrier_b;
+static void *race_barrier_variant;
+static volatile int race_barrier_sink;
+
+static void *race_barrier_worker(void *arg)
+{
+    int me = (int)(intptr_t)arg;
+    race_barrier_x[me] = me + 1;
+    if (race_barrier_variant == RACE_BUGGY)
+        race_barrier_sink = race_barrier_x[1 - me];
+    pthread_barrier_wait(&race_barrier_b);
+    if (race_barrier_variant != RACE_BUGGY)
+        race_barrier_sink = race_barrier_x[1 - me];
+    return NULL;
+}
+
+void *race_barrier_main(void *variant)
+{
+    race_barrier_variant = variant;
+    race_barrier_x[0] = race_barrier_x[1] = 0;
+    pthread_barrier_init(&race_barrier_b, NULL, 2);
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, race_barrier_worker, (void *)(intptr_t)i);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&race_barrier_b);
+    return NULL;
+}
+
+int race_once_x;
+static pthread_once_t race_once_ctl;
+static void *race_once_variant;
+static volatile int race_once_sink;
+
+static _Atomic int race_once_step;
+
+static void race_once_init(void)
+{
+    race_once_x = 42;
+    /* a scheduling point inside the initialization, so that the other
+     * caller can find it running and wait for it */
+    atomic_store(&race_once_step, 1);
+}
+
+static void *race_once_worker(void *arg)
+{
+    if (race_once_variant == RACE_BUGGY && arg)
+        race_once_sink = race_once_x;
+    pthread_once(&race_once_ctl, race_once_init);
+    race_once_sink = race_once_x;
+    return NULL;
+}
+
+void *race_once_main(void *variant)
+{
+    race_once_variant = variant;
+    race_once_x = 0;
+    race_once_ctl = (pthread_once_t)PTHREAD_ONCE_INIT;
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, race_once_worker, (void *)(intptr_t)i);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
     return NULL;
 }
 

@@ -101,4 +101,18 @@ void *race_heap_user(void *arg);
 void *race_heap_freer(void *arg);
 extern long race_heap_reused;
 
+/* Two threads each write their own slot of race_barrier_x, wait at a
+ * barrier of 2 and read the other's slot: after the barrier (fixed), or
+ * before it (buggy). The thread that blocks at the barrier must acquire
+ * the other's writes when released. */
+void *race_barrier_main(void *variant);
+extern int race_barrier_x[2];
+
+/* Two threads call pthread_once; the init function writes race_once_x and
+ * both read it after pthread_once returns (fixed), or one reads it before
+ * its call (buggy). The caller that waits for the other's init must
+ * acquire its writes. */
+void *race_once_main(void *variant);
+extern int race_once_x;
+
 #endif

@@ -443,6 +443,20 @@ static void bench(void)
     }
 }
 
+static void test_barrier(void)
+{
+    pair("barrier", race_barrier_main, race_barrier_x, sizeof race_barrier_x, 2);
+}
+
+static void test_once(void)
+{
+    /* buggy: racy only where the other thread ran the initialization */
+    struct child c = explore(race_once_main, RACE_BUGGY, &race_once_x, sizeof race_once_x);
+    expect_races("once, buggy", &c, false);
+    c = explore(race_once_main, RACE_FIXED, &race_once_x, sizeof race_once_x);
+    expect_quiet("once, fixed", &c, 2);
+}
+
 /* ======================================================= heap */
 
 static void heap_in_child(const void *ctx)
@@ -496,6 +510,8 @@ static const struct group {
     {"bytes", test_bytes},
     {"sometimes", test_sometimes},
     {"heap", test_heap},
+    {"barrier", test_barrier},
+    {"once", test_once},
 };
 
 int main(int argc, char **argv)
