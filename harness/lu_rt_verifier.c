@@ -1008,15 +1008,24 @@ static int lu__iterate(int strategy, int bound_kind, int max_bound, uint64_t max
     }
 }
 
-/* Randomized executions, rotating over the given PCT depths (one scheduler
- * each, so each learns its own k), until the budget or the share runs out. */
-static int lu__sample(int strategy, enum lu_sched_strategy st, const int *depths, int nd, uint64_t max_execs)
+/* One randomized scheduler of a rotation: the strategy the reports name,
+ * the scheduler's strategy, and PCT's depth. */
+struct lu__mix {
+    int strategy;
+    enum lu_sched_strategy st;
+    int depth;
+};
+
+/* Randomized executions, rotating over the given schedulers (one each, so
+ * that each PCT depth learns its own k), until the budget or the share runs
+ * out. */
+static int lu__sample(const struct lu__mix *mix, int nd, uint64_t max_execs)
 {
     struct lu_sched *s[8];
     if (nd > 8)
         nd = 8;
     for (int i = 0; i < nd; i++) {
-        s[i] = lu__sched_new(st, -1, LU_SCHED_BOUND_PREEMPTIONS, depths[i], R->cfg.seed + (uint64_t)i);
+        s[i] = lu__sched_new(mix[i].st, -1, LU_SCHED_BOUND_PREEMPTIONS, mix[i].depth, R->cfg.seed + (uint64_t)i);
         if (!s[i]) {
             while (i-- > 0)
                 lu_sched_destroy(s[i]);
@@ -1033,12 +1042,13 @@ static int lu__sample(int strategy, enum lu_sched_strategy st, const int *depths
             r = LU__ROUND_LIMIT;
             break;
         }
-        struct lu_sched *si = s[n % (uint64_t)nd];
+        unsigned k = (unsigned)(n % (uint64_t)nd);
+        struct lu_sched *si = s[k];
         if (lu_sched_fork_prepare(si, n / (uint64_t)nd) == LU_SCHED_EDONE) {
             r = LU__ROUND_EXHAUSTED;
             break;
         }
-        lu__execute(si, strategy, -1, 0, depths[n % (uint64_t)nd], R->cfg.seed + n % (uint64_t)nd);
+        lu__execute(si, mix[k].strategy, -1, 0, mix[k].depth, R->cfg.seed + k);
         R->sum.sampled++;
     }
     for (int i = 0; i < nd; i++)
@@ -1087,7 +1097,8 @@ static void lu__explore(void)
         enum lu_sched_strategy st = c->strategy == LU_RUN_RANDOM ? LU_SCHED_RANDOM
                                     : c->strategy == LU_RUN_PCT  ? LU_SCHED_PCT
                                                                  : LU_SCHED_POS;
-        r = lu__sample(c->strategy, st, &d, 1, 0);
+        struct lu__mix one = {c->strategy, st, d};
+        r = lu__sample(&one, 1, 0);
         break;
     }
     case LU_RUN_DEFAULT:
@@ -1095,16 +1106,23 @@ static void lu__explore(void)
         /* Exhaustive first while it is cheap: bounds 0, 1, 2 (or up to
          * --preemptions) with half of the budget, since most bugs need few
          * preemptions and a small program may be covered completely; then
-         * PCT at depths 1, 2, 3 in turn with the rest, which reaches deeper
-         * schedules at random with a known probability per execution. */
+         * the rest in turn to PCT at depths 3 and 6 (a known probability per
+         * execution for bugs of that depth, and good at orderings of many
+         * threads), POS and the random walk (both good at bugs that need
+         * many preemptions, which PCT's few change points do not reach). */
         uint64_t share = c->budget_execs ? (c->budget_execs + 1) / 2 : 0;
         double deadline = c->budget_ms ? S.t0 + (double)c->budget_ms / 2000.0 : 0;
         int top = c->preemptions >= 0 ? c->preemptions : 2;
         r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, top, share, deadline);
         if (S.stop || R->sum.exhausted == 2)
             break;
-        static const int depths[] = {1, 2, 3};
-        r = lu__sample(LU_RUN_PCT, LU_SCHED_PCT, depths, 3, 0);
+        static const struct lu__mix mix[] = {
+            {LU_RUN_PCT, LU_SCHED_PCT, 3},
+            {LU_RUN_POS, LU_SCHED_POS, 0},
+            {LU_RUN_PCT, LU_SCHED_PCT, 6},
+            {LU_RUN_RANDOM, LU_SCHED_RANDOM, 0},
+        };
+        r = lu__sample(mix, (int)(sizeof mix / sizeof mix[0]), 0);
         break;
     }
     }
