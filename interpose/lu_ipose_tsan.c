@@ -187,12 +187,12 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
 #define LU__HOOK_LOAD(bits, op, label)                                                                       \
     LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(const volatile lu__a##bits *a, int mo)    \
     {                                                                                                        \
-        (void)mo;                                                                                            \
         if (!LU__CONTROLLED())                                                                               \
             return lu__load##bits(a);                                                                        \
         LU__PREP(0);                                                                                         \
         lu_sched_access_begin(LU_SCHED_K_READ, a, label);                                                    \
         lu__a##bits r = lu__load##bits(a);                                                                   \
+        LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, false);                                                                       \
         return r;                                                                                            \
     }
@@ -201,7 +201,6 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
 #define LU__HOOK_STORE(bits, op, label)                                                                      \
     LU__API LU__ATTR_##bits void __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits v, int mo)  \
     {                                                                                                        \
-        (void)mo;                                                                                            \
         if (!LU__CONTROLLED()) {                                                                             \
             lu__store##bits(a, v);                                                                           \
             return;                                                                                          \
@@ -209,6 +208,7 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         LU__PREP(v);                                                                                         \
         lu_sched_access_begin(LU_SCHED_K_WRITE, a, label);                                                   \
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
+        LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
     }
 
@@ -216,12 +216,12 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
     LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits v,   \
                                                                    int mo)                                   \
     {                                                                                                        \
-        (void)mo;                                                                                            \
         if (!LU__CONTROLLED())                                                                               \
             return lu__exchange##bits(a, v);                                                                 \
         LU__PREP(v);                                                                                         \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
+        LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
         return old;                                                                                          \
     }
@@ -230,12 +230,12 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
     LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits v,   \
                                                                    int mo)                                   \
     {                                                                                                        \
-        (void)mo;                                                                                            \
         if (!LU__CONTROLLED())                                                                               \
             return lu__##op##bits(a, v);                                                                     \
         LU__PREP(v);                                                                                         \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits old = lu__##op##bits(a, v);                                                              \
+        LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, (lu__a##bits)LU__NEW_##op(old, v) != old);                                    \
         return old;                                                                                          \
     }
@@ -246,14 +246,13 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
     LU__API LU__ATTR_##bits int __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits *c,          \
                                                            lu__a##bits v, int mo, int fmo)                   \
     {                                                                                                        \
-        (void)mo;                                                                                            \
-        (void)fmo;                                                                                           \
         if (!LU__CONTROLLED())                                                                               \
             return lu__cas##bits(a, c, v);                                                                   \
         LU__PREP(*c);                                                                                        \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits expected = *c;                                                                           \
         bool ok = lu__cas##bits(a, c, v);                                                                    \
+        LU_SCHED_SET_MO(ok ? mo : fmo);                                                                      \
         lu_sched_access_end(a, ok && (expected != v));                                                       \
         return ok;                                                                                           \
     }
@@ -264,8 +263,6 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
     LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(volatile lu__a##bits *a, lu__a##bits c,   \
                                                                    lu__a##bits v, int mo, int fmo)           \
     {                                                                                                        \
-        (void)mo;                                                                                            \
-        (void)fmo;                                                                                           \
         lu__a##bits found = c;                                                                               \
         if (!LU__CONTROLLED()) {                                                                             \
             lu__cas##bits(a, &found, v);                                                                     \
@@ -274,6 +271,7 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         LU__PREP(c);                                                                                         \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         bool ok = lu__cas##bits(a, &found, v);                                                               \
+        LU_SCHED_SET_MO(ok ? mo : fmo);                                                                      \
         lu_sched_access_end(a, ok && (c != v));                                                              \
         return found;                                                                                        \
     }
@@ -285,7 +283,6 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
 
 LU__API void __tsan_atomic_thread_fence(int mo)
 {
-    (void)mo;
     if (!LU__CONTROLLED()) {
         __atomic_thread_fence(LU__SEQ);
         return;
@@ -293,6 +290,7 @@ LU__API void __tsan_atomic_thread_fence(int mo)
     LU__PREP(0);
     lu_sched_access_begin(LU_SCHED_K_FENCE, NULL, LU_IPOSE_L_TSAN_atomic_thread_fence);
     __atomic_thread_fence(LU__SEQ);
+    LU_SCHED_SET_MO(mo);
     lu_sched_access_end(NULL, false);
 }
 

@@ -19,6 +19,7 @@
 __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
 __thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
 __thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
+__thread int lu__sched_mo __attribute__((tls_model("initial-exec")));
 
 static const char *const lu__err_msgs[] = {
 #define LU__ERR_MSG(name, val, msg) [-(val)] = msg,
@@ -551,6 +552,11 @@ static void lu__thread_reset(struct lu__thread *t)
         t->has_tsd = false;
     }
     memset(t->vc, 0, sizeof t->vc);
+    if (t->fenced) {
+        memset(t->fence_rel, 0, sizeof t->fence_rel);
+        t->fenced = false;
+    }
+    memset(t->acq_pending, 0, sizeof t->acq_pending[0] * LU_SCHED_MAX_THREADS);
     t->sp = lu__ctx_make(t->stack_top, t);
 }
 
@@ -773,17 +779,51 @@ void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint
     lu__point(t, k, (const void *)addr, label);
 }
 
+/* C11 memory orders as the TSan ABI passes them (0 relaxed, 1 consume,
+ * 2 acquire, 3 release, 4 acq_rel, 5 seq_cst); lu__sched_mo holds mo + 1,
+ * 0 when the caller gave none (then: acquire and release). */
+static bool lu__mo_acquires(int mo1)
+{
+    return mo1 == 0 || (mo1 - 1 != __ATOMIC_RELAXED && mo1 - 1 != __ATOMIC_RELEASE);
+}
+
+static bool lu__mo_releases(int mo1)
+{
+    return mo1 == 0 || mo1 - 1 == __ATOMIC_RELEASE || mo1 - 1 == __ATOMIC_ACQ_REL || mo1 - 1 == __ATOMIC_SEQ_CST;
+}
+
 void lu_sched_access_end(const volatile void *addr, bool changed)
 {
     struct lu__thread *t = lu__self;
     struct lu_sched *s = t->s;
-    if (!addr) /* a fence: nothing to synchronize with or to spin on */
+    int mo1 = lu__sched_mo;
+    lu__sched_mo = 0;
+    int n = s->nthreads;
+    if (!addr) {
+        /* a fence: nothing to spin on; it orders the relaxed accesses
+         * around it */
+        if (lu__mo_acquires(mo1))
+            lu__vc_join(t->vc, t->acq_pending, n);
+        if (lu__mo_releases(mo1)) {
+            memcpy(t->fence_rel, t->vc, sizeof t->vc[0] * (size_t)n);
+            t->fenced = true;
+            t->vc[t->id]++;
+        }
         return;
+    }
     struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
-    if (t->k != LU_SCHED_K_WRITE)
-        lu__hb_acquire(t, o);
-    if (t->k != LU_SCHED_K_READ)
-        lu__hb_release(t, o);
+    if (t->k != LU_SCHED_K_WRITE) {
+        if (lu__mo_acquires(mo1))
+            lu__hb_acquire(t, o);
+        else
+            lu__vc_join(t->acq_pending, o->vc, n); /* for a later acquire fence */
+    }
+    if (t->k != LU_SCHED_K_READ) {
+        if (lu__mo_releases(mo1))
+            lu__hb_release(t, o);
+        else if (t->fenced)
+            lu__vc_join(o->vc, t->fence_rel, n); /* after a release fence */
+    }
     if (changed) {
         o->version++;
         lu__progress(t);

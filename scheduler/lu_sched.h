@@ -283,6 +283,17 @@ extern __thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec"))
 extern __thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
 #define LU_SCHED_SET_ARG(v) (lu__sched_arg = (uint64_t)(v))
 
+/* The C11 memory order of the atomic access (or fence) about to end, for
+ * happens-before: __ATOMIC_RELAXED .. __ATOMIC_SEQ_CST (the TSan ABI uses
+ * the same values). Interposers set it with LU_SCHED_SET_MO(mo) just before
+ * lu_sched_access_end, which consumes it; unset, an access counts as
+ * acquire and release (what volatile accesses and the API's own callers
+ * get). Relaxed accesses order nothing by themselves; with fences they do
+ * (a release fence before a relaxed store, a relaxed load before an acquire
+ * fence). */
+extern __thread int lu__sched_mo __attribute__((tls_model("initial-exec")));
+#define LU_SCHED_SET_MO(mo) (lu__sched_mo = (int)(mo) + 1)
+
 /* Controlled thread id of the caller, or -1 for any other thread. Cheap. */
 int lu_sched_self(void);
 

@@ -186,6 +186,12 @@ struct lu__thread {
 
     /* happens-before vector clock of this thread */
     uint32_t vc[LU_SCHED_MAX_THREADS];
+    /* C11 fences: the clock at the last release fence (released by later
+     * relaxed stores), and what relaxed loads read since the last acquire
+     * fence (acquired by the next one) */
+    bool fenced;
+    uint32_t fence_rel[LU_SCHED_MAX_THREADS];
+    uint32_t acq_pending[LU_SCHED_MAX_THREADS];
 };
 
 struct lu_sched {

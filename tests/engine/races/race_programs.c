@@ -387,6 +387,47 @@ void *race_some_main(void *arg)
     return NULL;
 }
 
+/* ---- relaxed atomics and fences ---- */
+
+int race_relaxed_data;
+static _Atomic int race_relaxed_flag;
+static void *race_relaxed_variant;
+static volatile int race_relaxed_sink;
+
+static void *race_relaxed_producer(void *arg)
+{
+    (void)arg;
+    race_relaxed_data = 7;
+    if (race_relaxed_variant != RACE_BUGGY)
+        atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&race_relaxed_flag, 1, memory_order_relaxed);
+    return NULL;
+}
+
+static void *race_relaxed_consumer(void *arg)
+{
+    (void)arg;
+    while (!atomic_load_explicit(&race_relaxed_flag, memory_order_relaxed))
+        sched_yield();
+    if (race_relaxed_variant != RACE_BUGGY)
+        atomic_thread_fence(memory_order_acquire);
+    race_relaxed_sink = race_relaxed_data;
+    return NULL;
+}
+
+void *race_relaxed_main(void *variant)
+{
+    race_relaxed_variant = variant;
+    race_relaxed_data = 0;
+    atomic_init(&race_relaxed_flag, 0);
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_relaxed_consumer, NULL);
+    pthread_create(&t[1], NULL, race_relaxed_producer, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
 /* ---- barrier and once ---- */
 
 int race_barrier_x[2];

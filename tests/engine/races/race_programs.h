@@ -115,4 +115,11 @@ extern int race_barrier_x[2];
 void *race_once_main(void *variant);
 extern int race_once_x;
 
+/* Message passing through a relaxed atomic flag: without fences the
+ * data is not published (buggy, a C11 data race); with a release fence
+ * before the flag's store and an acquire fence after its load (fixed) it
+ * is. */
+void *race_relaxed_main(void *variant);
+extern int race_relaxed_data;
+
 #endif

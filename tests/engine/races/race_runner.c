@@ -443,6 +443,11 @@ static void bench(void)
     }
 }
 
+static void test_relaxed(void)
+{
+    pair("relaxed", race_relaxed_main, &race_relaxed_data, sizeof race_relaxed_data, 2);
+}
+
 static void test_barrier(void)
 {
     pair("barrier", race_barrier_main, race_barrier_x, sizeof race_barrier_x, 2);
@@ -510,6 +515,7 @@ static const struct group {
     {"bytes", test_bytes},
     {"sometimes", test_sometimes},
     {"heap", test_heap},
+    {"relaxed", test_relaxed},
     {"barrier", test_barrier},
     {"once", test_once},
 };
