@@ -242,9 +242,6 @@ struct lu_drv_seen *lu_drv_seen_create(void);
 int lu_drv_seen_insert(struct lu_drv_seen *s, uint64_t hash);
 uint64_t lu_drv_seen_count(const struct lu_drv_seen *s);
 
-/* The bound cost of taking alternative a at a recorded step: the rule of
- * the scheduler's DFS (preemptions, or delays of the round-robin choice). */
-unsigned lu_drv_step_cost(int bound_kind, const struct lu_sched_step *st, int a);
 /* Flips the deepest step of g[base..*len) that has an unexplored
  * alternative within bound, as the scheduler's backtracking does; false
  * when there is none. */

@@ -108,32 +108,9 @@ uint64_t lu_drv_seen_count(const struct lu_drv_seen *s)
 
 /* ---- DFS stacks ---- */
 
-/* This must stay the scheduler's rule (lu__cost in
- * scheduler/lu_sched_explore.c), which is not public: a difference shows as
- * different execution counts with restarts or parallel explorers, which
- * the lineup.explorers_* tests compare. */
-unsigned lu_drv_step_cost(int bound_kind, const struct lu_sched_step *st, int a)
-{
-    if (st->kind != LU_SCHED_CHOOSE_THREAD)
-        return 0;
-    if (bound_kind != LU_SCHED_BOUND_DELAYS) {
-        if (st->flags & LU_SCHED_STEP_FREE)
-            return 0;
-        return (st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev ? 1 : 0;
-    }
-    /* delays: the candidates the round-robin scheduler would have taken
-     * before a, starting at the previous thread; a boundary is free, but a
-     * finished previous thread (not a candidate) is not one */
-    uint64_t cand = st->enabled;
-    if ((st->flags & LU_SCHED_STEP_FREE) && (cand >> (st->prev & 63u) & 1))
-        return 0;
-    unsigned p = st->prev & 63u, q = (unsigned)a & 63u;
-    uint64_t rot = (cand >> p) | (p ? cand << (64 - p) : 0);
-    unsigned dist = (q - p) & 63u;
-    uint64_t below = dist ? (1ULL << dist) - 1 : 0;
-    return (unsigned)__builtin_popcountll(rot & below);
-}
-
+/* Costs come from lu_sched_step_cost, the scheduler's own rule: a
+ * difference would show as different execution counts with restarts or
+ * parallel explorers, which the lineup.explorers_* tests compare. */
 static void lu__take_alt(struct lu_sched_step *g, uint32_t i, int a, unsigned cost)
 {
     struct lu_sched_step *st = &g[i];
@@ -155,7 +132,7 @@ bool lu_drv_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, in
             int a = __builtin_ctzll(alts);
             alts &= alts - 1;
             st->done |= 1ULL << a;
-            unsigned c = lu_drv_step_cost(bound_kind, st, a);
+            unsigned c = lu_sched_step_cost(bound_kind, st, a);
             if (bound >= 0 && b + c > (unsigned)bound) {
                 if (pruned)
                     (*pruned)++;
@@ -176,7 +153,7 @@ int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_
         const struct lu_sched_step *st = &g[i];
         unsigned b = i ? g[i - 1].preempts : 0;
         for (uint64_t alts = st->enabled & ~st->done; alts; alts &= alts - 1)
-            if (bound < 0 || b + lu_drv_step_cost(bound_kind, st, __builtin_ctzll(alts)) <= (unsigned)bound)
+            if (bound < 0 || b + lu_sched_step_cost(bound_kind, st, __builtin_ctzll(alts)) <= (unsigned)bound)
                 return (int)i;
     }
     return -1;

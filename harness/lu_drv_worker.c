@@ -710,7 +710,7 @@ static void lu__give_away(void)
         unsigned given = 0;
         for (uint64_t alts = keep.enabled & ~keep.done; alts; alts &= alts - 1) {
             int a = __builtin_ctzll(alts);
-            unsigned c = lu_drv_step_cost(p->bound_kind, &keep, a);
+            unsigned c = lu_sched_step_cost(p->bound_kind, &keep, a);
             if (p->round >= 0 && b + c > (unsigned)p->round)
                 continue;
             *st = keep;

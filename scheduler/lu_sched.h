@@ -263,6 +263,12 @@ bool lu_sched_more(struct lu_sched *s);
  * the outcome is in *res. */
 int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res);
 
+/* What taking alternative a at step st costs against the bound of kind
+ * bound_kind (enum lu_sched_bound_kind): the rule DFS itself uses, for
+ * callers that manage parts of the search stack (splitting, restarts).
+ * Data choices cost nothing. Not a scheduling point. */
+unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int a);
+
 /* Counters since creation. */
 void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out);
 

@@ -666,6 +666,11 @@ int lu__choose_data(struct lu__thread *t, int n)
     return chosen;
 }
 
+unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int a)
+{
+    return st->kind == LU_SCHED_CHOOSE_THREAD ? lu__cost(bound_kind, st->enabled, st->prev, st->flags, a) : 0;
+}
+
 /* DFS: flip the deepest choice that still has an unexplored alternative
  * within the preemption bound; the next execution replays up to it. */
 void lu__backtrack(struct lu_sched *s)
@@ -693,9 +698,7 @@ void lu__backtrack(struct lu_sched *s)
             st->done |= 1ULL << a;
             if (asleep >> a & 1)
                 continue;
-            unsigned c = st->kind == LU_SCHED_CHOOSE_THREAD
-                             ? lu__cost(s->cfg.bound_kind, st->enabled, st->prev, st->flags, a)
-                             : 0;
+            unsigned c = lu_sched_step_cost(s->cfg.bound_kind, st, a);
             if (bound >= 0 && base + c > (unsigned)bound) {
                 s->stats.pruned++;
                 continue;
