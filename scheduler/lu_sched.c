@@ -556,7 +556,10 @@ static void lu__thread_reset(struct lu__thread *t)
         memset(t->fence_rel, 0, sizeof t->fence_rel);
         t->fenced = false;
     }
-    memset(t->acq_pending, 0, sizeof t->acq_pending[0] * LU_SCHED_MAX_THREADS);
+    if (t->acq_used) {
+        memset(t->acq_pending, 0, sizeof t->acq_pending);
+        t->acq_used = false;
+    }
     t->sp = lu__ctx_make(t->stack_top, t);
 }
 
@@ -815,8 +818,10 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     if (t->k != LU_SCHED_K_WRITE) {
         if (lu__mo_acquires(mo1))
             lu__hb_acquire(t, o);
-        else
+        else {
             lu__vc_join(t->acq_pending, o->vc, n); /* for a later acquire fence */
+            t->acq_used = true;
+        }
     }
     if (t->k != LU_SCHED_K_READ) {
         if (lu__mo_releases(mo1))

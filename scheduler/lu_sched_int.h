@@ -189,7 +189,8 @@ struct lu__thread {
     /* C11 fences: the clock at the last release fence (released by later
      * relaxed stores), and what relaxed loads read since the last acquire
      * fence (acquired by the next one) */
-    bool fenced;
+    bool fenced;       /* fence_rel holds a release fence's clock */
+    bool acq_used;     /* acq_pending holds something */
     uint32_t fence_rel[LU_SCHED_MAX_THREADS];
     uint32_t acq_pending[LU_SCHED_MAX_THREADS];
 };
