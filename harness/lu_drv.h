@@ -197,6 +197,7 @@ struct lu_drv_shm {
     _Atomic int phase;
     _Atomic uint64_t executions[3]; /* [1], [2] per phase */
     _Atomic uint64_t histories;     /* distinct phase-2 histories */
+    _Atomic uint64_t digest;        /* sum of their hashes: equal sets give equal sums */
     _Atomic uint64_t checks;        /* phase-2 linearizability checks */
     _Atomic uint64_t stuck;         /* phase-2 executions that got stuck */
     _Atomic uint64_t recycles;      /* explorer restarts */

@@ -648,12 +648,14 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
     if (stuck)
         atomic_fetch_add(&W->stuck, 1);
     lu__hist.stuck = stuck;
-    int fresh = lu_drv_seen_insert(lu__seen, lu_hist_hash(&lu__hist));
+    uint64_t hash = lu_hist_hash(&lu__hist);
+    int fresh = lu_drv_seen_insert(lu__seen, hash);
     if (fresh < 0)
         lu__fail(LU_DRV_V_INTERNAL, 2, "more distinct histories than lineup can keep\n");
     if (!fresh)
         return res.steps; /* checked before, by this explorer or another */
     atomic_fetch_add(&W->histories, 1);
+    atomic_fetch_add(&W->digest, hash);
     struct lu_lin_verdict v;
     struct lu_lin_stats st;
     memset(&v, 0, sizeof v);

@@ -36,10 +36,11 @@ static inline int lu__tracking(void)
     return __builtin_expect(lu__ipose_race_hook != NULL, 0) && lu_sched_self() >= 0;
 }
 
-static void *lu__fresh(void *p)
+static void *lu__fresh(void *p, size_t n)
 {
     if (p && lu__tracking())
         lu__ipose_race_forget(p, malloc_usable_size(p));
+    lu_sched_note_alloc(p, n);
     return p;
 }
 
@@ -52,34 +53,45 @@ static void lu__freed(void *p, uintptr_t pc)
 
 LU__API void *malloc(size_t n)
 {
-    return lu__fresh(__libc_malloc(n));
+    return lu__fresh(__libc_malloc(n), n);
 }
 
 LU__API void *calloc(size_t n, size_t size)
 {
-    return lu__fresh(__libc_calloc(n, size));
+    return lu__fresh(__libc_calloc(n, size), n * size);
 }
 
 LU__API void free(void *p)
 {
     if (p && lu__tracking())
         lu__freed(p, (uintptr_t)__builtin_return_address(0));
+    lu_sched_note_free(p);
     __libc_free(p);
 }
 
 LU__API void *realloc(void *p, size_t n)
 {
-    if (!p || !lu__tracking())
-        return lu__fresh(__libc_realloc(p, n));
+    void *q;
+    if (!p)
+        return lu__fresh(__libc_realloc(p, n), n);
+    if (!lu__tracking()) {
+        q = __libc_realloc(p, n);
+        if (q)
+            lu_sched_note_realloc(p, q, n);
+        else if (n == 0)
+            lu_sched_note_free(p); /* glibc frees it */
+        return q;
+    }
     uintptr_t pc = (uintptr_t)__builtin_return_address(0);
     size_t old = malloc_usable_size(p);
     /* realloc reads the old contents: a read racing with a writer */
     lu__ipose_race_access(p, old < n ? old : n, false, pc);
     if (n == 0) {
         lu__freed(p, pc);
+        lu_sched_note_free(p);
         return __libc_realloc(p, n);
     }
-    void *q = __libc_realloc(p, n);
+    q = __libc_realloc(p, n);
     if (q && q != p) {
         /* moved: the old block was freed (it is not ours to touch now, so
          * only its shadow state changes) */
@@ -87,17 +99,19 @@ LU__API void *realloc(void *p, size_t n)
         lu__ipose_race_forget(p, old);
         lu__ipose_race_forget(q, malloc_usable_size(q));
     }
+    if (q)
+        lu_sched_note_realloc(p, q, n);
     return q;
 }
 
 LU__API void *memalign(size_t align, size_t n)
 {
-    return lu__fresh(__libc_memalign(align, n));
+    return lu__fresh(__libc_memalign(align, n), n);
 }
 
 LU__API void *aligned_alloc(size_t align, size_t n)
 {
-    return lu__fresh(__libc_memalign(align, n));
+    return lu__fresh(__libc_memalign(align, n), n);
 }
 
 LU__API int posix_memalign(void **out, size_t align, size_t n)
@@ -107,6 +121,6 @@ LU__API int posix_memalign(void **out, size_t align, size_t n)
     void *p = __libc_memalign(align, n);
     if (!p)
         return ENOMEM;
-    *out = lu__fresh(p);
+    *out = lu__fresh(p, n);
     return 0;
 }

@@ -679,6 +679,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->nthreads = 1;
     lu__objs_reset(s);
     memset(s->keys, 0, sizeof s->keys);
+    if (s->cfg.por)
+        lu__por_blocks_reset(s);
     struct lu_sched_trace *tr = s->cfg.trace;
     if (s->cfg.strategy == LU_SCHED_RANDOM || s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS) {
         tr->len = 0;

@@ -306,6 +306,19 @@ int lu_sched_self(void);
 /* The scheduler whose execution the caller belongs to, or NULL. */
 struct lu_sched *lu_sched_current(void);
 
+/* Heap blocks of the current execution, for partial-order reduction: the
+ * same object gets a different address from one execution to the next
+ * (the allocator's state is left over from earlier executions), so the
+ * reduction names a location inside a block allocated in this execution by
+ * the block's rank among the execution's allocations and the offset, which
+ * replaying the same prefix reproduces. Called by the allocator
+ * interposition after malloc and friends and before free; they do nothing
+ * on other threads or when reduction is off. Not scheduling points. */
+void lu_sched_note_alloc(const void *p, size_t n);
+void lu_sched_note_free(const void *p);
+/* realloc: same rank when the block stays in place */
+void lu_sched_note_realloc(const void *old, const void *p, size_t n);
+
 /* ---- Thread management (controlled threads only) ---- */
 
 /* Starts a controlled thread running fn(arg). It runs until its first

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE
 #include "lu_sched_int.h"
 
+#include <string.h>
+
 /* ---- choosing ---- */
 
 uint64_t lu__rand(struct lu_sched *s)
@@ -122,20 +124,133 @@ static void lu__sig_merge(struct lu__por_sig *d, const struct lu__por_sig *x)
 }
 
 /* Locations are keyed by their 8-byte word, so that accesses of different
- * sizes to one word (a union, a 32-bit half of a 64-bit atomic) meet. */
-static uint64_t lu__por_key(const void *p)
+ * sizes to one word (a union, a 32-bit half of a 64-bit atomic) meet. A word
+ * inside a block allocated in this execution is named by the block's rank
+ * and the offset (top bit set; addresses never have it): entries learnt in
+ * one execution are compared with steps of another that shares the prefix,
+ * and only the rank is the same in both. Offsets beyond 128 MB share keys,
+ * which only adds dependences. */
+static int lu__por_block(const struct lu__por_blocks *bl, uintptr_t a)
 {
-    return (uint64_t)(uintptr_t)p >> 3;
+    int lo = 0, hi = (int)bl->n - 1;
+    while (lo <= hi) {
+        int m = (lo + hi) / 2;
+        if (a < bl->b[m].lo)
+            hi = m - 1;
+        else if (a >= bl->b[m].hi)
+            lo = m + 1;
+        else
+            return m;
+    }
+    return -1;
+}
+
+static uint64_t lu__por_key(const struct lu_sched *s, const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    const struct lu__por_blocks *bl = &s->por.blocks;
+    int i = bl->n ? lu__por_block(bl, a) : -1;
+    if (i < 0)
+        return (uint64_t)a >> 3;
+    uint64_t off = (uint64_t)(a - bl->b[i].lo) >> 3;
+    return 1ULL << 63 | (uint64_t)bl->b[i].rank << 24 | (off & 0xffffff);
+}
+
+/* Where a block starting at a would go (the first one not below it). */
+static uint32_t lu__por_block_slot(const struct lu__por_blocks *bl, uintptr_t a)
+{
+    uint32_t lo = 0, hi = bl->n;
+    while (lo < hi) {
+        uint32_t m = (lo + hi) / 2;
+        if (bl->b[m].lo < a)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+static struct lu__por_blocks *lu__por_blocks_of_caller(void)
+{
+    struct lu__thread *t = lu__self;
+    if (!t || !t->s->cfg.por)
+        return NULL;
+    return &t->s->por.blocks;
+}
+
+static void lu__por_block_add(struct lu__por_blocks *bl, uintptr_t a, size_t n, uint32_t rank)
+{
+    if (bl->n == LU__POR_BLOCKS) {
+        bl->lost = true;
+        return;
+    }
+    uint32_t i = lu__por_block_slot(bl, a);
+    if (i < bl->n && bl->b[i].lo == a) {
+        bl->lost = true; /* allocated twice without a free we saw: cannot happen */
+        return;
+    }
+    memmove(&bl->b[i + 1], &bl->b[i], (bl->n - i) * sizeof bl->b[0]);
+    bl->b[i].lo = a;
+    bl->b[i].hi = a + (n ? n : 1);
+    bl->b[i].rank = rank;
+    bl->n++;
+}
+
+/* Returns the block's rank, or -1 if it was not allocated in this execution. */
+static int64_t lu__por_block_remove(struct lu__por_blocks *bl, uintptr_t a)
+{
+    uint32_t i = lu__por_block_slot(bl, a);
+    if (i >= bl->n || bl->b[i].lo != a)
+        return -1;
+    uint32_t rank = bl->b[i].rank;
+    memmove(&bl->b[i], &bl->b[i + 1], (bl->n - i - 1) * sizeof bl->b[0]);
+    bl->n--;
+    return rank;
+}
+
+void lu_sched_note_alloc(const void *p, size_t n)
+{
+    struct lu__por_blocks *bl = lu__por_blocks_of_caller();
+    if (bl && p)
+        lu__por_block_add(bl, (uintptr_t)p, n, bl->ranks++);
+}
+
+void lu_sched_note_free(const void *p)
+{
+    struct lu__por_blocks *bl = lu__por_blocks_of_caller();
+    if (bl && p)
+        lu__por_block_remove(bl, (uintptr_t)p);
+}
+
+void lu_sched_note_realloc(const void *old, const void *p, size_t n)
+{
+    struct lu__por_blocks *bl = lu__por_blocks_of_caller();
+    if (!bl || !p)
+        return;
+    int64_t rank = old ? lu__por_block_remove(bl, (uintptr_t)old) : -1;
+    lu__por_block_add(bl, (uintptr_t)p, n, old == p && rank >= 0 ? (uint32_t)rank : bl->ranks++);
+}
+
+void lu__por_blocks_reset(struct lu_sched *s)
+{
+    s->por.blocks.n = 0;
+    s->por.blocks.ranks = 0;
+    s->por.blocks.lost = false;
 }
 
 /* What a pending operation touches. Synchronization operations count as
  * writes of their object (even a failed trylock: it changes what a spinning
  * thread sees). */
-static void lu__sig_of(struct lu__por_sig *g, enum lu_sched_kind k, const void *obj, const void *obj2)
+static void lu__sig_of(const struct lu_sched *s, struct lu__por_sig *g, enum lu_sched_kind k, const void *obj,
+                       const void *obj2)
 {
     g->n = 0;
     g->flags = 0;
     g->wmask = g->smask = 0;
+    if (s->por.blocks.lost) {
+        g->flags = LU__PS_ALL;
+        return;
+    }
     switch (k) {
     case LU_SCHED_K_FREE:
     case LU_SCHED_K_YIELD:
@@ -146,22 +261,22 @@ static void lu__sig_of(struct lu__por_sig *g, enum lu_sched_kind k, const void *
         g->flags = LU__PS_BOUNDARY;
         break;
     case LU_SCHED_K_READ:
-        lu__sig_add(g, lu__por_key(obj), false, false);
+        lu__sig_add(g, lu__por_key(s, obj), false, false);
         break;
     case LU_SCHED_K_WRITE:
     case LU_SCHED_K_RMW:
-        lu__sig_add(g, lu__por_key(obj), true, false);
+        lu__sig_add(g, lu__por_key(s, obj), true, false);
         break;
     case LU_SCHED_K_COND_WAIT:
         /* releases a mutex the thread struct does not name yet */
-        lu__sig_add(g, lu__por_key(obj), true, true);
+        lu__sig_add(g, lu__por_key(s, obj), true, true);
         g->flags |= LU__PS_ALLSYNC;
         break;
     case LU_SCHED_K_COND_REACQUIRE:
     case LU_SCHED_K_COND_TIMEDWAIT:
-        lu__sig_add(g, lu__por_key(obj), true, true);
+        lu__sig_add(g, lu__por_key(s, obj), true, true);
         if (obj2)
-            lu__sig_add(g, lu__por_key(obj2), true, true);
+            lu__sig_add(g, lu__por_key(s, obj2), true, true);
         else
             g->flags |= LU__PS_ALLSYNC;
         break;
@@ -185,7 +300,7 @@ static void lu__sig_of(struct lu__por_sig *g, enum lu_sched_kind k, const void *
     case LU_SCHED_K_BARRIER_BLOCKED:
     case LU_SCHED_K_ONCE:
     case LU_SCHED_K_ONCE_BLOCKED:
-        lu__sig_add(g, lu__por_key(obj), true, true);
+        lu__sig_add(g, lu__por_key(s, obj), true, true);
         break;
     case LU_SCHED_K_FENCE:
     default:
@@ -194,9 +309,9 @@ static void lu__sig_of(struct lu__por_sig *g, enum lu_sched_kind k, const void *
     }
 }
 
-static void lu__sig_thread(struct lu__por_sig *g, const struct lu__thread *t)
+static void lu__sig_thread(const struct lu_sched *s, struct lu__por_sig *g, const struct lu__thread *t)
 {
-    lu__sig_of(g, t->k, t->obj, t->obj2);
+    lu__sig_of(s, g, t->k, t->obj, t->obj2);
 }
 
 /* Operations some other thread's step can disable (lu__enabled). */
@@ -286,7 +401,7 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
     } else if (live) {
         /* what it waits for: its enabledness must not change behind it */
         struct lu__por_sig w;
-        lu__sig_thread(&w, r);
+        lu__sig_thread(s, &w, r);
         lu__sig_merge(&acc, &w);
     }
     for (int k = p->last; k >= (int)p->run_start; k--) {
@@ -401,7 +516,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
     struct lu__por_sig cs;
     bool cur_stuck = bound >= 0 && cur_live && cur->k != LU_SCHED_K_FREE && !(cand >> cur->id & 1);
     if (cur_stuck)
-        lu__sig_thread(&cs, cur);
+        lu__sig_thread(s, &cs, cur);
     uint64_t sleep = 0;
     for (int e = 0; e < nc; e++) {
         const struct lu__por_ent *en = &cands[e];
@@ -420,7 +535,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
             for (uint64_t m = cand & ~(1ULL << t); m && !ok; m &= m - 1) {
                 const struct lu__thread *y = &s->threads[__builtin_ctzll(m)];
                 struct lu__por_sig ys;
-                lu__sig_thread(&ys, y);
+                lu__sig_thread(s, &ys, y);
                 ok = !lu__may_block(y->k) || !lu__dep(&ys, g);
             }
             if (!ok)
@@ -440,7 +555,7 @@ static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen)
 {
     struct lu__por *p = &s->por;
     struct lu__por_step *ps = &p->step[i];
-    lu__sig_thread(&ps->exec, &s->threads[chosen]);
+    lu__sig_thread(s, &ps->exec, &s->threads[chosen]);
     p->nthreads = s->nthreads;
     if (i >= p->valid) {
         ps->nalt = 1;

@@ -89,7 +89,7 @@ struct lu__por_sig {
     uint8_t flags; /* LU__PS_* */
     uint8_t wmask; /* bit i: key[i] is written (or changed as a sync object) */
     uint8_t smask; /* bit i: key[i] is a synchronization object */
-    uint64_t key[LU__POR_KEYS]; /* address >> 3 */
+    uint64_t key[LU__POR_KEYS]; /* lu__por_key */
 };
 
 #define LU__PS_ALL 0x01      /* dependent with everything */
@@ -126,7 +126,21 @@ struct lu__por_step {
     struct lu__por_ent ent[LU__POR_ENTS];
 };
 
+/* Heap blocks allocated in this execution and not freed, sorted by address
+ * (lu_sched_note_alloc): a location inside one is keyed by (rank, offset). */
+#define LU__POR_BLOCKS 1024
+struct lu__por_blocks {
+    uint32_t n;
+    uint32_t ranks; /* allocations so far in this execution */
+    bool lost;      /* more than LU__POR_BLOCKS live: keys unknown, no reduction */
+    struct {
+        uintptr_t lo, hi;
+        uint32_t rank;
+    } b[LU__POR_BLOCKS];
+};
+
 struct lu__por {
+    struct lu__por_blocks blocks;
     uint64_t exec_id; /* executions run in this process (0: none) */
     int last;         /* last thread step of this execution, or -1 */
     int run_tid;      /* thread whose run is being recorded, or -1 */
@@ -255,6 +269,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur);
 void lu__backtrack(struct lu_sched *s);
 uint64_t lu__rand(struct lu_sched *s);
 unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a);
+void lu__por_blocks_reset(struct lu_sched *s); /* an execution starts */
 
 /* Randomized strategies (lu_sched_strategy.c). begin: a new execution
  * starts (draw priorities, change points); pick: choose among allowed (more

@@ -75,8 +75,20 @@ struct prog {
 };
 
 static const struct prog *P;
-static _Atomic long mem[NLOC];
-static char mtx[NMTX][8], cnd[2][8]; /* objects are keyed by address */
+/* The program's shared objects (the scheduler keys sync objects by
+ * address). In heap mode each execution gets them from malloc at an address
+ * that differs from the previous execution's, as a harness's create() does:
+ * the reduction must recognize a location across executions all the same. */
+struct region {
+    _Atomic long mem[NLOC];
+    char mtx[NMTX][8], cnd[2][8];
+};
+static struct region static_region;
+static struct region *R = &static_region;
+static bool heap_mode;
+#define mem (R->mem)
+#define mtx (R->mtx)
+#define cnd (R->cnd)
 static long obs[MAXT][64];
 static int nobs[MAXT];
 static char evlog[2048];
@@ -271,6 +283,17 @@ static void *worker(void *arg)
 static void *main_body(void *arg)
 {
     (void)arg;
+    if (heap_mode) {
+        /* three regions in turn, each kept until its outcome was read */
+        static struct region *ring[3];
+        static unsigned n;
+        unsigned k = n++ % 3;
+        free(ring[k]);
+        ring[k] = malloc(sizeof(struct region) + 16 * (n % 5));
+        R = ring[k];
+    } else {
+        R = &static_region;
+    }
     for (int i = 0; i < NLOC; i++)
         atomic_store(&mem[i], 0);
     memset(nobs, 0, sizeof nobs);
@@ -830,17 +853,22 @@ static void test_model(int nprogs)
            nprogs, tot_off, tot_on);
 }
 
-static void test_rich(int nprogs, int nspin)
+static void rich_programs(const char *kind, int nprogs, uint64_t *tot_off, uint64_t *tot_on)
 {
-    uint64_t tot_off = 0, tot_on = 0;
     for (int n = 0; n < nprogs; n++) {
         int nt = n % 4 == 3 ? 3 : 2;
         struct prog p = random_rich(nt, nt == 3 ? 3 : 4);
         char what[64];
-        snprintf(what, sizeof what, "random program %d", n);
+        snprintf(what, sizeof what, "%s %d", kind, n);
         for (int c = nt == 3 ? 0 : -1; c <= 2; c++)
-            same_outcomes(&p, c, what, &tot_off, &tot_on);
+            same_outcomes(&p, c, what, tot_off, tot_on);
     }
+}
+
+static void test_rich(int nprogs, int nspin)
+{
+    uint64_t tot_off = 0, tot_on = 0;
+    rich_programs("random program", nprogs, &tot_off, &tot_on);
     for (int n = 0; n < nspin; n++) {
         struct prog p = random_spin();
         char what[64];
@@ -850,6 +878,18 @@ static void test_rich(int nprogs, int nspin)
     }
     printf("rich: %d + %d programs: %" PRIu64 " executions without reduction, %" PRIu64 " with\n", nprogs,
            nspin, tot_off, tot_on);
+}
+
+/* Objects allocated anew by every execution, at moving addresses (what
+ * the Line-Up driver does: create() runs in each execution). */
+static void test_heap(int nprogs)
+{
+    uint64_t tot_off = 0, tot_on = 0;
+    heap_mode = true;
+    rich_programs("heap program", nprogs, &tot_off, &tot_on);
+    heap_mode = false;
+    printf("heap: %d programs: %" PRIu64 " executions without reduction, %" PRIu64 " with\n", nprogs, tot_off,
+           tot_on);
 }
 
 /* Hand-written programs for what random ones rarely hit. */
@@ -1409,6 +1449,7 @@ int main(int argc, char **argv)
     test_replay_nondet();
     test_model(150);
     test_rich(150, 100);
+    test_heap(80);
     test_subjects(false);
     printf("%d passed, %d failed\n", passes, failures);
     return failures ? 1 : 0;
