@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -128,10 +129,19 @@ static lu__join_fn lu__real_join(void)
 
 /* ---- objects ---- */
 
+static struct lu__obj **lu__ocache_slot(struct lu_sched *s, const void *addr)
+{
+    return &s->ocache[((uintptr_t)addr >> 3) & (LU__OCACHE - 1)];
+}
+
 struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
 {
-    struct lu__obj *o;
+    struct lu__obj **c = lu__ocache_slot(s, addr), *o = *c;
+    if (o && o->addr == addr)
+        return o;
     HASH_FIND(hh, s->objs, &addr, sizeof addr, o);
+    if (o)
+        *c = o;
     return o;
 }
 
@@ -159,6 +169,7 @@ struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
     o->addr = addr;
     o->type = type;
     HASH_ADD(hh, s->objs, addr, sizeof o->addr, o);
+    *lu__ocache_slot(s, addr) = o;
 init:
     switch (type) {
     case LU__O_MUTEX:
@@ -178,6 +189,9 @@ void lu__obj_remove(struct lu_sched *s, const void *addr)
     struct lu__obj *o = lu__obj_find(s, addr);
     if (!o)
         return;
+    struct lu__obj **c = lu__ocache_slot(s, addr);
+    if (*c == o)
+        *c = NULL;
     HASH_DEL(s->objs, o);
     o->next_free = s->free_objs;
     s->free_objs = o;
@@ -185,6 +199,7 @@ void lu__obj_remove(struct lu_sched *s, const void *addr)
 
 static void lu__objs_reset(struct lu_sched *s)
 {
+    memset(s->ocache, 0, sizeof s->ocache);
     struct lu__obj *o, *tmp;
     HASH_ITER(hh, s->objs, o, tmp)
     {
@@ -603,6 +618,17 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
         return NULL;
     }
     s->cfg = *cfg;
+    if (cfg->por) {
+        void *m = mmap(NULL, sizeof *s->por, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+                       0);
+        if (m == MAP_FAILED) {
+            free(s);
+            if (err)
+                *err = LU_SCHED_ENOMEM;
+            return NULL;
+        }
+        s->por = m;
+    }
     if (!s->cfg.spin_bound)
         s->cfg.spin_bound = 1000;
     if (!s->cfg.watchdog_ms)
@@ -645,6 +671,8 @@ void lu_sched_destroy(struct lu_sched *s)
         s->free_objs = o->next_free;
         free(o);
     }
+    if (s->por)
+        munmap(s->por, sizeof *s->por);
     free(s);
 }
 
@@ -679,7 +707,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->nthreads = 1;
     lu__objs_reset(s);
     memset(s->keys, 0, sizeof s->keys);
-    if (s->cfg.por)
+    if (s->por)
         lu__por_blocks_reset(s);
     struct lu_sched_trace *tr = s->cfg.trace;
     if (s->cfg.strategy == LU_SCHED_RANDOM || s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS) {

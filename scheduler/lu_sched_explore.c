@@ -91,7 +91,7 @@ unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a)
 
 static bool lu__por_on(const struct lu_sched *s)
 {
-    return s->cfg.por && s->cfg.strategy == LU_SCHED_DFS &&
+    return s->por && s->cfg.strategy == LU_SCHED_DFS &&
            !(s->cfg.preemption_bound >= 0 && s->cfg.bound_kind == LU_SCHED_BOUND_DELAYS);
 }
 
@@ -148,7 +148,7 @@ static int lu__por_block(const struct lu__por_blocks *bl, uintptr_t a)
 static uint64_t lu__por_key(const struct lu_sched *s, const void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    const struct lu__por_blocks *bl = &s->por.blocks;
+    const struct lu__por_blocks *bl = &s->por->blocks;
     int i = bl->n ? lu__por_block(bl, a) : -1;
     if (i < 0)
         return (uint64_t)a >> 3;
@@ -173,9 +173,9 @@ static uint32_t lu__por_block_slot(const struct lu__por_blocks *bl, uintptr_t a)
 static struct lu__por_blocks *lu__por_blocks_of_caller(void)
 {
     struct lu__thread *t = lu__self;
-    if (!t || !t->s->cfg.por)
+    if (!t || !t->s->por)
         return NULL;
-    return &t->s->por.blocks;
+    return &t->s->por->blocks;
 }
 
 static void lu__por_block_add(struct lu__por_blocks *bl, uintptr_t a, size_t n, uint32_t rank)
@@ -233,9 +233,9 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n)
 
 void lu__por_blocks_reset(struct lu_sched *s)
 {
-    s->por.blocks.n = 0;
-    s->por.blocks.ranks = 0;
-    s->por.blocks.lost = false;
+    s->por->blocks.n = 0;
+    s->por->blocks.ranks = 0;
+    s->por->blocks.lost = false;
 }
 
 /* What a pending operation touches. Synchronization operations count as
@@ -247,7 +247,7 @@ static void lu__sig_of(const struct lu_sched *s, struct lu__por_sig *g, enum lu_
     g->n = 0;
     g->flags = 0;
     g->wmask = g->smask = 0;
-    if (s->por.blocks.lost) {
+    if (s->por->blocks.lost) {
         g->flags = LU__PS_ALL;
         return;
     }
@@ -369,7 +369,7 @@ static struct lu__por_alt *lu__por_cur_alt(struct lu__por_step *ps, int tid)
 /* An execution starts: forget the previous one's transient state. */
 static void lu__por_begin(struct lu_sched *s)
 {
-    struct lu__por *p = &s->por;
+    struct lu__por *p = s->por;
     p->exec_id++;
     p->last = -1;
     p->run_tid = -1;
@@ -383,7 +383,7 @@ static void lu__por_begin(struct lu_sched *s)
  * waits for at the end. */
 static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool cut)
 {
-    struct lu__por *p = &s->por;
+    struct lu__por *p = s->por;
     const struct lu_sched_trace *tr = s->cfg.trace;
     int tid = p->run_tid;
     p->run_tid = -1;
@@ -423,7 +423,7 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
  * unexpected): pending knowledge becomes "dependent with everything". */
 static void lu__por_abandon(struct lu_sched *s)
 {
-    struct lu__por *p = &s->por;
+    struct lu__por *p = s->por;
     if (p->run_tid >= 0)
         lu__por_end_run(s, NULL, true);
     p->last = -1;
@@ -435,7 +435,7 @@ static void lu__por_abandon(struct lu_sched *s)
  * being recorded goes on. */
 static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand)
 {
-    struct lu__por *p = &s->por;
+    struct lu__por *p = s->por;
     const struct lu_sched_trace *tr = s->cfg.trace;
     int j = p->last;
     if (j < 0)
@@ -472,7 +472,7 @@ static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand
 static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32_t i, uint64_t enabled,
                               uint64_t cand, bool all_spin)
 {
-    struct lu__por *p = &s->por;
+    struct lu__por *p = s->por;
     const struct lu_sched_trace *tr = s->cfg.trace;
     struct lu__por_step *ps = &p->step[i];
     int bound = s->cfg.preemption_bound;
@@ -553,7 +553,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
 /* Bookkeeping after the choice at step i. */
 static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen)
 {
-    struct lu__por *p = &s->por;
+    struct lu__por *p = s->por;
     struct lu__por_step *ps = &p->step[i];
     lu__sig_thread(s, &ps->exec, &s->threads[chosen]);
     p->nthreads = s->nthreads;
@@ -578,7 +578,7 @@ static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen)
  * learnt in it is "dependent with everything". */
 static void lu__por_settle(struct lu_sched *s)
 {
-    struct lu__por *p = &s->por;
+    struct lu__por *p = s->por;
     uint32_t n = p->valid < LU__POR_DEPTH ? p->valid : LU__POR_DEPTH;
     for (uint32_t k = p->pending; k < n; k++) {
         struct lu__por_step *ps = &p->step[k];
@@ -667,8 +667,15 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t sleep = 0;
     if (por && tr->len >= LU__POR_DEPTH)
         lu__por_abandon(s); /* deeper steps are explored in full */
-    else if (por)
+    else if (por && tr->len < s->replay_len && s->por->step[tr->len].sleep_exec + 1 == s->por->exec_id) {
+        /* a replayed step that the previous execution went through with the
+         * same prefix (DFS changes only the last replayed choice): same
+         * state, same sleep set, and nothing new learnt below it yet */
+        s->por->step[tr->len].sleep_exec = s->por->exec_id;
+        sleep = s->por->step[tr->len].sleep;
+    } else if (por) {
         sleep = lu__por_sleep(s, cur, tr->len, enabled, cand, all_spin);
+    }
 
     if (tr->len < s->replay_len) {
         /* following a recorded prefix: it must fit what we see now */
@@ -752,8 +759,8 @@ int lu__choose_data(struct lu__thread *t, int n)
     if (lu__por_on(s)) {
         if (tr->len == 0)
             lu__por_begin(s);
-        else if (s->por.last >= 0)
-            s->por.step[s->por.last].exec.flags |= LU__PS_DATA;
+        else if (s->por->last >= 0)
+            s->por->step[s->por->last].exec.flags |= LU__PS_DATA;
     }
     struct lu_sched_step *st = lu__new_step(t);
     int chosen;
@@ -802,9 +809,9 @@ void lu__backtrack(struct lu_sched *s)
         /* sleeping alternatives are covered by the ones explored before
          * (only when this process computed the sleep set: not in a fork
          * server, whose children run the executions) */
-        struct lu__por_step *ps = por && i < LU__POR_DEPTH ? &s->por.step[i] : NULL;
+        struct lu__por_step *ps = por && i < LU__POR_DEPTH ? &s->por->step[i] : NULL;
         uint64_t asleep =
-            ps && st->kind == LU_SCHED_CHOOSE_THREAD && s->por.exec_id && ps->sleep_exec == s->por.exec_id
+            ps && st->kind == LU_SCHED_CHOOSE_THREAD && s->por->exec_id && ps->sleep_exec == s->por->exec_id
                 ? ps->sleep
                 : 0;
         while (alts) {
@@ -820,7 +827,7 @@ void lu__backtrack(struct lu_sched *s)
             }
             if (ps) {
                 if (st->kind == LU_SCHED_CHOOSE_THREAD) {
-                    if ((uint32_t)i >= s->por.valid) {
+                    if ((uint32_t)i >= s->por->valid) {
                         /* nothing known here about the branch explored so far */
                         ps->nalt = 1;
                         ps->alt[0].tid = st->chosen;
@@ -835,10 +842,10 @@ void lu__backtrack(struct lu_sched *s)
                     struct lu__por_alt *al = &ps->alt[ps->nalt++];
                     al->tid = (uint8_t)a;
                     al->pending = LU__PA_FIRST | LU__PA_BLOCK;
-                    if (s->por.pending > (uint32_t)i)
-                        s->por.pending = (uint32_t)i;
+                    if (s->por->pending > (uint32_t)i)
+                        s->por->pending = (uint32_t)i;
                 }
-                s->por.valid = (uint32_t)i + 1;
+                s->por->valid = (uint32_t)i + 1;
             }
             bool pre = st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_PREEMPTIBLE) &&
                        a != st->prev;

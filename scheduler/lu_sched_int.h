@@ -78,6 +78,7 @@ struct lu__obj {
 
 /* ---- partial-order reduction state (lu_sched_explore.c, docs/por.md) ---- */
 
+#define LU__OCACHE 64 /* object cache slots (a power of two) */
 #define LU__POR_KEYS 8     /* locations/objects a signature names before it becomes "everything" */
 #define LU__POR_ALTS 6     /* explored alternatives per step that can put a thread to sleep */
 #define LU__POR_ENTS 8     /* sleeping threads per step */
@@ -227,6 +228,9 @@ struct lu_sched {
     uint32_t spin_run;
     struct lu__obj *objs;
     struct lu__obj *free_objs;
+    /* direct-mapped cache in front of objs: most points look up one of a
+     * few objects, and the hash lookup was a tenth of the run time */
+    struct lu__obj *ocache[LU__OCACHE];
     struct {
         bool used;
         void (*dtor)(void *);
@@ -239,8 +243,10 @@ struct lu_sched {
 
     struct lu_sched_stats stats;
 
-    /* DFS partial-order reduction (config.por); large but touched only when on */
-    struct lu__por por;
+    /* DFS partial-order reduction (config.por; NULL when off): about 2 MB,
+     * in a shared mapping so that a fork server learns what the children
+     * that run its executions learnt (lu_sched_fork.c) */
+    struct lu__por *por;
 };
 
 extern __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
