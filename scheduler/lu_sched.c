@@ -704,6 +704,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->res = res;
     s->ended = false;
     s->spin_run = 0;
+    s->ff_tid = -1;
     s->nthreads = 1;
     lu__objs_reset(s);
     memset(s->keys, 0, sizeof s->keys);

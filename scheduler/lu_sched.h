@@ -158,6 +158,8 @@ struct lu_sched_step {
     uint16_t preempts; /* bound cost (preemptions or delays) up to and with this */
     uint64_t enabled;  /* alternatives: thread mask, or (1 << n) - 1 */
     uint64_t done;     /* DFS: alternatives explored or scheduled */
+    uint64_t spin;     /* alternatives that are spinning threads (in enabled): choosing one costs 1
+                        * and runs it until it stops spinning (docs/strategies.md) */
 };
 
 #define LU_SCHED_STEP_PREEMPT 0x01 /* this choice preempted a thread */
@@ -228,6 +230,9 @@ struct lu_sched_result {
     uint32_t steps;       /* scheduling points in this execution */
     int culprit;          /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG, or -1 */
     const char *message;  /* static text for UNSUPPORTED/NONDET */
+    bool redundant;       /* DISCARDED because another execution covers it (partial-order reduction,
+                           * or a spinning thread chosen at a cost that kept spinning), not because
+                           * an assumption failed: skip it, it is no behaviour of the program */
     struct lu_sched_thread_info threads[LU_SCHED_MAX_THREADS];
 };
 
@@ -237,6 +242,7 @@ struct lu_sched_stats {
     uint64_t switches;  /* context switches between threads at choices */
     uint64_t pruned;    /* DFS alternatives cut by the preemption bound */
     uint64_t por_pruned; /* DFS with config.por: executions ended as redundant (DISCARDED) */
+    uint64_t spin_dropped; /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
 };
 
 struct lu_sched;

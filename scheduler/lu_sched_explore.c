@@ -484,6 +484,11 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
         return 0;
     const struct lu__por_step *pj = &p->step[j];
     const struct lu_sched_step *sj = &tr->steps[j];
+    /* While a thread spins and others can run, DFS may choose it at a cost
+     * and run it alone (lu_sched_step.spin): the exchange argument of
+     * docs/por.md does not cover those choices, so nothing sleeps there */
+    if (s->ff_tid >= 0 || (sj->spin >> sj->chosen & 1) || (enabled & ~cand))
+        return 0;
     struct lu__por_ent cands[LU__POR_ENTS + LU__POR_ALTS];
     int nc = 0;
     for (int e = 0; e < pj->nent; e++)
@@ -493,7 +498,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
     unsigned cu = lu__cost(s->cfg.bound_kind, sj->enabled, sj->prev, sj->flags, u);
     for (int a = 0; a + 1 < pj->nalt; a++) {
         const struct lu__por_alt *al = &pj->alt[a];
-        if (al->tid == u)
+        if (al->tid == u || (sj->spin >> al->tid & 1))
             continue;
         bool light = bound < 0 || (al->tid == sj->prev && (sj->flags & LU_SCHED_STEP_PREEMPTIBLE) &&
                                    !(sj->flags & LU_SCHED_STEP_FREE));
@@ -640,6 +645,26 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
 
     uint64_t cand = enabled & ~spinning;
     bool all_spin = cand == 0;
+    /* A spinning thread chosen at a cost goes on alone while it spins: a
+     * bounded wait (look N times, then give up) runs to its end. If it is
+     * still spinning after LU__FF_LOOKS looks it is a real spin, and the
+     * execution only repeats one where it was not chosen: dropped. */
+    bool forced = false;
+    if (s->ff_tid >= 0) {
+        if (s->ff_tid == cur->id && cur_live && (spinning >> cur->id & 1) && !all_spin) {
+            if (++s->ff_looks > LU__FF_LOOKS) {
+                s->stats.spin_dropped++;
+                s->res->message = "a spinning thread given extra turns did not stop spinning";
+                s->res->outcome = LU_SCHED_OUT_DISCARDED;
+                s->res->redundant = true;
+                return -1;
+            }
+            cand = 1ULL << cur->id;
+            forced = true;
+        } else {
+            s->ff_tid = -1;
+        }
+    }
     if (all_spin) {
         /* Everyone who can run is spinning: let them take turns without
          * branching, and call it a livelock if nothing changes for long. */
@@ -656,13 +681,23 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     }
 
     bool cur_spin = cur_live && (spinning >> cur->id & 1);
+    /* DFS may also choose a spinning thread while others can run, at the
+     * cost of a preemption: without it a thread that looks at a location a
+     * few times and then gives up would never give up while anyone else can
+     * run (docs/strategies.md, "Spinning threads"). Any spinning thread, not
+     * only one that just started: the reduction's exchange argument
+     * (docs/por.md) moves such a choice to later points. */
+    uint64_t spin_alt = 0;
+    if (!all_spin && !forced && !lu__randomized(s) && !(cur_live && cur->atomic_depth > 0))
+        spin_alt = spinning;
     bool preemptible = cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin &&
                        !all_spin;
     uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
     int bound = s->cfg.preemption_bound;
     struct lu_sched_step *st = lu__new_step(cur);
     uint8_t flags = (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
-                              ((!cur_live || cur->k == LU_SCHED_K_FREE || all_spin) ? LU_SCHED_STEP_FREE : 0));
+                              ((!cur_live || cur->k == LU_SCHED_K_FREE || all_spin || forced) ? LU_SCHED_STEP_FREE
+                                                                                            : 0));
     int chosen;
     uint64_t sleep = 0;
     if (por && tr->len >= LU__POR_DEPTH)
@@ -679,8 +714,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
 
     if (tr->len < s->replay_len) {
         /* following a recorded prefix: it must fit what we see now */
-        bool fits = st->kind == LU_SCHED_CHOOSE_THREAD && (cand >> st->chosen & 1) &&
-                    (s->cfg.strategy == LU_SCHED_REPLAY || st->enabled == cand);
+        bool fits = st->kind == LU_SCHED_CHOOSE_THREAD && ((cand | spin_alt) >> st->chosen & 1) &&
+                    (s->cfg.strategy == LU_SCHED_REPLAY || st->enabled == (cand | spin_alt));
         if (!fits) {
             s->res->culprit = cur->id;
             s->res->message = "a replayed schedule reached a different set of runnable threads";
@@ -688,7 +723,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             return -2;
         }
         chosen = st->chosen;
-        st->enabled = cand; /* st->done keeps DFS's bookkeeping */
+        st->enabled = cand | spin_alt; /* st->done keeps DFS's bookkeeping */
     } else {
         uint64_t allowed = cand;
         if (bound >= 0) {
@@ -709,6 +744,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
                 s->stats.por_pruned++;
                 s->res->message = "redundant under partial-order reduction";
                 s->res->outcome = LU_SCHED_OUT_DISCARDED;
+                s->res->redundant = true;
                 return -1;
             }
         }
@@ -726,13 +762,19 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             chosen = lu__pick_default(allowed, cur_live ? cur->id : -1, s->nthreads);
         }
         st->kind = LU_SCHED_CHOOSE_THREAD;
-        st->enabled = cand;
+        st->enabled = cand | spin_alt;
         st->done = 1ULL << chosen;
         st->chosen = (uint8_t)chosen;
     }
     /* a replay file stores only the choices: derive the rest again */
     st->prev = (uint8_t)(cur->id);
-    unsigned c = lu__cost(s->cfg.bound_kind, cand, cur->id, flags, chosen);
+    st->spin = spin_alt;
+    st->flags = flags;
+    unsigned c = lu_sched_step_cost(s->cfg.bound_kind, st, chosen);
+    if (spin_alt >> chosen & 1) {
+        s->ff_tid = chosen;
+        s->ff_looks = 0;
+    }
     st->flags = (uint8_t)(flags | (preemptible && chosen != cur->id ? LU_SCHED_STEP_PREEMPT : 0));
     st->preempts = (uint16_t)(base + c);
     if (s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS)
@@ -780,6 +822,7 @@ int lu__choose_data(struct lu__thread *t, int n)
         st->chosen = (uint8_t)chosen;
         st->prev = (uint8_t)t->id;
         st->flags = 0;
+        st->spin = 0;
         st->preempts = base;
         st->op = (uint8_t)t->k;
         st->label = t->label;
@@ -790,7 +833,11 @@ int lu__choose_data(struct lu__thread *t, int n)
 
 unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int a)
 {
-    return st->kind == LU_SCHED_CHOOSE_THREAD ? lu__cost(bound_kind, st->enabled, st->prev, st->flags, a) : 0;
+    if (st->kind != LU_SCHED_CHOOSE_THREAD)
+        return 0;
+    if (st->spin >> a & 1)
+        return 1; /* a spinning thread, while others could run */
+    return lu__cost(bound_kind, st->enabled & ~st->spin, st->prev, st->flags, a);
 }
 
 /* DFS: flip the deepest choice that still has an unexplored alternative
@@ -818,7 +865,7 @@ void lu__backtrack(struct lu_sched *s)
             int a = __builtin_ctzll(alts);
             alts &= alts - 1;
             st->done |= 1ULL << a;
-            if (asleep >> a & 1)
+            if ((asleep >> a & 1) && !(st->spin >> a & 1))
                 continue;
             unsigned c = lu_sched_step_cost(s->cfg.bound_kind, st, a);
             if (bound >= 0 && base + c > (unsigned)bound) {

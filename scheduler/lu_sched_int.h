@@ -79,6 +79,7 @@ struct lu__obj {
 /* ---- partial-order reduction state (lu_sched_explore.c, docs/por.md) ---- */
 
 #define LU__OCACHE 64 /* object cache slots (a power of two) */
+#define LU__FF_LOOKS 64 /* looks a spinning thread chosen at a cost may take before the execution is dropped */
 #define LU__POR_KEYS 8     /* locations/objects a signature names before it becomes "everything" */
 #define LU__POR_ALTS 6     /* explored alternatives per step that can put a thread to sleep */
 #define LU__POR_ENTS 8     /* sleeping threads per step */
@@ -226,6 +227,10 @@ struct lu_sched {
     int cur; /* thread that runs */
     uint32_t replay_len; /* steps of trace to follow */
     uint32_t spin_run;
+    /* a spinning thread chosen at a cost (lu_sched_step.spin) runs alone
+     * until it stops spinning, for at most LU__FF_LOOKS more looks */
+    int ff_tid;
+    uint32_t ff_looks;
     struct lu__obj *objs;
     struct lu__obj *free_objs;
     /* direct-mapped cache in front of objs: most points look up one of a

@@ -22,10 +22,10 @@
  *                           is pushed as well (it is popped twice).
  *
  * The pusher looks at the slot ELIM_LOOKS times before it withdraws (1 by
- * default). Under lineup a repeated look at an unchanged slot is a spin:
- * lineup runs the other threads first, so with ELIM_LOOKS > 1 the withdraw
- * happens only once nobody else can run, and the race above is not explored
- * (see the report of benchmarks/subjects/README.md).
+ * default). Under lineup a repeated look at an unchanged slot is a spin,
+ * which lineup runs only when nobody else can, or when its search chooses
+ * the spinning thread at the cost of a preemption; with ELIM_LOOKS > 1 the
+ * race above needs that choice (benchmarks/subjects/README.md).
  *
  * Operations: push(v) returns 0; pop() returns the newest value or -1 when
  * the stack is empty (pops do not wait in the slot). The teardown pops

@@ -8,6 +8,8 @@
 #include "lu_sched.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +45,14 @@ static void *main_thread(void *arg)
     return NULL;
 }
 
-static uint64_t count_executions(int threads, int k, int bound, long *bad)
+/* A DFS scheduler with this preemption bound, on the one trace buffer. */
+static struct lu_sched *dfs_new(int bound)
 {
-    k_steps = k;
-    nthreads = threads;
-    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(4096));
-    tr->cap = 4096;
+    static struct lu_sched_trace *tr;
+    if (!tr) {
+        tr = malloc(lu_sched_trace_size(4096));
+        tr->cap = 4096;
+    }
     struct lu_sched_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.strategy = LU_SCHED_DFS;
@@ -60,6 +64,14 @@ static uint64_t count_executions(int threads, int k, int bound, long *bad)
         printf("lu_sched_create: %s\n", lu_sched_strerror(err));
         exit(1);
     }
+    return s;
+}
+
+static uint64_t count_executions(int threads, int k, int bound, long *bad)
+{
+    k_steps = k;
+    nthreads = threads;
+    struct lu_sched *s = dfs_new(bound);
     uint64_t n = 0;
     *bad = 0;
     struct lu_sched_result res;
@@ -71,7 +83,6 @@ static uint64_t count_executions(int threads, int k, int bound, long *bad)
             (*bad)++;
     }
     lu_sched_destroy(s);
-    free(tr);
     return n;
 }
 
@@ -93,8 +104,122 @@ static uint64_t bounded2(int k, int c)
     return total;
 }
 
+/* ---- spinning threads chosen at a cost ----
+ * A thread that re-reads an unchanged location is spinning and is not
+ * chosen while others can run, except by DFS at the cost of a preemption,
+ * after which it runs alone until it stops spinning. A bounded wait (look
+ * three times, then give up) can so give up while the other thread has not
+ * started; a real spin given such a turn is dropped as redundant. */
+static _Atomic long flag, gave_up, other;
+static long seen;
+static bool bounded;
+
+static long spin_rd(_Atomic long *p, uintptr_t pc)
+{
+    lu__sched_pc = pc; /* one instruction per call site, for spin detection */
+    lu_sched_access_begin(LU_SCHED_K_READ, p, 3);
+    long v = atomic_load(p);
+    lu_sched_access_end(p, false);
+    return v;
+}
+
+static void spin_wr(_Atomic long *p, long v, uintptr_t pc)
+{
+    lu__sched_pc = pc;
+    lu_sched_access_begin(LU_SCHED_K_WRITE, p, 4);
+    long old = atomic_exchange(p, v);
+    lu_sched_access_end(p, old != v);
+}
+
+static void *waiter(void *arg)
+{
+    (void)arg;
+    if (bounded) {
+        for (int i = 0; i < 3; i++)
+            if (spin_rd(&flag, 0x100))
+                return NULL;
+        spin_wr(&gave_up, 1, 0x200);
+    } else {
+        while (!spin_rd(&flag, 0x100))
+            ;
+    }
+    return NULL;
+}
+
+static void *setter(void *arg)
+{
+    (void)arg;
+    seen = spin_rd(&gave_up, 0x300);
+    spin_wr(&other, 1, 0x400);
+    spin_wr(&other, 2, 0x500);
+    spin_wr(&flag, 1, 0x600);
+    return NULL;
+}
+
+static void *spin_main(void *arg)
+{
+    (void)arg;
+    atomic_store(&flag, 0);
+    atomic_store(&gave_up, 0);
+    atomic_store(&other, 0);
+    seen = -1;
+    lu_sched_spawn(waiter, NULL);
+    lu_sched_spawn(setter, NULL);
+    lu_sched_join_all(2);
+    return NULL;
+}
+
+struct spin_tally {
+    uint64_t executions, complete, early_give_up, redundant, dropped;
+};
+
+static struct spin_tally spin_explore(bool is_bounded, int bound)
+{
+    bounded = is_bounded;
+    struct spin_tally t = {0};
+    struct lu_sched *s = dfs_new(bound);
+    struct lu_sched_result res;
+    while (lu_sched_more(s) && lu_sched_run(s, spin_main, NULL, &res) == 0) {
+        if (res.redundant) {
+            t.redundant++;
+            continue;
+        }
+        t.executions++;
+        t.complete += res.outcome == LU_SCHED_OUT_COMPLETE;
+        t.early_give_up += seen == 1;
+    }
+    struct lu_sched_stats st;
+    lu_sched_stats(s, &st);
+    t.dropped = st.spin_dropped;
+    lu_sched_destroy(s);
+    return t;
+}
+
+static void test_spinners(void)
+{
+    struct spin_tally t = spin_explore(true, 0);
+    CHECK(t.complete == t.executions && t.early_give_up == 0 && t.redundant == 0,
+          "bounded wait, bound 0: the waiter gives up only after the setter ran (%llu of %llu early)",
+          (unsigned long long)t.early_give_up, (unsigned long long)t.executions);
+    t = spin_explore(true, 1);
+    CHECK(t.complete == t.executions && t.early_give_up > 0,
+          "bounded wait, bound 1: choosing the spinning waiter lets it give up first (%llu of %llu)",
+          (unsigned long long)t.early_give_up, (unsigned long long)t.executions);
+    /* golden: a change here is a change in the search */
+    CHECK(t.executions == 9 && t.redundant == 0, "bounded wait, bound 1: %llu executions (expected 9), %llu dropped",
+          (unsigned long long)t.executions, (unsigned long long)t.redundant);
+    t = spin_explore(false, 2);
+    CHECK(t.executions > 0 && t.complete == t.executions,
+          "real spin, bound 2: every execution that is not dropped completes (%llu of %llu)",
+          (unsigned long long)t.complete, (unsigned long long)t.executions);
+    CHECK(t.redundant > 0 && t.redundant == t.dropped,
+          "real spin, bound 2: the spinner given extra turns keeps spinning and is dropped (%llu, stats %llu)",
+          (unsigned long long)t.redundant, (unsigned long long)t.dropped);
+}
+
 int main(void)
 {
+    test_spinners();
     long bad;
     for (int k = 1; k <= 5; k++) {
         uint64_t n = count_executions(2, k, -1, &bad);

@@ -730,7 +730,8 @@ static bool same_outcomes(const struct prog *p, int bound, const char *what, uin
     explore(p, bound, false, &off, false);
     explore(p, bound, true, &on, false);
     bool ok = set_eq(&off.outcomes, &on.outcomes) && on.execs <= off.execs &&
-              on.pruned == on.stats.por_pruned && off.stats.por_pruned == 0 &&
+              on.pruned == on.stats.por_pruned + on.stats.spin_dropped &&
+              off.pruned == off.stats.spin_dropped && off.stats.por_pruned == 0 &&
               on.deadlocks <= off.deadlocks && (on.deadlocks > 0) == (off.deadlocks > 0);
     CHECK(ok,
           "%s, bound %d: %zu outcomes without reduction (%" PRIu64 " executions, %" PRIu64

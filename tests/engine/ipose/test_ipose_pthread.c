@@ -85,6 +85,8 @@ static struct tally explore(lu_sched_fn body, int bound, check_fn check, void *c
             failures++;
             break;
         }
+        if (res.redundant)
+            continue; /* a spinning thread given extra turns that kept spinning: nothing new */
         t.executions++;
         if ((unsigned)res.outcome <= LU_SCHED_OUT_ABORTED)
             t.outcome[res.outcome]++;

@@ -203,6 +203,8 @@ static void explore_in_child(const struct explore *e)
             sh->run_err = rc;
             break;
         }
+        if (res.redundant)
+            continue; /* a spinning thread given extra turns that kept spinning: nothing new */
         sh->executions++;
         if ((unsigned)res.outcome <= LU_SCHED_OUT_ABORTED)
             sh->outcome[res.outcome]++;

@@ -115,6 +115,8 @@ static void explore_in_child(const void *ctx)
             sh->run_err = rc;
             break;
         }
+        if (res.redundant)
+            continue; /* a spinning thread given extra turns that kept spinning: nothing new */
         sh->executions++;
         if (res.outcome == LU_SCHED_OUT_COMPLETE)
             sh->complete++;
