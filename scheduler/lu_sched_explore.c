@@ -148,10 +148,15 @@ static int lu__por_block(const struct lu__por_blocks *bl, uintptr_t a)
 static uint64_t lu__por_key(const struct lu_sched *s, const void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    const struct lu__por_blocks *bl = &s->por->blocks;
-    int i = bl->n ? lu__por_block(bl, a) : -1;
-    if (i < 0)
-        return (uint64_t)a >> 3;
+    struct lu__por_blocks *bl = &s->por->blocks;
+    /* most accesses are to the block of the one before (the object) */
+    int i = bl->hint;
+    if (i >= (int)bl->n || a < bl->b[i].lo || a >= bl->b[i].hi) {
+        i = bl->n ? lu__por_block(bl, a) : -1;
+        if (i < 0)
+            return (uint64_t)a >> 3;
+        bl->hint = (uint32_t)i;
+    }
     uint64_t off = (uint64_t)(a - bl->b[i].lo) >> 3;
     return 1ULL << 63 | (uint64_t)bl->b[i].rank << 24 | (off & 0xffffff);
 }
@@ -404,7 +409,9 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
         lu__sig_thread(s, &w, r);
         lu__sig_merge(&acc, &w);
     }
-    for (int k = p->last; k >= (int)p->run_start; k--) {
+    /* below p->pending every alternative knows its block already */
+    int low = p->run_start > p->pending ? (int)p->run_start : (int)p->pending;
+    for (int k = p->last; k >= low; k--) {
         if (tr->steps[k].kind != LU_SCHED_CHOOSE_THREAD)
             continue;
         struct lu__por_step *ps = &p->step[k];
@@ -556,11 +563,12 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
 }
 
 /* Bookkeeping after the choice at step i. */
-static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen)
+static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen, bool known)
 {
     struct lu__por *p = s->por;
     struct lu__por_step *ps = &p->step[i];
-    lu__sig_thread(s, &ps->exec, &s->threads[chosen]);
+    if (!known) /* a replayed step keeps what the previous execution computed */
+        lu__sig_thread(s, &ps->exec, &s->threads[chosen]);
     p->nthreads = s->nthreads;
     if (i >= p->valid) {
         ps->nalt = 1;
@@ -700,6 +708,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
                                                                                             : 0));
     int chosen;
     uint64_t sleep = 0;
+    bool por_known = false;
     if (por && tr->len >= LU__POR_DEPTH)
         lu__por_abandon(s); /* deeper steps are explored in full */
     else if (por && tr->len < s->replay_len && s->por->step[tr->len].sleep_exec + 1 == s->por->exec_id) {
@@ -708,6 +717,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * state, same sleep set, and nothing new learnt below it yet */
         s->por->step[tr->len].sleep_exec = s->por->exec_id;
         sleep = s->por->step[tr->len].sleep;
+        /* the same thread is chosen here again, except at the last
+         * replayed step, where DFS takes a new alternative */
+        por_known = tr->len + 1 < s->replay_len;
     } else if (por) {
         sleep = lu__por_sleep(s, cur, tr->len, enabled, cand, all_spin);
     }
@@ -783,7 +795,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     st->op = (uint8_t)ct->k;
     st->label = ct->label;
     if (por && tr->len < LU__POR_DEPTH)
-        lu__por_chosen(s, tr->len, chosen);
+        lu__por_chosen(s, tr->len, chosen, por_known);
     tr->len++;
     return chosen;
 }

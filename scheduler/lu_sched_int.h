@@ -133,6 +133,7 @@ struct lu__por_step {
 #define LU__POR_BLOCKS 1024
 struct lu__por_blocks {
     uint32_t n;
+    uint32_t hint;  /* index of the block found last (may be stale: checked) */
     uint32_t ranks; /* allocations so far in this execution */
     bool lost;      /* more than LU__POR_BLOCKS live: keys unknown, no reduction */
     struct {
