@@ -479,6 +479,7 @@ static void lu__finish(struct lu__thread *t, void *ret)
     lu__run_tsd_dtors(t);
     t->retval = ret;
     t->state = LU__T_FINISHED;
+    s->nlive--;
     t->k = LU_SCHED_K_OTHER;
     t->atomic_depth = 0;
     if (t->first_run) {
@@ -591,6 +592,7 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     t->fn = fn;
     t->arg = arg;
     t->state = LU__T_RUNNING;
+    s->nlive++;
     t->first_run = true;
     t->spawner = self->id;
     memcpy(t->vc, self->vc, sizeof t->vc[0] * (size_t)s->nthreads);
@@ -706,6 +708,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->spin_run = 0;
     s->ff_tid = -1;
     s->nthreads = 1;
+    s->nlive = 1;
+    s->alone_steps = 0;
     lu__objs_reset(s);
     memset(s->keys, 0, sizeof s->keys);
     if (s->por)

@@ -617,6 +617,14 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t enabled = 0, spinning = 0;
     struct lu_sched_trace *tr = s->cfg.trace;
     bool cur_live = cur->state == LU__T_RUNNING;
+    if (cur_live && s->nlive == 1 && lu__enabled(s, cur) && !lu__spinning(s, cur)) {
+        /* Alone (before the first thread starts, after the last one
+         * finished): nothing to choose, so nothing is recorded; a schedule
+         * lists only the steps where another thread exists. */
+        if (++s->alone_steps > tr->cap)
+            lu__end_execution(cur, LU_SCHED_OUT_TOO_LONG, "the execution exceeded the trace capacity");
+        return cur->id;
+    }
     bool por = lu__por_on(s);
     if (por && tr->len == 0)
         lu__por_begin(s);

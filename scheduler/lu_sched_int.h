@@ -216,6 +216,8 @@ struct lu_sched {
     struct lu_sched_config cfg;
     struct lu__thread threads[LU_SCHED_MAX_THREADS];
     int nthreads;   /* started in this execution */
+    int nlive;      /* of those, not finished */
+    uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
     int npool;      /* real pool threads started */
     _Atomic uint32_t pool_ready;
     bool shutdown;

@@ -26,7 +26,9 @@ print(d['strategy'], t['verdict'], p1['executions'], p1['histories'], p1['checks
 golden() { # name so test want lineup-options...
     local name=$1 so=$2 test=$3 want=$4
     shift 4
-    "$lineup" --quiet --max-executions 0 --json "$json" "$@" --test "$test" "$dir/$so" >"$out" 2>&1
+    # one explorer: split among explorers, a reduced search runs a number of
+    # executions that depends on when the work was split (docs/por.md)
+    "$lineup" --quiet --jobs 1 --max-executions 0 --json "$json" "$@" --test "$test" "$dir/$so" >"$out" 2>&1
     local got
     got=$(fields)
     if [ "$got" = "$want" ]; then
@@ -49,11 +51,11 @@ else
     fail=$((fail + 1))
 fi
 S='push(1) pop(0) | push(2) | pop(0)'
-golden stack.dfs gcc/stack.so "$S" "dfs PASS 12 12 12 641 196 196 2" --strategy dfs
+golden stack.dfs gcc/stack.so "$S" "dfs PASS 12 12 12 615 196 196 2" --strategy dfs
 golden stack.dfs.full gcc/stack.so "$S" "dfs PASS 12 12 12 851 196 196 2" --strategy dfs --reduction off
-golden stack.ipb gcc/stack.so "$S" "ipb PASS 12 12 12 776 196 196 2" --strategy ipb
+golden stack.ipb gcc/stack.so "$S" "ipb PASS 12 12 12 750 196 196 2" --strategy ipb
 golden stack.idb gcc/stack.so "$S" "idb PASS 12 12 12 164 48 48 2" --strategy idb
-golden stack.default gcc/stack.so "$S" "default PASS 12 12 12 776 196 196 2"
+golden stack.default gcc/stack.so "$S" "default PASS 12 12 12 750 196 196 2"
 golden stack.default.full gcc/stack.so "$S" "default PASS 12 12 12 994 196 196 2" --reduction off
 # unbounded: one DFS, or rounds until a bound cuts nothing
 C='inc(0) | inc(0) get(0)'

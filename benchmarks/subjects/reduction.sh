@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Partial-order reduction on the subject suite: for every variant of
+# benchmarks/subjects/subjects.txt (or those matching ONLY), random tests
+# checked exhaustively at a preemption bound, with --reduction off and on:
+# phase-2 executions and seconds (sum over the tests, from --json), the
+# ratio, and whether every test got the same verdict and (passing tests)
+# the same set of distinct histories (histories_digest).
+#
+#   benchmarks/subjects/reduction.sh [BUILD_DIR]      (default: build)
+#
+# Environment: MATRIX (default 3x2), SAMPLES (2), BOUND (2), SEED (1),
+# ONLY (grep -E on variant names), JOBS (lineup --jobs, default 1).
+set -euo pipefail
+
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd -- "$here/../.." && pwd)
+build=${1:-build}
+[[ -d $build ]] || build=$root/$build
+build=$(cd -- "$build" 2>/dev/null && pwd) || {
+    echo "reduction.sh: build directory ${1:-build} not found" >&2
+    exit 1
+}
+for f in bin/lineup bin/lineup-cc; do
+    [[ -x $build/$f ]] || {
+        echo "reduction.sh: $build/$f missing (build lineup first)" >&2
+        exit 1
+    }
+done
+command -v python3 >/dev/null || {
+    echo "reduction.sh: python3 is needed to read lineup's --json output" >&2
+    exit 1
+}
+MATRIX=${MATRIX:-3x2}
+SAMPLES=${SAMPLES:-2}
+BOUND=${BOUND:-2}
+SEED=${SEED:-1}
+ONLY=${ONLY:-.}
+JOBS=${JOBS:-1}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-reduction.XXXXXX")
+trap 'rm -rf -- "$tmp"' EXIT
+
+echo "# --matrix $MATRIX --samples $SAMPLES --seed $SEED --preemptions $BOUND --max-executions 0 --jobs $JOBS"
+printf '%-34s %12s %8s %12s %8s %7s %s\n' variant "execs off" "s off" "execs on" "s on" ratio same
+grep -v '^[[:space:]]*\(#\|$\)' "$here/subjects.txt" | while IFS=';' read -r name src flags _; do
+    name=$(echo "$name" | xargs)
+    src=$(echo "$src" | xargs)
+    flags=$(echo "$flags" | xargs)
+    echo "$name" | grep -Eq -- "$ONLY" || continue
+    so=$tmp/$name.so
+    # shellcheck disable=SC2086
+    LINEUP_CC=${LINEUP_CC:-cc} "$build/bin/lineup-cc" $flags -shared -o "$so" "$here/$src"
+    for r in off on; do
+        "$build/bin/lineup" --quiet --jobs "$JOBS" --no-minimize --max-reports 1 --replay-dir "$tmp" \
+            --matrix "$MATRIX" --samples "$SAMPLES" --seed "$SEED" --preemptions "$BOUND" --max-executions 0 \
+            --reduction $r --json "$tmp/$r.json" "$so" >/dev/null 2>&1 || true
+    done
+    python3 - "$name" "$tmp/off.json" "$tmp/on.json" <<'PY'
+import json, sys
+name, off, on = sys.argv[1:4]
+def tests(p):
+    d = json.load(open(p))
+    return [t for h in d['harnesses'] for t in h['tests']]
+a, b = tests(off), tests(on)
+ex = [sum(t['phase2_executions'] for t in x) for x in (a, b)]
+sec = [sum(t['seconds'] for t in x) for x in (a, b)]
+same = len(a) == len(b) and all(
+    x['test'] == y['test'] and x['verdict'] == y['verdict'] and
+    (x['verdict'] != 'PASS' or x['histories_digest'] == y['histories_digest']) for x, y in zip(a, b))
+print('%-34s %12d %8.2f %12d %8.2f %6.2fx %s' % (name, ex[0], sec[0], ex[1], sec[1], ex[0] / max(ex[1], 1),
+                                               'yes' if same else 'NO'))
+PY
+done
