@@ -358,7 +358,7 @@ static bool lu__dep(const struct lu__por_sig *a, const struct lu__por_sig *b)
 
 static const struct lu__por_sig *lu__por_ent_sig(const struct lu__por *p, const struct lu__por_ent *e)
 {
-    const struct lu__por_alt *a = &p->step[e->step].alt[e->alt];
+    const struct lu__por_altsig *a = &p->step[e->step].sig[e->alt];
     return e->light ? &a->first : &a->block;
 }
 
@@ -420,7 +420,7 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
             acc.flags |= LU__PS_ALL; /* the rest of the run depended on a data choice */
         struct lu__por_alt *a = lu__por_cur_alt(ps, tid);
         if (a && (a->pending & LU__PA_BLOCK)) {
-            a->block = acc;
+            ps->sig[a - ps->alt].block = acc;
             a->pending &= (uint8_t)~LU__PA_BLOCK;
         }
     }
@@ -459,13 +459,14 @@ static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand
         ps->exec.flags |= LU__PS_BOUNDARY;
     struct lu__por_alt *a = lu__por_cur_alt(ps, cur->id);
     if (a && (a->pending & LU__PA_FIRST)) {
-        a->first = ps->exec;
-        a->first.flags &= (uint8_t)~LU__PS_DATA;
+        struct lu__por_sig *first = &ps->sig[a - ps->alt].first;
+        *first = ps->exec;
+        first->flags &= (uint8_t)~LU__PS_DATA;
         /* its next steps depended on a data choice, or only it may run now */
         if ((ps->exec.flags & LU__PS_DATA) || (live && cur->atomic_depth > 0))
-            a->first.flags |= LU__PS_ALL;
+            first->flags |= LU__PS_ALL;
         if (live && cur->k == LU_SCHED_K_FREE)
-            a->first.flags |= LU__PS_ENDFREE;
+            first->flags |= LU__PS_ENDFREE;
         a->pending &= (uint8_t)~LU__PA_FIRST;
     }
     if (p->run_tid == cur->id && (!live || cur->k == LU_SCHED_K_FREE || !cand))
@@ -513,7 +514,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
             continue; /* running it first cost more than u: no exchange */
         if (al->pending & (light ? LU__PA_FIRST : LU__PA_BLOCK))
             continue;
-        const struct lu__por_sig *g = light ? &al->first : &al->block;
+        const struct lu__por_sig *g = light ? &pj->sig[a].first : &pj->sig[a].block;
         if (lu__dep(&pj->exec, g))
             continue;
         cands[nc++] =
@@ -598,9 +599,9 @@ static void lu__por_settle(struct lu_sched *s)
         for (int a = 0; a < ps->nalt; a++) {
             struct lu__por_alt *al = &ps->alt[a];
             if (al->pending & LU__PA_FIRST)
-                al->first.flags = LU__PS_ALL;
+                ps->sig[a].first.flags = LU__PS_ALL;
             if (al->pending & LU__PA_BLOCK)
-                al->block.flags = LU__PS_ALL;
+                ps->sig[a].block.flags = LU__PS_ALL;
             al->pending = 0;
         }
     }
@@ -899,11 +900,12 @@ void lu__backtrack(struct lu_sched *s)
                         ps->nalt = 1;
                         ps->alt[0].tid = st->chosen;
                         ps->alt[0].pending = 0;
-                        ps->alt[0].first.flags = ps->alt[0].block.flags = LU__PS_ALL;
+                        ps->sig[0].first.flags = ps->sig[0].block.flags = LU__PS_ALL;
                     }
                     if (ps->nalt == LU__POR_ALTS) {
                         /* the oldest alternative stops putting threads to sleep */
                         memmove(&ps->alt[0], &ps->alt[1], (LU__POR_ALTS - 1) * sizeof ps->alt[0]);
+                        memmove(&ps->sig[0], &ps->sig[1], (LU__POR_ALTS - 1) * sizeof ps->sig[0]);
                         ps->nalt--;
                     }
                     struct lu__por_alt *al = &ps->alt[ps->nalt++];

@@ -107,6 +107,11 @@ struct lu__por_sig {
 struct lu__por_alt {
     uint8_t tid;
     uint8_t pending; /* LU__PA_*: not known yet */
+};
+
+/* What the alternative of the same index touched (kept apart from the
+ * alternatives' ids, which every step looks at: one cache line for those). */
+struct lu__por_altsig {
     struct lu__por_sig first, block;
 };
 
@@ -120,12 +125,13 @@ struct lu__por_ent {
 };
 
 struct lu__por_step {
-    struct lu__por_sig exec; /* the chosen thread's operation */
-    uint64_t sleep;          /* threads asleep at this step */
-    uint64_t sleep_exec;     /* execution (lu__por.exec_id) that computed sleep */
     uint8_t nalt, nent;
     struct lu__por_alt alt[LU__POR_ALTS]; /* explored here, in order; the last is the chosen one */
+    uint64_t sleep;                       /* threads asleep at this step */
+    uint64_t sleep_exec;                  /* execution (lu__por.exec_id) that computed sleep */
+    struct lu__por_sig exec;              /* the chosen thread's operation */
     struct lu__por_ent ent[LU__POR_ENTS];
+    struct lu__por_altsig sig[LU__POR_ALTS];
 };
 
 /* Heap blocks allocated in this execution and not freed, sorted by address

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The issue-4 matrix target: `lineup --matrix 3x3 --samples 100 --seed 1`
+# (default budget, --jobs 2) on the contract queue and stack and on the
+# Michael-Scott queue and Treiber stack subjects; median wall and CPU
+# seconds of REPS runs, with partial-order reduction on (the default) and
+# off, and with a baseline build if one is given (runs interleaved, so that
+# load changes hit all variants alike).
+#
+#   benchmarks/matrix.sh [BUILD_DIR [BASELINE_BUILD_DIR]]     (default: build)
+#
+# Environment: REPS (default 3), CONTRACT_DIR (default /work/shared/contract),
+# ONLY (grep -E on harness names).
+set -euo pipefail
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd -- "$here/.." && pwd)
+abs() { [[ -d $1 ]] && (cd -- "$1" && pwd) || (cd -- "$root/$1" 2>/dev/null && pwd); }
+build=$(abs "${1:-build}") || { echo "matrix.sh: build directory ${1:-build} not found" >&2; exit 1; }
+base=""
+if [[ $# -ge 2 ]]; then
+    base=$(abs "$2") || { echo "matrix.sh: baseline build directory $2 not found" >&2; exit 1; }
+fi
+REPS=${REPS:-3}
+ONLY=${ONLY:-.}
+contract=${CONTRACT_DIR:-/work/shared/contract}
+[[ -x /usr/bin/time ]] || { echo "matrix.sh: /usr/bin/time is needed (Debian package time)" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-matrix.XXXXXX")
+trap 'rm -rf -- "$tmp"' EXIT
+
+"$build/bin/lineup-cc" -shared -o "$tmp/queue.so" "$contract/queue_harness.c"
+"$build/bin/lineup-cc" -shared -o "$tmp/stack.so" "$contract/stack_harness.c"
+"$build/bin/lineup-cc" -shared -o "$tmp/msqueue.so" "$root/benchmarks/subjects/msqueue.c"
+"$build/bin/lineup-cc" -shared -o "$tmp/treiber.so" "$root/benchmarks/subjects/treiber.c"
+
+variants=("on|$build/bin/lineup --reduction on" "off|$build/bin/lineup --reduction off")
+[[ -n $base ]] && variants+=("baseline|$base/bin/lineup")
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+printf '%-9s %-9s %8s %8s   %s\n' harness variant wall cpu "runs (wall)"
+for h in queue stack msqueue treiber; do
+    echo "$h" | grep -Eq -- "$ONLY" || continue
+    for v in "${variants[@]}"; do : >"$tmp/${v%%|*}.w"; : >"$tmp/${v%%|*}.c"; done
+    for ((r = 0; r < REPS; r++)); do
+        for v in "${variants[@]}"; do
+            name=${v%%|*}
+            # shellcheck disable=SC2086
+            /usr/bin/time -f '%e %U %S' -o "$tmp/t" ${v#*|} --quiet --jobs 2 --matrix 3x3 --samples 100 --seed 1 \
+                --replay-dir "$tmp" "$tmp/$h.so" >/dev/null 2>&1 || true
+            read -r e u sy <"$tmp/t"
+            echo "$e" >>"$tmp/$name.w"
+            awk -v a="$u" -v b="$sy" 'BEGIN { print a + b }' >>"$tmp/$name.c"
+        done
+    done
+    for v in "${variants[@]}"; do
+        name=${v%%|*}
+        printf '%-9s %-9s %8s %8s   %s\n' "$h" "$name" "$(median <"$tmp/$name.w")" "$(median <"$tmp/$name.c")" \
+            "$(tr '\n' ' ' <"$tmp/$name.w")"
+    done
+done
