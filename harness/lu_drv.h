@@ -292,6 +292,9 @@ void lu_drv_vdie_usage(const char *prog, const char *fmt, va_list ap) __attribut
 /* Parses a whole number in [0, max] for option opt, or dies as above. */
 uint64_t lu_drv_parse_u64(const char *prog, const char *opt, const char *v, uint64_t max);
 
+/* Parses "on" or "off" for option opt, or dies as above. */
+bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v);
+
 /* Formats a test the same way. */
 void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *oplabels);
 

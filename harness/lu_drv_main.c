@@ -415,12 +415,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             lu__parse_shard(optarg, o);
             break;
         case O_REDUCTION:
-            if (strcmp(optarg, "on") == 0)
-                o->reduction = true;
-            else if (strcmp(optarg, "off") == 0)
-                o->reduction = false;
-            else
-                lu__die_usage("--reduction takes on or off, not '%s'", optarg);
+            o->reduction = lu_drv_parse_onoff("lineup", "--reduction", optarg);
             break;
         case O_HELP:
             lu__usage(stdout);

@@ -48,6 +48,7 @@ struct lu__ropts {
     uint64_t seed;
     bool seed_set;
     bool all, races, quiet, allow_uninstrumented;
+    bool reduction;
     bool races_set;
     bool expect_set;
     int expect;
@@ -82,6 +83,9 @@ static void lu__usage(FILE *f)
         "  --preemptions P     dfs: the preemption bound (default 2; -1 unbounded); ipb/idb: the\n"
         "                      largest bound to try (default: no limit)\n"
         "  --depth D           pct: the bug depth (default 3)\n"
+        "  --reduction on|off  partial-order reduction in the exhaustive search (dfs, ipb and the\n"
+        "                      first pass of default; default on): schedules that only reorder\n"
+        "                      independent steps of an explored one are skipped or cut short\n"
         "  --budget N|Ns       executions (default %d), or seconds with 's' (also 'm' minutes);\n"
         "                      0: none (dfs, ipb and idb only)\n"
         "  --seed S            seed of the randomized strategies (default: from the clock; printed)\n"
@@ -137,6 +141,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         O_STRAT = 256,
         O_PRE,
         O_DEPTH,
+        O_REDUCTION,
         O_BUDGET,
         O_SEED,
         O_ALL,
@@ -157,6 +162,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         {"strategy", required_argument, 0, O_STRAT},
         {"preemptions", required_argument, 0, O_PRE},
         {"depth", required_argument, 0, O_DEPTH},
+        {"reduction", required_argument, 0, O_REDUCTION},
         {"budget", required_argument, 0, O_BUDGET},
         {"seed", required_argument, 0, O_SEED},
         {"all", no_argument, 0, O_ALL},
@@ -178,6 +184,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     o->strategy = LU_RUN_DEFAULT;
     o->preemptions = -1;
     o->depth = 3;
+    o->reduction = true;
     o->budget_execs = LU__DEFAULT_BUDGET;
     o->nondet_range = 4;
     o->max_steps = LU__DEFAULT_STEPS;
@@ -205,6 +212,9 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             o->depth = (int)lu__u64("--depth", optarg, 32);
             if (o->depth < 1)
                 lu__die_usage("--depth must be at least 1");
+            break;
+        case O_REDUCTION:
+            o->reduction = lu_drv_parse_onoff("lineup run", "--reduction", optarg);
             break;
         case O_BUDGET: {
             size_t n = strlen(optarg);
@@ -534,6 +544,10 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
            s->secs > 0 ? (double)s->executions / s->secs : 0.0);
     if (s->discarded)
         printf(", %" PRIu64 " discarded (an assumption was false)", s->discarded);
+    if (s->redundant)
+        printf(", %" PRIu64 " cut short as redundant (partial-order reduction)", s->redundant);
+    if (s->dropped)
+        printf(", %" PRIu64 " dropped (a spinning thread chosen at a cost kept spinning)", s->dropped);
     printf(", %" PRIu64 " failing\n", s->failing);
     const char *unit = s->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption";
     printf("  coverage: ");
@@ -603,6 +617,7 @@ static void lu__fill_cfg(const struct lu__ropts *o, struct lu_run_cfg *c)
     c->nondet_range = o->nondet_range;
     c->races = o->races;
     c->all = o->all;
+    c->reduction = o->reduction;
     c->expect_exit_set = o->expect_set;
     c->expect_exit = o->expect;
 }
@@ -709,6 +724,8 @@ int lu_drv_run_main(int argc, char **argv)
             printf(" (%s %d)", o.strategy == LU_RUN_DFS ? "preemption bound" : "up to bound", o.preemptions);
         if (o.strategy == LU_RUN_PCT)
             printf(" (depth %d)", o.depth);
+        if (o.strategy == LU_RUN_DFS || o.strategy == LU_RUN_IPB || o.strategy == LU_RUN_DEFAULT)
+            printf(", reduction %s", o.reduction ? "on" : "off");
         if (o.budget_execs)
             printf(", budget %" PRIu64 " executions", o.budget_execs);
         else if (o.budget_ms)

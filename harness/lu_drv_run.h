@@ -32,7 +32,7 @@
 
 #define LU_RUN_ENV "LINEUP_RUN"
 #define LU_RUN_MAGIC 0x4e55522d70756e4cULL /* "Lnup-RUN" */
-#define LU_RUN_VERSION 1
+#define LU_RUN_VERSION 2
 
 #define LU_RUN_OUT_CAP (64 * 1024) /* output kept per reported execution (its tail) */
 #define LU_RUN_FRAMES 8            /* call sites kept per thread */
@@ -129,10 +129,13 @@ struct lu_run_exec {
     uint64_t seed; /* the round's seed (randomized strategies) */
 
     /* child */
-    int started; /* the child reached lu_sched_run */
-    int done;    /* lu_sched_run returned */
-    int run_err; /* its error code */
-    int outcome; /* enum lu_sched_outcome */
+    int started;   /* the child reached lu_sched_run */
+    int done;      /* lu_sched_run returned */
+    int redundant; /* DISCARDED as covered by other executions (lu_sched_result.redundant), not by an
+                    * assumption */
+    int por_cut;   /* ... by partial-order reduction (else a spinning thread that kept spinning) */
+    int run_err;   /* its error code */
+    int outcome;   /* enum lu_sched_outcome */
     int culprit;
     char message[160]; /* the scheduler's message (unsupported call, nondeterminism) */
     int main_returned;
@@ -197,6 +200,7 @@ struct lu_run_cfg {
     int nondet_range;
     int races;
     int all;
+    int reduction; /* partial-order reduction in the exhaustive rounds (dfs, ipb, default's first pass) */
     int expect_exit_set;
     int expect_exit;
     uint32_t replay_len;
@@ -217,6 +221,11 @@ struct lu_run_status {
 
 struct lu_run_summary {
     uint64_t executions, discarded, failing;
+    /* executions the scheduler ended as redundant (covered by others),
+     * neither failing nor discarded (assumptions): cut by partial-order
+     * reduction, dropped because a spinning thread chosen at a cost kept
+     * spinning */
+    uint64_t redundant, dropped;
     double secs;
     int exhausted;  /* 1: every schedule within bound_done was explored; 2: every schedule */
     int bound_done; /* largest bound explored completely, -1 none */

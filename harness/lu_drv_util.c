@@ -112,3 +112,10 @@ uint64_t lu_drv_parse_u64(const char *prog, const char *opt, const char *v, uint
         lu__die(prog, "%s takes a whole number up to %" PRIu64 ", not '%s'", opt, max, v);
     return x;
 }
+
+bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v)
+{
+    if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+        lu__die(prog, "%s takes on or off, not '%s'", opt, v);
+    return strcmp(v, "on") == 0;
+}

@@ -457,12 +457,18 @@ static void lu__child(struct lu_sched *s)
     /* a crash in lineup's own code on this thread is still this execution's */
     lu_sched_set_fatal_fallback(lu__on_fatal, NULL);
     E->started = 1;
+    struct lu_sched_stats before, after;
+    lu_sched_stats(s, &before);
     struct lu_sched_result res;
     int rc = lu_sched_run(s, lu__main_body, NULL, &res);
     if (rc != 0) {
         E->run_err = rc;
         _exit(0);
     }
+    /* both end DISCARDED, as an assumption does */
+    lu_sched_stats(s, &after);
+    E->redundant = res.redundant;
+    E->por_cut = after.por_pruned != before.por_pruned;
     E->outcome = (int)res.outcome;
     E->culprit = res.culprit;
     lu__copy(E->message, sizeof E->message, res.message);
@@ -639,6 +645,10 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
                 E->th[i].state = LU_RUN_TS_LIVE;
         const struct lu_sched_trace *tr = lu_run_shm_trace(R);
         E->culprit = tr->len ? tr->steps[tr->len - 1].chosen : 0;
+    } else if (E->done && E->redundant) {
+        /* covered by other executions (partial-order reduction: an explored
+         * one is equivalent to every completion of it, a race seen on the
+         * way included, same happens-before): never a finding of its own */
     } else if (E->race && R->cfg.races)
         k = LU_RUN_K_RACE;
     else if (E->assert_tid >= 0 && strcmp(E->assert_func, "reach_error") == 0) {
@@ -842,6 +852,13 @@ static void lu__account(struct lu_run_exec *E)
             R->sum.failing++;
         return;
     }
+    if (E->done && E->redundant) {
+        if (E->por_cut)
+            R->sum.redundant++;
+        else
+            R->sum.dropped++;
+        return;
+    }
     if (E->done && E->outcome == LU_SCHED_OUT_DISCARDED && E->kind == LU_RUN_K_PASS) {
         R->sum.discarded++;
         return;
@@ -920,11 +937,15 @@ static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
 }
 
 static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int bound_kind, int depth,
-                                      uint64_t seed)
+                                      uint64_t seed, bool por)
 {
     struct lu_sched_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.strategy = st;
+    /* the reduction state is a shared mapping (lu_sched_create): what each
+     * child learns about the schedules it ran reaches this process's
+     * backtracking */
+    cfg.por = por;
     cfg.preemption_bound = bound;
     cfg.bound_kind = bound_kind;
     cfg.pct_depth = depth;
@@ -959,7 +980,9 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
                          bool *whole)
 {
     *whole = false;
-    struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound, bound_kind, 0, 0);
+    /* delay bounding has no reduction (docs/por.md) */
+    bool por = R->cfg.reduction && bound_kind == LU_SCHED_BOUND_PREEMPTIONS;
+    struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound, bound_kind, 0, 0, por);
     if (!s)
         return LU__ROUND_STOPPED;
     int r;
@@ -980,6 +1003,10 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
     }
     struct lu_sched_stats ss;
     lu_sched_stats(s, &ss);
+    /* Alternatives the reduction skipped are not in ss.pruned, and need not
+     * be: the least schedule of any trace is never asleep (docs/por.md,
+     * section 4, holds without the bound), so a round that cut nothing by
+     * the bound has reached every trace. */
     *whole = r == LU__ROUND_EXHAUSTED && ss.pruned == 0;
     lu_sched_destroy(s);
     return r;
@@ -1025,7 +1052,8 @@ static int lu__sample(const struct lu__mix *mix, int nd, uint64_t max_execs)
     if (nd > 8)
         nd = 8;
     for (int i = 0; i < nd; i++) {
-        s[i] = lu__sched_new(mix[i].st, -1, LU_SCHED_BOUND_PREEMPTIONS, mix[i].depth, R->cfg.seed + (uint64_t)i);
+        s[i] = lu__sched_new(mix[i].st, -1, LU_SCHED_BOUND_PREEMPTIONS, mix[i].depth,
+                             R->cfg.seed + (uint64_t)i, false);
         if (!s[i]) {
             while (i-- > 0)
                 lu_sched_destroy(s[i]);
@@ -1065,7 +1093,7 @@ static void lu__explore(void)
     bool whole = false;
     switch (c->strategy) {
     case LU_RUN_REPLAY: {
-        struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1, 0, 0, 0);
+        struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1, 0, 0, 0, false);
         if (!s)
             break;
         /* the replayed execution is shown whatever it does */

@@ -486,7 +486,14 @@ const char *lu_sched_label_name(uint16_t label);
  * a child, which calls lu_sched_run once on its copy of the scheduler and
  * ends, so that every execution starts from the program's initial state.
  * The server must never call lu_sched_run: the pool threads are started by
- * the first execution, and threads do not survive fork. */
+ * the first execution, and threads do not survive fork. With config.por the
+ * reduction state is a shared mapping too (lu_sched_create makes it so):
+ * the sleep sets and footprints a child learns, also one that dies in the
+ * middle, reach the server's backtracking, and the forked search runs the
+ * schedules the same search would run in one process. Counters an
+ * execution increments itself (stats.points, switches, por_pruned,
+ * spin_dropped) stay in the child: a cut execution is told by its
+ * lu_sched_result.redundant there. */
 
 /* Server, before forking the child that runs execution number n (0, 1, ...
  * of this scheduler): moves the exploration on from the previous execution

@@ -3,7 +3,10 @@
  * the exploration state and never runs an execution; each child runs one
  * on its copy of the scheduler and leaves its schedule in the shared trace.
  * These two calls do on the server the bookkeeping lu_sched_run does before
- * and after an execution that ran in the same process.
+ * and after an execution that ran in the same process. Partial-order
+ * reduction needs nothing here: its state is in a shared mapping, written
+ * by the child as it runs and settled by the backtracking that the next
+ * lu_sched_fork_prepare does (tests/run/test_fork_por.c).
  */
 #define _GNU_SOURCE
 #include "lu_sched_int.h"

@@ -7,7 +7,8 @@
 #   2. per program and strategy: executions to the first failure (median
 #      over seeds for the randomized strategies, with how many seeds found
 #      it), and whether the failure was of the expected kind;
-#   3. one line per correct twin, which must not fail under any strategy.
+#   3. one line per correct twin, which must not fail under any strategy;
+#   4. with ALL=1: per program and strategy, the executions of the whole run.
 #
 # Usage: benchmarks/programs/eval.sh [BUILD_DIR] [NAME-PATTERN]
 #   BUILD_DIR: a lineup build directory (default: build, relative to the
@@ -15,7 +16,12 @@
 #   programs in benchmarks/programs/.
 #
 # Environment:
-#   STRATEGIES   default "dfs ipb idb random pct pos default"
+#   STRATEGIES   default "dfs ipb idb random pct pos default"; a strategy
+#                with the suffix "-off" (dfs-off, ipb-off, default-off) runs
+#                with --reduction off (partial-order reduction)
+#   PREEMPTIONS  --preemptions for every run (default: lineup's)
+#   ALL=1        run with --all (every distinct failure): the executions of a
+#                run are then those of the whole search within the budget
 #   SEEDS        seeds of the randomized strategies (random, pct, pos,
 #                default): 1..SEEDS (default 5); dfs, ipb, idb run once
 #   BUDGET       executions per run for buggy programs (default 10000)
@@ -79,7 +85,7 @@ trim() {
 
 randomized() {
     case $1 in
-    random | pct | pos | default) return 0 ;;
+    random | pct | pos | default | default-off) return 0 ;;
     esac
     return 1
 }
@@ -104,6 +110,12 @@ run_one() {
     local log=$out/logs/$name.$strategy.$seed.log
     local exe=$progdir/$name
     local t0 t1 st
+    local -a extra=()
+    if [[ $strategy == *-off ]]; then
+        extra+=(--reduction off)
+    fi
+    [[ -n ${PREEMPTIONS:-} ]] && extra+=(--preemptions "$PREEMPTIONS")
+    [[ ${ALL:-0} != 0 ]] && extra+=(--all)
     if [[ ! -x $exe ]]; then
         echo "eval.sh: $exe missing (build the benchmark_programs target)" >&2
         errors=$((errors + 1))
@@ -112,8 +124,8 @@ run_one() {
     local -a rf=()
     read -r -a rf <<<"$runflags"
     t0=$(date +%s.%N)
-    (cd "$out/replays" && timeout -s KILL "$run_timeout" "$lineup" run --strategy "$strategy" --budget "$bud" \
-        --seed "$seed" --quiet --replay-dir "$out/replays" "${rf[@]}" -- "$exe") >"$log" 2>&1 </dev/null
+    (cd "$out/replays" && timeout -s KILL "$run_timeout" "$lineup" run --strategy "${strategy%-off}" --budget "$bud" \
+        --seed "$seed" --quiet --replay-dir "$out/replays" "${extra[@]}" "${rf[@]}" -- "$exe") >"$log" 2>&1 </dev/null
     st=$?
     t1=$(date +%s.%N)
     local found=0 at=- kind=- execs=-
@@ -170,10 +182,10 @@ for e in "${entries[@]}"; do
 done
 
 # ---- Tables ----
-python3 - "$raw" "$here/manifest.txt" "$budget" "$twin_budget" "$nseeds" "${strategies[@]}" <<'PY'
+python3 - "$raw" "$here/manifest.txt" "$budget" "$twin_budget" "$nseeds" "${ALL:-0}" "${strategies[@]}" <<'PY'
 import sys, statistics
-raw, manifest, budget, twin_budget, nseeds = sys.argv[1:6]
-strategies = sys.argv[6:]
+raw, manifest, budget, twin_budget, nseeds, all_ = sys.argv[1:7]
+strategies = sys.argv[7:]
 meta = {}
 for line in open(manifest):
     if not line.strip() or line.lstrip().startswith('#'):
@@ -206,6 +218,19 @@ def fmt(x):
     if x is None:
         return '-'
     return str(int(x)) if float(x).is_integer() else '%.1f' % x
+
+def program_table(lead, heads, align, cell):
+    # one row per buggy program: lead(n) after its name, then cell(n, runs)
+    # for each strategy (empty when it did not run)
+    print('| program | ' + ' | '.join(heads + strategies) + ' |')
+    print('|---|' + align + '---:|' * len(strategies))
+    for n in bugs:
+        cells = []
+        for s in strategies:
+            rs = runs.get(('bug', n, s), [])
+            cells.append(cell(n, rs) if rs else '')
+        print('| ' + ' | '.join([n] + lead(n) + cells) + ' |')
+    print()
 
 if bugs:
     print('## Buggy programs: per strategy (budget %s executions per run)\n' % budget)
@@ -240,29 +265,30 @@ if bugs:
     print('## Buggy programs: executions to the first failure\n')
     print('Median over seeds for the randomized strategies, with (seeds that found it / seeds); "-": not found')
     print('within the budget; a failure kind other than the expected one is given after the number.\n')
-    print('| program | kind | preemptions | ' + ' | '.join(strategies) + ' |')
-    print('|---|---|---:|' + '---:|' * len(strategies))
-    for n in bugs:
-        cells = []
-        for s in strategies:
-            rs = runs.get(('bug', n, s), [])
-            if not rs:
-                cells.append('')
-                continue
-            per = [r['at'] if r['found'] and r['at'] else float('inf') for r in rs]
-            m = med(per)
-            c = '-' if m == float('inf') else fmt(m)
-            if len(rs) > 1:
-                c += ' (%d/%d)' % (sum(r['found'] for r in rs), len(rs))
-            kinds = sorted({r['kind'] for r in rs if r['found'] and r['kind'] != meta[n]['kind']})
-            errs = sorted({r['kind'] for r in rs if not r['found'] and r['kind'] != '-'})
-            if kinds:
-                c += ' [' + ','.join(kinds) + ']'
-            if errs:
-                c += ' {' + ','.join(errs) + '}'
-            cells.append(c)
-        print('| %s | %s | %s | %s |' % (n, meta[n]['kind'], meta[n]['preempt'], ' | '.join(cells)))
-    print()
+    def first_failure(n, rs):
+        per = [r['at'] if r['found'] and r['at'] else float('inf') for r in rs]
+        m = med(per)
+        c = '-' if m == float('inf') else fmt(m)
+        if len(rs) > 1:
+            c += ' (%d/%d)' % (sum(r['found'] for r in rs), len(rs))
+        kinds = sorted({r['kind'] for r in rs if r['found'] and r['kind'] != meta[n]['kind']})
+        errs = sorted({r['kind'] for r in rs if not r['found'] and r['kind'] != '-'})
+        if kinds:
+            c += ' [' + ','.join(kinds) + ']'
+        if errs:
+            c += ' {' + ','.join(errs) + '}'
+        return c
+    program_table(lambda n: [meta[n]['kind'], meta[n]['preempt']], ['kind', 'preemptions'], '---|---:|',
+                  first_failure)
+
+if bugs and all_ != '0':
+    print('## Buggy programs: executions of the whole run (--all, budget %s)\n' % budget)
+    print('Median over seeds for the randomized strategies; "+": the budget ran out.\n')
+
+    def whole_run(n, rs):
+        m = med([r['execs'] for r in rs if r['execs'] is not None])
+        return '' if m is None else fmt(m) + ('+' if m >= int(budget) else '')
+    program_table(lambda n: [], [], '', whole_run)
 
 if twins:
     print('## Correct twins (budget %s executions per run, seed 1): must not fail\n' % twin_budget)

@@ -216,6 +216,159 @@ bad_input)
     run 2 --replay "$WORK/none.replay"
     has "cannot open replay file"
     ;;
+reduction)
+    # golden counts: a change in them is a change in the search. Three
+    # threads writing their own variables: with reduction only the orders
+    # of the thread ends against main's creates and joins are left.
+    run 0 --strategy dfs --preemptions -1 --budget 0 -- "$P/independent"
+    has ", reduction on, "
+    has "summary: 119 executions in"
+    has ", 9 cut short as redundant (partial-order reduction), 0 failing"
+    has "every schedule of the program was explored"
+    run 0 --strategy dfs --preemptions -1 --budget 0 --reduction off -- "$P/independent"
+    has ", reduction off, "
+    has "summary: 1121 executions in"
+    lacks "cut short"
+    has "every schedule of the program was explored"
+    run 0 --strategy dfs --preemptions 2 --budget 0 -- "$P/independent"
+    has "summary: 98 executions in"
+    has "every schedule with at most 2 preemptions was explored"
+    run 0 --strategy dfs --preemptions 2 --budget 0 --reduction off -- "$P/independent"
+    has "summary: 264 executions in"
+    # ipb: bounds 0, 1, 2 in turn, each reduced (13 + 49 + 98)
+    run 0 --strategy ipb --preemptions 2 --budget 0 -- "$P/independent"
+    has "summary: 160 executions in"
+    run 0 --strategy ipb --preemptions 2 --budget 0 --reduction off -- "$P/independent"
+    has "summary: 353 executions in"
+    # the failing twin: the same distinct failure, fewer executions; the
+    # executions cut short are neither failing nor discarded
+    run 1 --all --strategy dfs --preemptions 1 --budget 0 -- "$P/independent_bug"
+    has "summary: 83 executions in"
+    has ", 2 cut short as redundant (partial-order reduction), 16 failing"
+    lacks "discarded"
+    has "16 executions (first: 4): assertion failure: \`atomic_load(&counter) == N - 1' in the main thread"
+    [[ $(grep -c '^FAIL: ' "$out") == 1 ]] || fail "one failure reported more than once"
+    run 1 --all --strategy dfs --preemptions 1 --budget 0 --reduction off -- "$P/independent_bug"
+    has "summary: 160 executions in"
+    has ", 23 failing"
+    has "23 executions (first: 7): assertion failure: \`atomic_load(&counter) == N - 1' in the main thread"
+    # the default strategy reduces its exhaustive pass (bounds 0 to 2, as
+    # ipb) and samples with the rest of the budget
+    run 0 --budget 600 --seed 1 -- "$P/independent"
+    has "every schedule with at most 2 preemptions was explored, then 440 executions sampled"
+    # without: half of the budget does not finish bound 2 (13 + 76 + 264)
+    run 0 --budget 600 --seed 1 --reduction off -- "$P/independent"
+    has "every schedule with at most 1 preemption was explored, then 300 executions sampled"
+    # delay bounding has no reduction: the option changes nothing
+    run 0 --strategy idb --preemptions 1 --budget 0 -- "$P/independent"
+    lacks "reduction"
+    n_on=$(sed -n 's/^summary: \([0-9]*\) executions.*/\1/p' "$out")
+    run 0 --strategy idb --preemptions 1 --budget 0 --reduction off -- "$P/independent"
+    has "summary: $n_on executions in"
+    # an assumption's discard is still one, next to the cuts
+    run 0 --strategy dfs --nondet-range 3 -- "$P/nondet"
+    has "1 discarded (an assumption was false)"
+    run 2 --reduction maybe -- "$P/independent"
+    has "--reduction takes on or off"
+    ;;
+reduction_replay)
+    # failures found with reduction replay (replay runs without it)
+    for bound in 1 -1; do
+        run 1 --strategy dfs --preemptions "$bound" --budget 0 --replay-dir "$WORK" -- "$P/independent_bug"
+        has "FAIL: assertion failure: \`atomic_load(&counter) == N - 1'"
+        f=$(replay_file)
+        [[ -f $f ]] || fail "no replay file"
+        run 1 --replay "$f"
+        has "verdict: assertion failure (reproduced)"
+        has "| independent: counter is 1"
+    done
+    # every distinct failure of the suite's program with the most cuts
+    run 1 --all --strategy dfs --preemptions 2 --budget 0 --replay-dir "$WORK" -- "$BENCH/barrier_early_exit"
+    has "cut short as redundant"
+    mapfile -t files < <(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out")
+    ((${#files[@]} == 2)) || fail "expected 2 distinct failures, got ${#files[@]}"
+    for f in "${files[@]}"; do
+        run 1 --replay "$f"
+        has "(reproduced)"
+    done
+    ;;
+reduction_suite)
+    # Soundness on the buggy-program suite (benchmarks/programs): for each
+    # program and correct twin, dfs with --all, with reduction and without:
+    # the same exit status, the same distinct failures (kind and place),
+    # the same coverage, and never more executions with reduction. Bound 2,
+    # or 1 where bound 2 takes more than about 1000 executions; reorder_5,
+    # reorder_10 and twostage_4 are left out (tens of thousands at bound 1).
+    # One difference in coverage is allowed: with reduction, a search that
+    # cut nothing by the bound covers every trace (the skipped alternatives
+    # are not bound cuts), where without it some schedule beyond the bound
+    # is always cut. That claim is checked against an unbounded search
+    # without reduction, when one fits in 600 executions.
+    bound_of() {
+        case $1 in
+        reorder_5* | reorder_10* | twostage_4*) echo skip ;;
+        cond_signal_shared* | barrier_early_exit.fixed | circular_buffer* | token_ring* | fib_bench_5*) echo 1 ;;
+        *) echo 2 ;;
+        esac
+    }
+    # distinct failures without their counts (and addresses: each run has
+    # its own layout), sorted
+    digest() {
+        sed -n 's/^    [0-9]* executions* (first: [0-9]*): //p' "$1" | sed 's/0x[0-9a-f]*/ADDR/g' | sort
+    }
+    coverage() {
+        grep '^  coverage: ' "$1"
+    }
+    every="  coverage: every schedule of the program was explored"
+    total_on=0 total_off=0 programs=0 found=0 whole=0 fewer=0
+    while IFS='|' read -r name _ _ runflags _; do
+        read -r name <<<"$name"
+        [[ -z $name || $name == \#* ]] && continue
+        b=$(bound_of "$name")
+        [[ $b == skip ]] && continue
+        read -r -a rf <<<"$runflags"
+        declare -A st execs
+        for red in on off; do
+            echo "+ $name, bound $b, reduction $red"
+            rc=0
+            timeout 100 "$LINEUP" run --quiet --all --strategy dfs --preemptions "$b" --budget 0 --reduction "$red" \
+                "${rf[@]}" -- "$BENCH/$name" >"$WORK/$red.txt" 2>&1 || rc=$?
+            st[$red]=$rc
+            execs[$red]=$(sed -n 's/^summary: \([0-9]*\) executions.*/\1/p' "$WORK/$red.txt")
+            [[ $rc == 0 || $rc == 1 ]] || { cat "$WORK/$red.txt"; fail "$name: lineup exited with $rc"; }
+            [[ -n ${execs[$red]} ]] || fail "$name: no summary"
+        done
+        [[ ${st[on]} == "${st[off]}" ]] || fail "$name: exit status ${st[on]} with reduction, ${st[off]} without"
+        if ! diff <(digest "$WORK/off.txt") <(digest "$WORK/on.txt"); then
+            fail "$name: distinct failures differ (< without, > with reduction)"
+        fi
+        c_on=$(coverage "$WORK/on.txt")
+        c_off=$(coverage "$WORK/off.txt")
+        if [[ $c_on != "$c_off" ]]; then
+            [[ $c_on == "$every" && $c_off == "  coverage: every schedule with at most $b preemptions was explored" ]] ||
+                fail "$name: coverage with reduction: '$c_on', without: '$c_off'"
+            timeout 100 "$LINEUP" run --quiet --all --strategy dfs --preemptions -1 --budget 600 --reduction off \
+                "${rf[@]}" -- "$BENCH/$name" >"$WORK/all.txt" 2>&1 || true
+            if [[ $(coverage "$WORK/all.txt") == "$every" ]]; then
+                diff <(digest "$WORK/all.txt") <(digest "$WORK/on.txt") ||
+                    fail "$name: every schedule covered with reduction at bound $b, but unbounded without it differs"
+                whole=$((whole + 1))
+            fi
+        fi
+        ((execs[on] <= execs[off])) || fail "$name: ${execs[on]} executions with reduction, ${execs[off]} without"
+        echo "  $name: ${execs[on]} executions with reduction, ${execs[off]} without, status ${st[on]}"
+        fewer=$((fewer + (execs[on] < execs[off])))
+        total_on=$((total_on + execs[on]))
+        total_off=$((total_off + execs[off]))
+        programs=$((programs + 1))
+        found=$((found + (st[on] == 1)))
+    done <"$MANIFEST"
+    echo "$programs programs ($found failing): $total_on executions with reduction, $total_off without;" \
+        "fewer with reduction for $fewer; $whole covered completely only with reduction, confirmed unbounded"
+    ((programs >= 60 && found >= 25)) || fail "only $programs programs checked, $found failing"
+    # the shared reduction state works across the fork server's children
+    ((fewer >= 45)) || fail "reduction saved executions on only $fewer programs"
+    ;;
 *)
     fail "unknown case $case_"
     ;;
