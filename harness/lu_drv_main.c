@@ -906,7 +906,7 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     lu_drv_test_format(&b, t, (const char *const *)h->labels);
     /* the schedule is the list of choices, whatever strategy made them:
      * the strategy line is for people, the replay follows the choices */
-    fprintf(f, "lineup-replay 1\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\n"
+    fprintf(f, "lineup-replay 2\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\n"
                "schedule",
             real, h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions, lu_drv_strategy_id(strategy));
     for (uint32_t i = 0; i < r->sched_len; i++)
@@ -951,8 +951,13 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
         if (sp)
             *sp = 0;
         if (ln == 1) {
-            if (strcmp(line, "lineup-replay") != 0 || strcmp(val, "1") != 0)
-                lu__replay_bad(file, ln, "it does not start with 'lineup-replay 1'");
+            /* format 2 (session 3): schedules omit the points where one
+             * thread is alone and may choose spinning threads at a cost */
+            if (strcmp(line, "lineup-replay") == 0 && strcmp(val, "1") == 0)
+                lu__replay_bad(file, ln, "it was written by an older lineup, whose schedules this one does not "
+                                         "follow: run the check again for a new replay file");
+            if (strcmp(line, "lineup-replay") != 0 || strcmp(val, "2") != 0)
+                lu__replay_bad(file, ln, "it does not start with 'lineup-replay 2'");
             header = true;
         } else if (strcmp(line, "harness") == 0) {
             snprintf(rp->harness, sizeof rp->harness, "%s", val);

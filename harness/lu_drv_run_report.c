@@ -550,7 +550,7 @@ int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp,
             close(fd);
         return -1;
     }
-    fputs("lineup-run-replay 1\nprogram ", f);
+    fputs("lineup-run-replay 2\nprogram ", f);
     lu__put_escaped(f, rp->program);
     fputs("\n", f);
     for (int i = 0; i < rp->nargs; i++) {
@@ -613,10 +613,15 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
             *sp = 0;
         long x;
         if (ln == 1) {
-            if (strcmp(line, "lineup-run-replay") != 0 || strcmp(val, "1") != 0) {
+            if (strcmp(line, "lineup-run-replay") != 0 || strcmp(val, "2") != 0) {
+                /* format 2 (session 3): schedules omit the points where one
+                 * thread is alone and may choose spinning threads at a cost */
                 why = strcmp(line, "lineup-replay") == 0
                           ? "it is a replay of the Line-Up check: use 'lineup --replay FILE'"
-                          : "it does not start with 'lineup-run-replay 1'";
+                      : strcmp(line, "lineup-run-replay") == 0 && strcmp(val, "1") == 0
+                          ? "it was written by an older lineup, whose schedules this one does not follow: run "
+                            "the program again for a new replay file"
+                          : "it does not start with 'lineup-run-replay 2'";
                 goto bad;
             }
         } else if (strcmp(line, "program") == 0) {

@@ -207,14 +207,17 @@ bad_input)
     echo "garbage" >"$WORK/bad.replay"
     run 2 --replay "$WORK/bad.replay"
     has "not a valid replay file"
-    printf 'lineup-run-replay 1\nprogram %s\nkind ASSERT\nschedule t0 x9\n' "$P/correct" >"$WORK/bad2.replay"
+    printf 'lineup-run-replay 2\nprogram %s\nkind ASSERT\nschedule t0 x9\n' "$P/correct" >"$WORK/bad2.replay"
     run 2 --replay "$WORK/bad2.replay"
     has "schedule entries are"
-    printf 'lineup-replay 1\nharness x\n' >"$WORK/lineup.replay"
+    printf 'lineup-replay 2\nharness x\n' >"$WORK/lineup.replay"
     run 2 --replay "$WORK/lineup.replay"
     has "lineup --replay FILE"
     run 2 --replay "$WORK/none.replay"
     has "cannot open replay file"
+    printf 'lineup-run-replay 1\nprogram %s\nkind ASSERT\nschedule t0\n' "$P/correct" >"$WORK/old.replay"
+    run 2 --replay "$WORK/old.replay"
+    has "written by an older lineup"
     ;;
 reduction)
     # golden counts: a change in them is a change in the search. Three
