@@ -86,6 +86,10 @@ struct region {
 static struct region static_region;
 static struct region *R = &static_region;
 static bool heap_mode;
+/* more live blocks than the reduction names (LU__POR_BLOCKS): it must give
+ * up reducing, not key the rest by address */
+static bool heap_crowd;
+#define CROWD 1100
 #define mem (R->mem)
 #define mtx (R->mtx)
 #define cnd (R->cnd)
@@ -289,6 +293,11 @@ static void *main_body(void *arg)
         static unsigned n;
         unsigned k = n++ % 3;
         free(ring[k]);
+        static void *crowd[CROWD];
+        for (int i = 0; i < CROWD; i++) {
+            free(crowd[i]);
+            crowd[i] = heap_crowd ? malloc(8) : NULL;
+        }
         ring[k] = malloc(sizeof(struct region) + 16 * (n % 5));
         R = ring[k];
     } else {
@@ -888,6 +897,9 @@ static void test_heap(int nprogs)
     uint64_t tot_off = 0, tot_on = 0;
     heap_mode = true;
     rich_programs("heap program", nprogs, &tot_off, &tot_on);
+    heap_crowd = true;
+    rich_programs("crowded heap program", nprogs / 4, &tot_off, &tot_on);
+    heap_crowd = false;
     heap_mode = false;
     printf("heap: %d programs: %" PRIu64 " executions without reduction, %" PRIu64 " with\n", nprogs, tot_off,
            tot_on);
