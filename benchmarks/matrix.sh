@@ -13,18 +13,19 @@
 set -euo pipefail
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
-abs() { [[ -d $1 ]] && (cd -- "$1" && pwd) || (cd -- "$root/$1" 2>/dev/null && pwd); }
-build=$(abs "${1:-build}") || { echo "matrix.sh: build directory ${1:-build} not found" >&2; exit 1; }
+# shellcheck source=benchmarks/common.sh
+source "$here/common.sh"
 base=""
 if [[ $# -ge 2 ]]; then
-    base=$(abs "$2") || { echo "matrix.sh: baseline build directory $2 not found" >&2; exit 1; }
+    lu_bench_build matrix.sh "$2" bin/lineup
+    base=$build
 fi
+lu_bench_build matrix.sh "${1:-build}" bin/lineup bin/lineup-cc
 REPS=${REPS:-3}
 ONLY=${ONLY:-.}
 contract=${CONTRACT_DIR:-/work/shared/contract}
 [[ -x /usr/bin/time ]] || { echo "matrix.sh: /usr/bin/time is needed (Debian package time)" >&2; exit 1; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-matrix.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
+lu_bench_tmp matrix
 
 "$build/bin/lineup-cc" -shared -o "$tmp/queue.so" "$contract/queue_harness.c"
 "$build/bin/lineup-cc" -shared -o "$tmp/stack.so" "$contract/stack_harness.c"

@@ -18,18 +18,9 @@ set -euo pipefail
 
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
-build=${1:-build}
-[[ -d $build ]] || build=$root/$build
-build=$(cd -- "$build" 2>/dev/null && pwd) || {
-    echo "run_lineup.sh: build directory ${1:-build} not found" >&2
-    exit 1
-}
-for f in bin/lineup bin/lineup-cc; do
-    [[ -x $build/$f ]] || {
-        echo "run_lineup.sh: $build/$f missing (build lineup first)" >&2
-        exit 1
-    }
-done
+# shellcheck source=benchmarks/common.sh
+source "$root/benchmarks/common.sh"
+lu_bench_build run_lineup.sh "${1:-build}" bin/lineup bin/lineup-cc
 contract=${CONTRACT_DIR:-/work/shared/contract}
 for f in queue_harness.c stack_harness.c; do
     [[ -f $contract/$f ]] || {
@@ -49,15 +40,7 @@ EXH=${EXH:-1}
 EXH_ALL=${EXH_ALL:-0}
 lineup=$build/bin/lineup
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-bench.XXXXXX")
-cleanup() {
-    if [[ ${KEEP:-0} == 1 ]]; then
-        echo "kept $tmp"
-    else
-        rm -rf -- "$tmp"
-    fi
-}
-trap cleanup EXIT
+lu_bench_tmp bench
 
 # The harness build step the README documents, unchanged (no -O).
 "$build/bin/lineup-cc" -shared -o "$tmp/queue.so" "$contract/queue_harness.c"

@@ -15,32 +15,15 @@ set -euo pipefail
 
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
-build=${1:-build}
-[[ -d $build ]] || build=$root/$build
-build=$(cd -- "$build" 2>/dev/null && pwd) || {
-    echo "run_sched.sh: build directory ${1:-build} not found" >&2
-    exit 1
-}
-for f in lib/liblineup.so bin/lineup-cc; do
-    [[ -e $build/$f ]] || {
-        echo "run_sched.sh: $build/$f missing (build lineup first)" >&2
-        exit 1
-    }
-done
+# shellcheck source=benchmarks/common.sh
+source "$root/benchmarks/common.sh"
+lu_bench_build run_sched.sh "${1:-build}" lib/liblineup.so bin/lineup-cc
 
 REPS=${REPS:-5}
 N=${N:-10000}
 TMAX=${TMAX:-1}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-bench.XXXXXX")
-cleanup() {
-    if [[ ${KEEP:-0} == 1 ]]; then
-        echo "kept $tmp"
-    else
-        rm -rf -- "$tmp"
-    fi
-}
-trap cleanup EXIT
+lu_bench_tmp bench
 
 # ---- build ----
 cc=${CC:-gcc}

@@ -14,18 +14,9 @@ set -euo pipefail
 
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/../.." && pwd)
-build=${1:-build}
-[[ -d $build ]] || build=$root/$build
-build=$(cd -- "$build" 2>/dev/null && pwd) || {
-    echo "reduction.sh: build directory ${1:-build} not found" >&2
-    exit 1
-}
-for f in bin/lineup bin/lineup-cc; do
-    [[ -x $build/$f ]] || {
-        echo "reduction.sh: $build/$f missing (build lineup first)" >&2
-        exit 1
-    }
-done
+# shellcheck source=benchmarks/common.sh
+source "$root/benchmarks/common.sh"
+lu_bench_build reduction.sh "${1:-build}" bin/lineup bin/lineup-cc
 command -v python3 >/dev/null || {
     echo "reduction.sh: python3 is needed to read lineup's --json output" >&2
     exit 1
@@ -36,8 +27,7 @@ BOUND=${BOUND:-2}
 SEED=${SEED:-1}
 ONLY=${ONLY:-.}
 JOBS=${JOBS:-1}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-reduction.XXXXXX")
-trap 'rm -rf -- "$tmp"' EXIT
+lu_bench_tmp reduction
 
 echo "# --matrix $MATRIX --samples $SAMPLES --seed $SEED --preemptions $BOUND --max-executions 0 --jobs $JOBS"
 printf '%-34s %12s %8s %12s %8s %7s %s\n' variant "execs off" "s off" "execs on" "s on" ratio same

@@ -22,18 +22,9 @@ set -euo pipefail
 
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/../.." && pwd)
-build=${1:-build}
-[[ -d $build ]] || build=$root/$build
-build=$(cd -- "$build" 2>/dev/null && pwd) || {
-    echo "run.sh: build directory ${1:-build} not found" >&2
-    exit 1
-}
-for f in bin/lineup bin/lineup-cc; do
-    [[ -x $build/$f ]] || {
-        echo "run.sh: $build/$f missing (build lineup first)" >&2
-        exit 1
-    }
-done
+# shellcheck source=benchmarks/common.sh
+source "$root/benchmarks/common.sh"
+lu_bench_build run.sh "${1:-build}" bin/lineup bin/lineup-cc
 command -v python3 >/dev/null || {
     echo "run.sh: python3 is needed to read lineup's --json output" >&2
     exit 1
@@ -47,15 +38,7 @@ LINEUP=${LINEUP:-1}
 STRESS=${STRESS:-1}
 CC=${CC:-cc}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-subjects.XXXXXX")
-cleanup() {
-    if [[ ${KEEP:-0} == 1 ]]; then
-        echo "kept $tmp"
-    else
-        rm -rf -- "$tmp"
-    fi
-}
-trap cleanup EXIT
+lu_bench_tmp subjects
 
 # first_fail JSON: "TESTS EXECUTIONS SECONDS KIND" up to the first failing
 # test, or "inf EXECUTIONS SECONDS none" when every test passed

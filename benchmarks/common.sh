@@ -1,0 +1,28 @@
+# Sourced by the benchmark scripts (bash). Expects $root, the repository.
+
+# lu_bench_build NAME DIR FILE...: sets build to DIR made absolute (as given,
+# or relative to the repository) and checks that each FILE exists in it;
+# otherwise says so, as NAME, and exits 1.
+lu_bench_build() {
+    local name=$1 dir=$2 f
+    shift 2
+    build=$dir
+    [[ -d $build ]] || build=$root/$build
+    build=$(cd -- "$build" 2>/dev/null && pwd) || {
+        echo "$name: build directory $dir not found" >&2
+        exit 1
+    }
+    for f in "$@"; do
+        [[ -e $build/$f ]] || {
+            echo "$name: $build/$f missing (build lineup first)" >&2
+            exit 1
+        }
+    done
+}
+
+# lu_bench_tmp WHAT: sets tmp to a new temporary directory, removed when the
+# script exits unless KEEP=1.
+lu_bench_tmp() {
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-$1.XXXXXX")
+    trap 'if [[ ${KEEP:-0} == 1 ]]; then echo "kept $tmp"; else rm -rf -- "$tmp"; fi' EXIT
+}
