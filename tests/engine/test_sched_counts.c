@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interleavings.h"
 #include "lu_test.h"
 
 static _Atomic long counter;
@@ -84,24 +85,6 @@ static uint64_t count_executions(int threads, int k, int bound, long *bad)
     }
     lu_sched_destroy(s);
     return n;
-}
-
-static uint64_t binom(int n, int k)
-{
-    uint64_t r = 1;
-    for (int i = 1; i <= k; i++)
-        r = r * (uint64_t)(n - k + i) / (uint64_t)i;
-    return r;
-}
-
-/* interleavings of two k-sequences with at most c preemptions: runs r from 2
- * to c + 2, 2 * C(k-1, ceil(r/2)-1) * C(k-1, floor(r/2)-1) each */
-static uint64_t bounded2(int k, int c)
-{
-    uint64_t total = 0;
-    for (int r = 2; r <= c + 2 && r <= 2 * k; r++)
-        total += 2 * binom(k - 1, (r + 1) / 2 - 1) * binom(k - 1, r / 2 - 1);
-    return total;
 }
 
 /* ---- spinning threads chosen at a cost ----

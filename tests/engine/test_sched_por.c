@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "interleavings.h"
 #include "lu_test.h"
 
 #define TRACE_CAP 4096
@@ -566,22 +567,6 @@ static struct prog shared_adders(int k)
         for (int i = 0; i < k; i++)
             p.ops[t][i].a = 0;
     return p;
-}
-
-static uint64_t binom(int n, int k)
-{
-    uint64_t r = 1;
-    for (int i = 1; i <= k; i++)
-        r = r * (uint64_t)(n - k + i) / (uint64_t)i;
-    return r;
-}
-
-static uint64_t bounded2(int k, int c)
-{
-    uint64_t total = 0;
-    for (int r = 2; r <= c + 2 && r <= 2 * k; r++)
-        total += 2 * binom(k - 1, (r + 1) / 2 - 1) * binom(k - 1, r / 2 - 1);
-    return total;
 }
 
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;
