@@ -257,6 +257,10 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
         return target->state == LU__T_FINISHED;
     }
     case LU_SCHED_K_JOIN_ALL:
+        /* asked at every point while main waits: nlive counts the
+         * running threads, t among them */
+        if (t->state == LU__T_RUNNING)
+            return s->nlive == 1;
         return lu__all_others_finished(s, t->id);
     default:
         return true;
@@ -322,8 +326,7 @@ void lu__progress(struct lu__thread *t)
 static void lu__vc_join(uint32_t *dst, const uint32_t *src, int n)
 {
     for (int i = 0; i < n; i++)
-        if (src[i] > dst[i])
-            dst[i] = src[i];
+        dst[i] = src[i] > dst[i] ? src[i] : dst[i]; /* branch-free: the compiler vectorizes it */
 }
 
 void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o)
@@ -725,6 +728,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         tr->len = 0; /* DFS: replay_len set by the last backtrack */
     }
 
+    lu__explore_begin(s);
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);
     t0->vc[0] = 1;

@@ -95,6 +95,12 @@ static bool lu__por_on(const struct lu_sched *s)
            !(s->cfg.preemption_bound >= 0 && s->cfg.bound_kind == LU_SCHED_BOUND_DELAYS);
 }
 
+void lu__explore_begin(struct lu_sched *s)
+{
+    s->x_por = lu__por_on(s);
+    s->x_rand = lu__randomized(s);
+}
+
 static void lu__sig_add(struct lu__por_sig *g, uint64_t key, bool write, bool sync)
 {
     if (g->flags & LU__PS_ALL)
@@ -618,7 +624,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t enabled = 0, spinning = 0;
     struct lu_sched_trace *tr = s->cfg.trace;
     bool cur_live = cur->state == LU__T_RUNNING;
-    if (cur_live && s->nlive == 1 && lu__enabled(s, cur) && !lu__spinning(s, cur)) {
+    if (cur_live && s->nlive == 1 && lu__enabled_q(s, cur) && !lu__spinning_q(s, cur)) {
         /* Alone (before the first thread starts, after the last one
          * finished): nothing to choose, so nothing is recorded; a schedule
          * lists only the steps where another thread exists. */
@@ -626,24 +632,24 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             lu__end_execution(cur, LU_SCHED_OUT_TOO_LONG, "the execution exceeded the trace capacity");
         return cur->id;
     }
-    bool por = lu__por_on(s);
+    bool por = s->x_por;
     if (por && tr->len == 0)
         lu__por_begin(s);
 
     if (cur_live && cur->atomic_depth > 0) {
         /* a non-preemptible section: only cur may go on */
-        if (lu__enabled(s, cur)) {
+        if (lu__enabled_q(s, cur)) {
             enabled = 1ULL << cur->id;
-            if (lu__spinning(s, cur))
+            if (lu__spinning_q(s, cur))
                 spinning = enabled;
         }
     } else {
         for (int i = 0; i < s->nthreads; i++) {
             struct lu__thread *t = &s->threads[i];
-            if (t->state != LU__T_RUNNING || !lu__enabled(s, t))
+            if (t->state != LU__T_RUNNING || !lu__enabled_q(s, t))
                 continue;
             enabled |= 1ULL << i;
-            if (lu__spinning(s, t))
+            if (lu__spinning_q(s, t))
                 spinning |= 1ULL << i;
         }
     }
@@ -705,7 +711,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * only one that just started: the reduction's exchange argument
      * (docs/por.md) moves such a choice to later points. */
     uint64_t spin_alt = 0;
-    if (!all_spin && !forced && !lu__randomized(s) && !(cur_live && cur->atomic_depth > 0))
+    if (!all_spin && !forced && !s->x_rand && !(cur_live && cur->atomic_depth > 0))
         spin_alt = spinning;
     bool preemptible = cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin &&
                        !all_spin;
@@ -791,7 +797,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     st->prev = (uint8_t)(cur->id);
     st->spin = spin_alt;
     st->flags = flags;
-    unsigned c = lu_sched_step_cost(s->cfg.bound_kind, st, chosen);
+    unsigned c = (spin_alt >> chosen & 1) ? 1 : lu__cost(s->cfg.bound_kind, cand, cur->id, flags, chosen);
     if (spin_alt >> chosen & 1) {
         s->ff_tid = chosen;
         s->ff_looks = 0;

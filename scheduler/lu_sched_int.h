@@ -261,6 +261,9 @@ struct lu_sched {
      * in a shared mapping so that a fork server learns what the children
      * that run its executions learnt (lu_sched_fork.c) */
     struct lu__por *por;
+    /* the configuration's answers for this execution (lu__explore_begin):
+     * asked at every point */
+    bool x_por, x_rand;
 };
 
 extern __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
@@ -280,6 +283,31 @@ void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t);
 bool lu__spinning(struct lu_sched *s, struct lu__thread *t);
 
+/* lu__enabled and lu__spinning for the choice loop, which asks them of
+ * every thread at every point: most pending operations are memory
+ * accesses, always enabled, and a thread that read nothing since its last
+ * change cannot be spinning, so neither needs an object lookup. */
+static inline bool lu__enabled_q(struct lu_sched *s, struct lu__thread *t)
+{
+    switch (t->k) {
+    case LU_SCHED_K_FREE:
+    case LU_SCHED_K_READ:
+    case LU_SCHED_K_WRITE:
+    case LU_SCHED_K_RMW:
+    case LU_SCHED_K_FENCE:
+        return true;
+    default:
+        return lu__enabled(s, t);
+    }
+}
+
+static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
+{
+    if (t->nreads == 0 && t->k != LU_SCHED_K_YIELD)
+        return false;
+    return lu__spinning(s, t);
+}
+
 /* An execution ended (here or in a forked child): count it and move the
  * strategy on (lu_sched.c). */
 void lu__executed(struct lu_sched *s);
@@ -290,6 +318,7 @@ void lu__backtrack(struct lu_sched *s);
 uint64_t lu__rand(struct lu_sched *s);
 unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a);
 void lu__por_blocks_reset(struct lu_sched *s); /* an execution starts */
+void lu__explore_begin(struct lu_sched *s);    /* an execution starts */
 
 /* Randomized strategies (lu_sched_strategy.c). begin: a new execution
  * starts (draw priorities, change points); pick: choose among allowed (more

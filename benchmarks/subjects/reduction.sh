@@ -4,7 +4,11 @@
 # checked exhaustively at a preemption bound, with --reduction off and on:
 # phase-2 executions and seconds (sum over the tests, from --json), the
 # ratio, and whether every test got the same verdict and (passing tests)
-# the same set of distinct histories (histories_digest).
+# the same set of distinct histories (histories_digest). "hists" is the
+# number of distinct histories and "ceiling" the executions without reduction
+# divided by it: every execution yields one history, so no reduction that
+# keeps every distinct history can run fewer executions than "hists", nor
+# reach a ratio above "ceiling".
 #
 #   benchmarks/subjects/reduction.sh [BUILD_DIR]      (default: build)
 #
@@ -30,7 +34,7 @@ JOBS=${JOBS:-1}
 lu_bench_tmp reduction
 
 echo "# --matrix $MATRIX --samples $SAMPLES --seed $SEED --preemptions $BOUND --max-executions 0 --jobs $JOBS"
-printf '%-34s %12s %8s %12s %8s %7s %s\n' variant "execs off" "s off" "execs on" "s on" ratio same
+printf '%-34s %12s %8s %12s %8s %7s %10s %8s %s\n' variant "execs off" "s off" "execs on" "s on" ratio hists ceiling same
 grep -v '^[[:space:]]*\(#\|$\)' "$here/subjects.txt" | while IFS=';' read -r name src flags _; do
     name=$(echo "$name" | xargs)
     src=$(echo "$src" | xargs)
@@ -56,7 +60,8 @@ sec = [sum(t['seconds'] for t in x) for x in (a, b)]
 same = len(a) == len(b) and all(
     x['test'] == y['test'] and x['verdict'] == y['verdict'] and
     (x['verdict'] != 'PASS' or x['histories_digest'] == y['histories_digest']) for x, y in zip(a, b))
-print('%-34s %12d %8.2f %12d %8.2f %6.2fx %s' % (name, ex[0], sec[0], ex[1], sec[1], ex[0] / max(ex[1], 1),
-                                               'yes' if same else 'NO'))
+hs = sum(t['histories'] for t in a)
+print('%-34s %12d %8.2f %12d %8.2f %6.2fx %10d %7.2fx %s' % (name, ex[0], sec[0], ex[1], sec[1], ex[0] / max(ex[1], 1),
+                                                           hs, ex[0] / max(hs, 1), 'yes' if same else 'NO'))
 PY
 done
