@@ -326,7 +326,7 @@ void lu__progress(struct lu__thread *t)
 static void lu__vc_join(uint32_t *dst, const uint32_t *src, int n)
 {
     for (int i = 0; i < n; i++)
-        dst[i] = src[i] > dst[i] ? src[i] : dst[i]; /* branch-free: the compiler vectorizes it */
+        dst[i] = src[i] > dst[i] ? src[i] : dst[i]; /* branch-free, so that -O3 may vectorize it */
 }
 
 void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o)

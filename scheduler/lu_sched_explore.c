@@ -825,7 +825,7 @@ int lu__choose_data(struct lu__thread *t, int n)
         n = 64;
     uint64_t mask = n == 64 ? ~0ULL : (1ULL << n) - 1;
     uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
-    if (lu__por_on(s)) {
+    if (s->x_por) {
         if (tr->len == 0)
             lu__por_begin(s);
         else if (s->por->last >= 0)
@@ -842,7 +842,7 @@ int lu__choose_data(struct lu__thread *t, int n)
         }
         chosen = st->chosen;
     } else {
-        chosen = lu__randomized(s) ? (int)(lu__rand(s) % (uint64_t)n) : 0;
+        chosen = s->x_rand ? (int)(lu__rand(s) % (uint64_t)n) : 0;
         st->kind = LU_SCHED_CHOOSE_DATA;
         st->enabled = mask;
         st->done = 1ULL << chosen;
