@@ -20,6 +20,15 @@ lu_bench_build() {
     done
 }
 
+# lu_bench_python NAME: exits 1, as NAME, unless python3 (which reads
+# lineup's --json output) is on the PATH.
+lu_bench_python() {
+    command -v python3 >/dev/null || {
+        echo "$1: python3 is needed to read lineup's --json output" >&2
+        exit 1
+    }
+}
+
 # lu_bench_tmp WHAT: sets tmp to a new temporary directory, removed when the
 # script exits unless KEEP=1.
 lu_bench_tmp() {

@@ -21,10 +21,7 @@ root=$(cd -- "$here/../.." && pwd)
 # shellcheck source=benchmarks/common.sh
 source "$root/benchmarks/common.sh"
 lu_bench_build reduction.sh "${1:-build}" bin/lineup bin/lineup-cc
-command -v python3 >/dev/null || {
-    echo "reduction.sh: python3 is needed to read lineup's --json output" >&2
-    exit 1
-}
+lu_bench_python reduction.sh
 MATRIX=${MATRIX:-3x2}
 SAMPLES=${SAMPLES:-2}
 BOUND=${BOUND:-2}

@@ -25,10 +25,7 @@ root=$(cd -- "$here/../.." && pwd)
 # shellcheck source=benchmarks/common.sh
 source "$root/benchmarks/common.sh"
 lu_bench_build run.sh "${1:-build}" bin/lineup bin/lineup-cc
-command -v python3 >/dev/null || {
-    echo "run.sh: python3 is needed to read lineup's --json output" >&2
-    exit 1
-}
+lu_bench_python run.sh
 
 STRESS_SECONDS=${STRESS_SECONDS:-60}
 SEEDS=${SEEDS:-5}
