@@ -163,7 +163,7 @@ struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
     o = s->free_objs;
     if (o)
         s->free_objs = o->next_free;
-    else if (!(o = malloc(sizeof *o)))
+    else if (!(o = __libc_malloc(sizeof *o)))
         lu__sched_bug(__FILE__, __LINE__, "out of memory for the object model");
     memset(o, 0, sizeof *o);
     o->addr = addr;
@@ -674,7 +674,7 @@ void lu_sched_destroy(struct lu_sched *s)
     while (s->free_objs) {
         struct lu__obj *o = s->free_objs;
         s->free_objs = o->next_free;
-        free(o);
+        __libc_free(o);
     }
     if (s->por)
         munmap(s->por, sizeof *s->por);

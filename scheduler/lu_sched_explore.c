@@ -219,18 +219,48 @@ static int64_t lu__por_block_remove(struct lu__por_blocks *bl, uintptr_t a)
     return rank;
 }
 
+/* The allocator as one shared word that every malloc, free and realloc
+ * writes. The calls are not scheduling points, but which block a malloc
+ * returns depends on the frees before it: a step that frees a block and a
+ * step of another thread that allocates one may commute for every visible
+ * location and still not commute (glibc hands a block freed into an arena
+ * to the next allocation from that arena, and an ABA bug needs exactly
+ * that). So the running step is marked as writing this word, and two steps
+ * that call the allocator are dependent. The mark is added after the
+ * operation ran, where the step's signature is still open: sleep-set entries
+ * and wake-ups read it at the next choice (lu__por_arrive, lu__por_sleep). */
+static char lu__allocator_word;
+
+static void lu__por_touch_allocator(void)
+{
+    struct lu__thread *t = lu__self;
+    if (!t || !t->s->x_por)
+        return;
+    struct lu_sched *s = t->s;
+    struct lu__por *p = s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    /* before the first choice (create(), alone) there is nothing to reorder */
+    if (!tr->len || p->last < 0 || p->last >= LU__POR_DEPTH || tr->steps[p->last].chosen != t->id)
+        return;
+    lu__sig_add(&p->step[p->last].exec, (uintptr_t)&lu__allocator_word >> 3, true, false);
+}
+
 void lu_sched_note_alloc(const void *p, size_t n)
 {
     struct lu__por_blocks *bl = lu__por_blocks_of_caller();
-    if (bl && p)
+    if (bl && p) {
         lu__por_block_add(bl, (uintptr_t)p, n, bl->ranks++);
+        lu__por_touch_allocator();
+    }
 }
 
 void lu_sched_note_free(const void *p)
 {
     struct lu__por_blocks *bl = lu__por_blocks_of_caller();
-    if (bl && p)
+    if (bl && p) {
         lu__por_block_remove(bl, (uintptr_t)p);
+        lu__por_touch_allocator();
+    }
 }
 
 void lu_sched_note_realloc(const void *old, const void *p, size_t n)
@@ -238,6 +268,7 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n)
     struct lu__por_blocks *bl = lu__por_blocks_of_caller();
     if (!bl || !p)
         return;
+    lu__por_touch_allocator();
     int64_t rank = old ? lu__por_block_remove(bl, (uintptr_t)old) : -1;
     lu__por_block_add(bl, (uintptr_t)p, n, old == p && rank >= 0 ? (uint32_t)rank : bl->ranks++);
 }

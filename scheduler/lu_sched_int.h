@@ -9,6 +9,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The scheduler's own memory comes straight from glibc, not through the
+ * allocator interposition: that reports every block a controlled thread
+ * allocates to the reduction, which names heap words by the block's rank
+ * among the execution's allocations. The object model allocates on a
+ * controlled thread the first time it meets an object and recycles
+ * afterwards, so counting its blocks would give the program's blocks other
+ * ranks in the first execution through a prefix than in the next ones, and
+ * an entry learnt in one would not meet the same word in the other. */
+extern void *__libc_malloc(size_t n);
+extern void __libc_free(void *p);
+#define uthash_malloc(sz) __libc_malloc(sz)
+#define uthash_free(ptr, sz) __libc_free(ptr)
 #include <uthash.h>
 
 #include "lu_sched_strategy.h"
