@@ -252,7 +252,10 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits expected = *c;                                                                           \
         bool ok = lu__cas##bits(a, c, v);                                                                    \
-        LU_SCHED_SET_MO(ok ? mo : fmo);                                                                      \
+        if (ok)                                                                                              \
+            LU_SCHED_SET_MO(mo);                                                                             \
+        else                                                                                                 \
+            LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (expected != v));                                                       \
         return ok;                                                                                           \
     }
@@ -271,7 +274,10 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         LU__PREP(c);                                                                                         \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         bool ok = lu__cas##bits(a, &found, v);                                                               \
-        LU_SCHED_SET_MO(ok ? mo : fmo);                                                                      \
+        if (ok)                                                                                              \
+            LU_SCHED_SET_MO(mo);                                                                             \
+        else                                                                                                 \
+            LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (c != v));                                                              \
         return found;                                                                                        \
     }

@@ -840,6 +840,10 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     struct lu_sched *s = t->s;
     int mo1 = lu__sched_mo;
     lu__sched_mo = 0;
+    bool failed = (mo1 & LU_SCHED_MO_FAILED) && t->k == LU_SCHED_K_RMW;
+    mo1 &= ~LU_SCHED_MO_FAILED;
+    /* what the access did: a failed CAS only read */
+    enum lu_sched_kind k = failed ? LU_SCHED_K_READ : t->k;
     int n = s->nthreads;
     if (!addr) {
         /* a fence: nothing to spin on; it orders the relaxed accesses
@@ -854,7 +858,9 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
         return;
     }
     struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
-    if (t->k != LU_SCHED_K_WRITE) {
+    if (failed && s->x_por)
+        lu__por_read_only(t, (const void *)addr);
+    if (k != LU_SCHED_K_WRITE) {
         if (lu__mo_acquires(mo1))
             lu__hb_acquire(t, o);
         else {
@@ -862,7 +868,7 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
             t->acq_used = true;
         }
     }
-    if (t->k != LU_SCHED_K_READ) {
+    if (k != LU_SCHED_K_READ) {
         if (lu__mo_releases(mo1))
             lu__hb_release(t, o);
         else if (t->fenced)

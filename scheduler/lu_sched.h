@@ -305,6 +305,15 @@ extern __thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec"))
  * fence). */
 extern __thread int lu__sched_mo __attribute__((tls_model("initial-exec")));
 #define LU_SCHED_SET_MO(mo) (lu__sched_mo = (int)(mo) + 1)
+/* A compare-and-swap that failed stored nothing: C11 gives it a load's
+ * semantics only, with the failure order. Interposers report one with
+ * LU_SCHED_SET_MO_FAILED(failure_mo) instead of LU_SCHED_SET_MO; the access
+ * then acquires (per that order) and releases nothing, and the
+ * partial-order reduction counts its step as a read of the location, so
+ * that two failed CASes, or a failed CAS and a load, commute. Without it a
+ * failed RMW is a write, which is sound and reduces less. */
+#define LU_SCHED_MO_FAILED 0x100
+#define LU_SCHED_SET_MO_FAILED(mo) (lu__sched_mo = ((int)(mo) + 1) | LU_SCHED_MO_FAILED)
 
 /* Controlled thread id of the caller, or -1 for any other thread. Cheap. */
 int lu_sched_self(void);

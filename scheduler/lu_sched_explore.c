@@ -231,18 +231,43 @@ static int64_t lu__por_block_remove(struct lu__por_blocks *bl, uintptr_t a)
  * and wake-ups read it at the next choice (lu__por_arrive, lu__por_sleep). */
 static char lu__allocator_word;
 
+/* The signature of the step t is running, or NULL when t runs outside one:
+ * before the first choice (create()) or alone (lu__choose records no step
+ * then, and p->last is an earlier step of t's). */
+static struct lu__por_sig *lu__por_running_step(struct lu__thread *t)
+{
+    struct lu_sched *s = t->s;
+    struct lu__por *p = s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    if (!tr->len || p->last < 0 || p->last >= LU__POR_DEPTH || tr->steps[p->last].chosen != t->id ||
+        p->last_alone != s->alone_steps)
+        return NULL;
+    return &p->step[p->last].exec;
+}
+
 static void lu__por_touch_allocator(void)
 {
     struct lu__thread *t = lu__self;
     if (!t || !t->s->x_por)
         return;
-    struct lu_sched *s = t->s;
-    struct lu__por *p = s->por;
-    const struct lu_sched_trace *tr = s->cfg.trace;
-    /* before the first choice (create(), alone) there is nothing to reorder */
-    if (!tr->len || p->last < 0 || p->last >= LU__POR_DEPTH || tr->steps[p->last].chosen != t->id)
+    struct lu__por_sig *g = lu__por_running_step(t);
+    if (g)
+        lu__sig_add(g, (uintptr_t)&lu__allocator_word >> 3, true, false);
+}
+
+/* The signature of a step is taken from its pending operation when it is
+ * chosen, where a CAS is a write; once it has failed, it is known to have
+ * read only (and released nothing, lu_sched_access_end). The step's
+ * signature is still open here, as for the allocator above. */
+void lu__por_read_only(struct lu__thread *t, const void *addr)
+{
+    struct lu__por_sig *g = lu__por_running_step(t);
+    if (!g || (g->flags & LU__PS_ALL))
         return;
-    lu__sig_add(&p->step[p->last].exec, (uintptr_t)&lu__allocator_word >> 3, true, false);
+    uint64_t key = lu__por_key(t->s, addr);
+    for (int i = 0; i < g->n; i++)
+        if (g->key[i] == key)
+            g->wmask &= (uint8_t)~(1u << i);
 }
 
 void lu_sched_note_alloc(const void *p, size_t n)
@@ -623,6 +648,7 @@ static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen, bool know
         p->run_start = i;
     }
     p->last = (int)i;
+    p->last_alone = s->alone_steps;
 }
 
 /* End of an execution, however it ended, seen from DFS: what was not

@@ -165,6 +165,7 @@ struct lu__por {
     struct lu__por_blocks blocks;
     uint64_t exec_id; /* executions run in this process (0: none) */
     int last;         /* last thread step of this execution, or -1 */
+    uint64_t last_alone; /* lu_sched.alone_steps when it was chosen */
     int run_tid;      /* thread whose run is being recorded, or -1 */
     uint32_t run_start;
     uint32_t valid;   /* steps whose alt lists belong to the current path */
@@ -331,6 +332,8 @@ void lu__backtrack(struct lu_sched *s);
 uint64_t lu__rand(struct lu_sched *s);
 unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a);
 void lu__por_blocks_reset(struct lu_sched *s); /* an execution starts */
+/* t's step was a CAS that failed: it only read addr (LU_SCHED_SET_MO_FAILED) */
+void lu__por_read_only(struct lu__thread *t, const void *addr);
 void lu__explore_begin(struct lu_sched *s);    /* an execution starts */
 
 /* Randomized strategies (lu_sched_strategy.c). begin: a new execution

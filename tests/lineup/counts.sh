@@ -51,11 +51,11 @@ else
     fail=$((fail + 1))
 fi
 S='push(1) pop(0) | push(2) | pop(0)'
-golden stack.dfs gcc/stack.so "$S" "dfs PASS 12 12 12 615 196 196 2" --strategy dfs
+golden stack.dfs gcc/stack.so "$S" "dfs PASS 12 12 12 614 196 196 2" --strategy dfs
 golden stack.dfs.full gcc/stack.so "$S" "dfs PASS 12 12 12 851 196 196 2" --strategy dfs --reduction off
-golden stack.ipb gcc/stack.so "$S" "ipb PASS 12 12 12 750 196 196 2" --strategy ipb
+golden stack.ipb gcc/stack.so "$S" "ipb PASS 12 12 12 749 196 196 2" --strategy ipb
 golden stack.idb gcc/stack.so "$S" "idb PASS 12 12 12 164 48 48 2" --strategy idb
-golden stack.default gcc/stack.so "$S" "default PASS 12 12 12 750 196 196 2"
+golden stack.default gcc/stack.so "$S" "default PASS 12 12 12 749 196 196 2"
 golden stack.default.full gcc/stack.so "$S" "default PASS 12 12 12 994 196 196 2" --reduction off
 # unbounded: one DFS, or rounds until a bound cuts nothing
 C='inc(0) | inc(0) get(0)'

@@ -164,6 +164,44 @@ void *race_mp_main(void *variant)
     return NULL;
 }
 
+/* ---- a failed CAS releases nothing ---- */
+
+int race_fcas_data;
+static _Atomic int race_fcas_word, race_fcas_flag;
+
+static void *race_fcas_producer(void *arg)
+{
+    (void)arg;
+    race_fcas_data = 42;
+    int expected = 0;
+    atomic_compare_exchange_strong(&race_fcas_word, &expected, 1);
+    atomic_store_explicit(&race_fcas_flag, 1, memory_order_relaxed);
+    return NULL;
+}
+
+static void *race_fcas_consumer(void *arg)
+{
+    (void)arg;
+    while (!atomic_load_explicit(&race_fcas_flag, memory_order_relaxed))
+        ;
+    (void)atomic_load_explicit(&race_fcas_word, memory_order_acquire);
+    race_mp_seen = race_fcas_data;
+    return NULL;
+}
+
+void *race_fcas_main(void *variant)
+{
+    atomic_init(&race_fcas_word, variant == RACE_FIXED ? 0 : 5);
+    atomic_init(&race_fcas_flag, 0);
+    race_fcas_data = 0;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_fcas_consumer, NULL);
+    pthread_create(&t[1], NULL, race_fcas_producer, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
 /* ---- create and join ---- */
 
 int race_cj_x;

@@ -42,6 +42,16 @@ extern int race_mutex_x;
 void *race_mp_main(void *variant);
 extern int race_mp_data;
 
+/* A failed compare-and-swap stores nothing, so it releases nothing (C11:
+ * only its failure order applies, a load's). The producer writes
+ * race_fcas_data, then CASes a word from 0 to 1 (seq_cst) and sets a relaxed
+ * flag; the consumer waits for the flag, loads the word with acquire and
+ * reads the data. Fixed: the word is 0, the CAS succeeds and the acquire
+ * load synchronizes with it. Buggy: the word is 5, the CAS fails and nothing
+ * orders the data write before the read. */
+void *race_fcas_main(void *variant);
+extern int race_fcas_data;
+
 /* Main writes race_cj_x, creates a child that increments it and reads it
  * after the join (fixed) or before (buggy). */
 void *race_cj_main(void *variant);

@@ -343,6 +343,11 @@ static void test_atomic_mp(void)
     pair("atomic flag", race_mp_main, &race_mp_data, sizeof race_mp_data, 2);
 }
 
+static void test_failed_cas(void)
+{
+    pair("failed CAS", race_fcas_main, &race_fcas_data, sizeof race_fcas_data, 2);
+}
+
 static void test_create_join(void)
 {
     pair("create/join", race_cj_main, &race_cj_x, sizeof race_cj_x, 1);
@@ -510,6 +515,7 @@ static const struct group {
     {"multi", test_multi},
     {"mutex", test_mutex},
     {"atomic_mp", test_atomic_mp},
+    {"failed_cas", test_failed_cas},
     {"create_join", test_create_join},
     {"sem", test_sem},
     {"cond", test_cond},
