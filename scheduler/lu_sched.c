@@ -1003,9 +1003,13 @@ bool lu_sched_known(const void *addr)
 
 /* ---- thread-specific data ---- */
 
+/* Not scheduling points, but the key a create returns follows the order
+ * of the creates and deletes of all threads: for the partial-order
+ * reduction they write the key table. */
 int lu_sched_key_create(unsigned *key, void (*dtor)(void *))
 {
     struct lu_sched *s = lu__self->s;
+    lu__por_touch_hidden(lu__self, s->keys);
     for (unsigned k = 0; k < LU__MAX_KEYS; k++) {
         if (!s->keys[k].used) {
             s->keys[k].used = true;
@@ -1024,6 +1028,7 @@ int lu_sched_key_delete(unsigned key)
     struct lu_sched *s = lu__self->s;
     if (key >= LU__MAX_KEYS || !s->keys[key].used)
         return EINVAL;
+    lu__por_touch_hidden(lu__self, s->keys);
     s->keys[key].used = false;
     return 0;
 }

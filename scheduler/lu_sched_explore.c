@@ -245,14 +245,18 @@ static struct lu__por_sig *lu__por_running_step(struct lu__thread *t)
     return &p->step[p->last].exec;
 }
 
-static void lu__por_touch_allocator(void)
+void lu__por_touch_hidden(struct lu__thread *t, const void *word)
 {
-    struct lu__thread *t = lu__self;
     if (!t || !t->s->x_por)
         return;
     struct lu__por_sig *g = lu__por_running_step(t);
     if (g)
-        lu__sig_add(g, (uintptr_t)&lu__allocator_word >> 3, true, false);
+        lu__sig_add(g, (uintptr_t)word >> 3, true, false);
+}
+
+static void lu__por_touch_allocator(void)
+{
+    lu__por_touch_hidden(lu__self, &lu__allocator_word);
 }
 
 /* The signature of a step is taken from its pending operation when it is

@@ -332,6 +332,9 @@ void lu__backtrack(struct lu_sched *s);
 uint64_t lu__rand(struct lu_sched *s);
 unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a);
 void lu__por_blocks_reset(struct lu_sched *s); /* an execution starts */
+/* t's running step wrote shared state that no scheduling point shows (the
+ * allocator, the table of thread-specific keys), named by word */
+void lu__por_touch_hidden(struct lu__thread *t, const void *word);
 /* t's step was a CAS that failed: it only read addr (LU_SCHED_SET_MO_FAILED) */
 void lu__por_read_only(struct lu__thread *t, const void *addr);
 void lu__explore_begin(struct lu_sched *s);    /* an execution starts */

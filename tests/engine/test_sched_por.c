@@ -15,8 +15,9 @@
  *   returns with the values each operation read, every value read, the
  *   final memory, deadlocks and who is stuck) with reduction equals the set
  *   without, for preemption bounds 0, 1, 2 (and unbounded on small ones);
- * - the allocator as shared state: a free and a malloc in steps that touch
- *   different words are still ordered (an ABA needs the block back);
+ * - the allocator and the table of thread-specific keys as shared state: a
+ *   free and a malloc (two key creations) in steps that touch different
+ *   words are still ordered (an ABA needs the block back);
  * - replay of a reduced DFS's schedules, and uncontrolled nondeterminism
  *   still reported.
  *
@@ -1518,6 +1519,50 @@ static struct meas measure(lu_sched_fn body, int nt, int bound, bool por)
     return m;
 }
 
+/* Thread-specific keys: each thread writes its own word and creates a key
+ * in the same step; the key numbers follow the order of the creates. */
+static _Atomic long k_w[2];
+
+static void *key_thread(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    lu__sched_pc = 0x32000 + (uintptr_t)t;
+    a_store(&k_w[t], 1, 46);
+    unsigned k = 99;
+    lu_sched_key_create(&k, NULL);
+    lu__sched_pc = 0x32100 + (uintptr_t)t;
+    a_load(&k_w[t], 47);
+    ev("k", t, (long)k);
+    return NULL;
+}
+
+static void *key_main(void *arg)
+{
+    (void)arg;
+    atomic_store(&k_w[0], 0);
+    atomic_store(&k_w[1], 0);
+    nalog = 0;
+    evlen = 0;
+    evlog[0] = 0;
+    lu_sched_spawn(key_thread, (void *)0);
+    lu_sched_spawn(key_thread, (void *)1);
+    lu_sched_join_all(13);
+    return NULL;
+}
+
+static void test_keys(void)
+{
+    for (int c = -1; c <= 2; c++) {
+        struct meas off = measure(key_main, 2, c, false);
+        struct meas on = measure(key_main, 2, c, true);
+        /* thread 0 gets key 0 or 1 (bound 0: key 0 only), and the return
+         * events come in either order */
+        CHECK(off.histories == on.histories && on.execs <= off.execs && off.histories >= (c == 0 ? 2u : 3u),
+              "thread-specific keys, bound %d: %zu outcomes without reduction, %zu with", c, off.histories,
+              on.histories);
+    }
+}
+
 static void test_allocator(void)
 {
     for (int c = -1; c <= 2; c++) {
@@ -1580,6 +1625,7 @@ int main(int argc, char **argv)
     test_rich(150, 100);
     test_heap(80);
     test_allocator();
+    test_keys();
     test_subjects(false);
     printf("%d passed, %d failed\n", passes, failures);
     return failures ? 1 : 0;
