@@ -165,7 +165,7 @@ struct lu__por {
     struct lu__por_blocks blocks;
     uint64_t exec_id; /* executions run in this process (0: none) */
     int last;         /* last thread step of this execution, or -1 */
-    uint64_t last_alone; /* lu_sched.alone_steps when it was chosen */
+    uint32_t last_alone; /* lu_sched.alone_steps when it was chosen */
     int run_tid;      /* thread whose run is being recorded, or -1 */
     uint32_t run_start;
     uint32_t valid;   /* steps whose alt lists belong to the current path */
