@@ -52,7 +52,7 @@ long bench_tsan_get(void);
 
 static int nthreads = 3;
 static double max_seconds = 0; /* -T: stop early after this much wall time */
-static bool explore_once;       /* -x: DFS stops when its tree is exhausted */
+static bool explore_once;      /* -x: DFS stops when its tree is exhausted */
 static int ksteps = 10;
 static _Atomic long counter;
 
@@ -234,8 +234,9 @@ static int run_pingpong(const char *kind, uint64_t rounds)
         pthread_join(th, NULL);
     }
     /* two handoffs per round */
-    printf("mode=pingpong-%s rounds=%llu handoffs_per_s=%.0f ns_per_handoff=%.1f", kind, (unsigned long long)done,
-           2.0 * (double)done / (b.t - a.t), (b.t - a.t) * 1e9 / (2.0 * (double)done));
+    printf("mode=pingpong-%s rounds=%llu handoffs_per_s=%.0f ns_per_handoff=%.1f", kind,
+           (unsigned long long)done, 2.0 * (double)done / (b.t - a.t),
+           (b.t - a.t) * 1e9 / (2.0 * (double)done));
     print_usage_delta(a, b, 2 * done);
     printf("\n");
     return 0;
@@ -330,11 +331,12 @@ static int run_sched(bool tsan, bool dfs, int bound, uint64_t n, uint64_t seed)
     }
     struct usage b = usage_now();
     double dt = b.t - a.t, m = (double)sum.executions;
-    printf("mode=%s threads=%d steps=%d strategy=%s bound=%d executions=%llu dfs_tree=%llu explorations=%llu "
-           "exec_per_s=%.0f points_per_exec=%.1f switches_per_exec=%.1f points_per_s=%.0f switches_per_s=%.0f",
-           tsan ? "tsan" : "api", nthreads, ksteps, dfs ? "dfs" : "random", bound,
-           (unsigned long long)sum.executions, (unsigned long long)tree, (unsigned long long)rounds, m / dt,
-           (double)sum.points / m, (double)sum.switches / m, (double)sum.points / dt, (double)sum.switches / dt);
+    printf(
+        "mode=%s threads=%d steps=%d strategy=%s bound=%d executions=%llu dfs_tree=%llu explorations=%llu "
+        "exec_per_s=%.0f points_per_exec=%.1f switches_per_exec=%.1f points_per_s=%.0f switches_per_s=%.0f",
+        tsan ? "tsan" : "api", nthreads, ksteps, dfs ? "dfs" : "random", bound,
+        (unsigned long long)sum.executions, (unsigned long long)tree, (unsigned long long)rounds, m / dt,
+        (double)sum.points / m, (double)sum.switches / m, (double)sum.points / dt, (double)sum.switches / dt);
     print_usage_delta(a, b, sum.executions);
     printf(" watchdog=\"%s\"\n", lu_sched_watchdog_name());
     free(tr);
@@ -345,7 +347,8 @@ static int run_sched(bool tsan, bool dfs, int bound, uint64_t n, uint64_t seed)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: bench_sched MODE [-t THREADS] [-k STEPS] [-s dfs|random] [-p BOUND] [-n EXECUTIONS] [-S SEED] [-T SECONDS] [-x]\n"
+            "usage: bench_sched MODE [-t THREADS] [-k STEPS] [-s dfs|random] [-p BOUND] [-n EXECUTIONS] [-S "
+            "SEED] [-T SECONDS] [-x]\n"
             "  MODE: api | tsan (lineup build), native | pingpong-futex | pingpong-spin | pingpong-ucontext\n"
             "  defaults: -t 3 -k 10 -s dfs -p 2 (random: -1) -n 10000 -S 1; -T stops a run\n"
             "  early after SECONDS of wall time (0: never), for loaded machines; -x: DFS explores its tree\n"

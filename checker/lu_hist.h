@@ -55,16 +55,16 @@ bool lu_hist_result_eq(const struct lu_hist_result *a, const struct lu_hist_resu
 enum lu_hist_ev_kind { LU_HIST_CALL = 0, LU_HIST_RETURN = 1 };
 
 struct lu_hist_event {
-    uint16_t op;   /* operation id in the test */
-    uint8_t kind;  /* enum lu_hist_ev_kind */
+    uint16_t op;               /* operation id in the test */
+    uint8_t kind;              /* enum lu_hist_ev_kind */
     struct lu_hist_result res; /* RETURN only */
 };
 
 struct lu_hist {
     struct lu_hist_event *ev;
     size_t len, cap;
-    bool stuck;                /* ended with pending calls that can't return */
-    unsigned char *arena;      /* byte-string results */
+    bool stuck;           /* ended with pending calls that can't return */
+    unsigned char *arena; /* byte-string results */
     size_t arena_len, arena_cap;
 };
 

@@ -726,8 +726,8 @@ struct group {
     const struct hinfo *hi;
     uint64_t target;
     int stuck_op;
-    bool agree; /* this pass lists the histories that agree with h's results */
-    bool returning; /* stuck_op: list serial histories where it returns instead */
+    bool agree;                  /* this pass lists the histories that agree with h's results */
+    bool returning;              /* stuck_op: list serial histories where it returns instead */
     const struct lu__edge *last; /* stuck_op's edge in the history being emitted */
     struct lu_buf *b;
     unsigned max;
@@ -771,9 +771,8 @@ static void group_dfs(struct group *g, uint32_t node, uint64_t mask, bool agree)
     }
     const struct lu__node *n = &g->s->nodes[node];
     if (mask == g->target) {
-        const struct lu__edge *e = g->stuck_op >= 0 && (n->kids >> g->stuck_op & 1)
-                                       ? edge_of(n, (unsigned)g->stuck_op)
-                                       : NULL;
+        const struct lu__edge *e =
+            g->stuck_op >= 0 && (n->kids >> g->stuck_op & 1) ? edge_of(n, (unsigned)g->stuck_op) : NULL;
         g->last = e;
         if ((g->stuck_op < 0 || (e && e->stuck != g->returning)) && agree == g->agree)
             group_emit(g);
@@ -819,7 +818,8 @@ void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struc
         /* No serial history gets stuck there (that is the finding): show
          * the ones where the pending call returns, which is what the
          * object does serially after the same completed calls. */
-        lu_buf_puts(b, GROUP_INDENT "(no serial history gets stuck there; serially the pending call returns:)\n");
+        lu_buf_puts(b, GROUP_INDENT
+                    "(no serial history gets stuck there; serially the pending call returns:)\n");
         g.returning = true;
         g.agree = true;
         group_dfs(&g, 0, 0, true);

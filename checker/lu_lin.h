@@ -42,9 +42,9 @@ size_t lu_spec_stuck_count(const struct lu_spec *s);
 
 /* Statistics of the checks, for the summary and the benchmarks. */
 struct lu_lin_stats {
-    uint64_t checks;        /* histories checked */
-    uint64_t hitting_hits;  /* witnesses found in the strong hitting family */
-    uint64_t search_nodes;  /* nodes of the memoized search */
+    uint64_t checks;       /* histories checked */
+    uint64_t hitting_hits; /* witnesses found in the strong hitting family */
+    uint64_t search_nodes; /* nodes of the memoized search */
 };
 
 struct lu_lin_verdict {

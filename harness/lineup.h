@@ -79,37 +79,42 @@ void lineup_result_bytes(const void *data, size_t len);
  */
 void lineup_yield(void);
 
-#define LINEUP_OP(function, argument) {#function, (function), (int64_t)(argument)}
+/* clang-format off: the layout of the registration macros is part of what users read */
+#define LINEUP_OP(function, argument)                                                                        \
+    {                                                                                                        \
+#function, (function), (int64_t)(argument)                                                           \
+    }
 
 #define LINEUP__CAT2(a, b) a##b
 #define LINEUP__CAT(a, b) LINEUP__CAT2(a, b)
 
-#define LINEUP_HARNESS(hname, create_fn, destroy_fn, ...)                                          \
-    static const struct lineup_op lineup__ops_##hname[] = {__VA_ARGS__};                            \
-    static const struct lineup_harness lineup__harness_##hname;                                     \
-    __attribute__((constructor)) static void lineup__register_##hname(void)                         \
-    {                                                                                               \
-        lineup_register(&lineup__harness_##hname);                                                  \
-    }                                                                                               \
-    static const struct lineup_harness lineup__harness_##hname = {                                  \
-        LINEUP_ABI_VERSION,                                                                         \
-        #hname,                                                                                     \
-        (create_fn),                                                                                \
-        (destroy_fn),                                                                               \
-        lineup__ops_##hname,                                                                        \
-        sizeof lineup__ops_##hname / sizeof lineup__ops_##hname[0],                                 \
-        __FILE__,                                                                                   \
-        __LINE__}
+#define LINEUP_HARNESS(hname, create_fn, destroy_fn, ...)                                                    \
+    static const struct lineup_op lineup__ops_##hname[] = {__VA_ARGS__};                                     \
+    static const struct lineup_harness lineup__harness_##hname;                                              \
+    __attribute__((constructor)) static void lineup__register_##hname(void)                                  \
+    {                                                                                                        \
+        lineup_register(&lineup__harness_##hname);                                                           \
+    }                                                                                                        \
+    static const struct lineup_harness lineup__harness_##hname = {LINEUP_ABI_VERSION,                        \
+                                                                  #hname,                                    \
+                                                                  (create_fn),                               \
+                                                                  (destroy_fn),                              \
+                                                                  lineup__ops_##hname,                       \
+                                                                  sizeof lineup__ops_##hname /               \
+                                                                      sizeof lineup__ops_##hname[0],         \
+                                                                  __FILE__,                                  \
+                                                                  __LINE__}
 
-#define LINEUP__SEQUENCE(hname, teardown, tag, ...)                                                 \
-    static const struct lineup_op LINEUP__CAT(lineup__seq_##tag##_, hname)[] = {__VA_ARGS__};       \
-    __attribute__((constructor)) static void LINEUP__CAT(lineup__register_##tag##_, hname)(void)    \
-    {                                                                                               \
-        lineup_register_sequence(#hname, (teardown), LINEUP__CAT(lineup__seq_##tag##_, hname),      \
-                                 sizeof LINEUP__CAT(lineup__seq_##tag##_, hname) /                  \
-                                     sizeof LINEUP__CAT(lineup__seq_##tag##_, hname)[0]);           \
-    }                                                                                               \
+#define LINEUP__SEQUENCE(hname, teardown, tag, ...)                                                          \
+    static const struct lineup_op LINEUP__CAT(lineup__seq_##tag##_, hname)[] = {__VA_ARGS__};                \
+    __attribute__((constructor)) static void LINEUP__CAT(lineup__register_##tag##_, hname)(void)             \
+    {                                                                                                        \
+        lineup_register_sequence(#hname, (teardown), LINEUP__CAT(lineup__seq_##tag##_, hname),               \
+                                 sizeof LINEUP__CAT(lineup__seq_##tag##_, hname) /                           \
+                                     sizeof LINEUP__CAT(lineup__seq_##tag##_, hname)[0]);                    \
+    }                                                                                                        \
     extern int lineup__sequence_declared_##tag##_##hname
+/* clang-format on */
 
 /* Optional: LINEUP_SETUP(queue, LINEUP_OP(enqueue, 1)); runs enqueue(1)
  * before every test of harness queue. */
@@ -117,7 +122,6 @@ void lineup_yield(void);
 /* Optional: LINEUP_TEARDOWN(queue, LINEUP_OP(try_dequeue, 0), ...); runs
  * after every test, and its results are checked too. */
 #define LINEUP_TEARDOWN(hname, ...) LINEUP__SEQUENCE(hname, 1, teardown, __VA_ARGS__)
-
 
 /* ==================================================================
  * Whole programs: `lineup run -- PROGRAM` (docs/run.md)

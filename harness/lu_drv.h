@@ -30,16 +30,16 @@
 
 /* Verdicts: findings about the code under test, then errors that stop the
  * check. The last column is the exit status they lead to. */
-#define LU_DRV_VERDICTS(X)                                                                            \
-    X(PASS, "pass", 0)                                                                                \
-    X(VIOLATION, "linearizability violation", 1)                                                      \
-    X(STUCK, "stuck history with no serial explanation", 1)                                           \
-    X(NONDET, "nondeterminism", 1)                                                                    \
-    X(CRASH, "crash", 1)                                                                              \
-    X(DIVERGE, "divergence", 1)                                                                       \
-    X(TIMEOUT, "timeout", 1)                                                                          \
-    X(UNSUPPORTED, "unsupported call", 2)                                                             \
-    X(HARNESS, "harness error", 2)                                                                    \
+#define LU_DRV_VERDICTS(X)                                                                                   \
+    X(PASS, "pass", 0)                                                                                       \
+    X(VIOLATION, "linearizability violation", 1)                                                             \
+    X(STUCK, "stuck history with no serial explanation", 1)                                                  \
+    X(NONDET, "nondeterminism", 1)                                                                           \
+    X(CRASH, "crash", 1)                                                                                     \
+    X(DIVERGE, "divergence", 1)                                                                              \
+    X(TIMEOUT, "timeout", 1)                                                                                 \
+    X(UNSUPPORTED, "unsupported call", 2)                                                                    \
+    X(HARNESS, "harness error", 2)                                                                           \
     X(INTERNAL, "internal error", 3)
 
 enum lu_drv_verdict {
@@ -64,13 +64,13 @@ unsigned lu_drv_test_calls(const struct lu_drv_test *t);
 /* Phase-2 strategies (--strategy). DEFAULT is iterative preemption
  * bounding up to --preemptions under the execution budget, as IPB, except
  * that an unbounded --preemptions -1 is one unbounded DFS. */
-#define LU_DRV_STRATEGIES(X)                                                                          \
-    X(DEFAULT, "default", "iterative preemption bounding (default)")                                 \
-    X(DFS, "dfs", "depth-first search within the preemption bound")                                  \
-    X(IPB, "ipb", "iterative preemption bounding")                                                   \
-    X(IDB, "idb", "iterative delay bounding")                                                        \
-    X(RANDOM, "random", "random walk")                                                               \
-    X(PCT, "pct", "probabilistic concurrency testing")                                               \
+#define LU_DRV_STRATEGIES(X)                                                                                 \
+    X(DEFAULT, "default", "iterative preemption bounding (default)")                                         \
+    X(DFS, "dfs", "depth-first search within the preemption bound")                                          \
+    X(IPB, "ipb", "iterative preemption bounding")                                                           \
+    X(IDB, "idb", "iterative delay bounding")                                                                \
+    X(RANDOM, "random", "random walk")                                                                       \
+    X(PCT, "pct", "probabilistic concurrency testing")                                                       \
     X(POS, "pos", "partial order sampling")
 
 enum lu_drv_strategy {
@@ -80,8 +80,8 @@ enum lu_drv_strategy {
         LU_DRV_S_COUNT
 };
 
-const char *lu_drv_strategy_id(int s);   /* "ipb" */
-const char *lu_drv_strategy_text(int s); /* "iterative preemption bounding" */
+const char *lu_drv_strategy_id(int s);     /* "ipb" */
+const char *lu_drv_strategy_text(int s);   /* "iterative preemption bounding" */
 int lu_drv_strategy_parse(const char *id); /* -1: unknown */
 /* Randomized strategies sample schedules: they need a budget and have no
  * notion of a completely covered bound. */
@@ -104,16 +104,16 @@ struct lu_drv_job {
     uint64_t max_executions; /* phase 1: error beyond; phase 2: budget; 0 = unlimited */
     uint32_t spin_bound;
     uint32_t watchdog_ms;
-    int strategy;            /* enum lu_drv_strategy */
-    int pct_depth;           /* PCT: bug depth d */
-    bool por;                /* exhaustive phase 2: partial-order reduction (docs/por.md) */
-    uint64_t seed;           /* randomized strategies: this test's seed */
-    unsigned explorers;      /* phase-2 processes splitting this test's schedule tree (>= 1) */
-    uint64_t recycle_every;  /* testing: restart the explorer after this many executions (0: by memory) */
-    uint32_t recycle_mb;     /* restart the explorer when its private memory grew by this much */
-    bool list_only;          /* just report the harnesses of the .so */
-    unsigned want;           /* findings (1 << LU_DRV_F_*) to look for; 0: all */
-    int cpu;                 /* core to pin the worker to, -1: none */
+    int strategy;           /* enum lu_drv_strategy */
+    int pct_depth;          /* PCT: bug depth d */
+    bool por;               /* exhaustive phase 2: partial-order reduction (docs/por.md) */
+    uint64_t seed;          /* randomized strategies: this test's seed */
+    unsigned explorers;     /* phase-2 processes splitting this test's schedule tree (>= 1) */
+    uint64_t recycle_every; /* testing: restart the explorer after this many executions (0: by memory) */
+    uint32_t recycle_mb;    /* restart the explorer when its private memory grew by this much */
+    bool list_only;         /* just report the harnesses of the .so */
+    unsigned want;          /* findings (1 << LU_DRV_F_*) to look for; 0: all */
+    int cpu;                /* core to pin the worker to, -1: none */
     /* replay: one execution of the given phase following sched */
     int replay_phase; /* 0: no replay */
     uint32_t replay_len;
@@ -136,7 +136,7 @@ struct lu_drv_fatal {
     int kind; /* enum lu_sched_fatal, 0 = none */
     int code;
     int tid;
-    uintptr_t pc_off;  /* pc - module base */
+    uintptr_t pc_off; /* pc - module base */
     char module[512];
     char symbol[128];
 };
@@ -165,8 +165,8 @@ struct lu_drv_lane {
     struct lu_hist_event ev[LU_DRV_MAX_EVENTS]; /* current execution's history (no bytes) */
     struct lu_drv_fatal fatal;
     uint32_t sched_len;
-    int exit_reason;              /* LU_DRV_EXIT_*: why the explorer ended */
-    bool has_item;                /* g holds work */
+    int exit_reason; /* LU_DRV_EXIT_*: why the explorer ended */
+    bool has_item;   /* g holds work */
     uint32_t g_len, g_base;
     uint64_t chunk;               /* randomized strategies: next chunk of executions */
     uint32_t max_steps;           /* randomized strategies: longest execution so far */
@@ -177,16 +177,16 @@ struct lu_drv_lane {
 /* Coordination of the explorers of one test, in shared memory. */
 struct lu_drv_pool {
     _Atomic uint32_t lock;
-    _Atomic uint32_t seq;     /* futex word: bumped when items are queued or the search ends */
-    _Atomic int stop;         /* every explorer ends at its next check */
-    _Atomic int want_work;    /* explorers without an item */
-    _Atomic int claim;        /* lane + 1 of the explorer that owns the result, 0: none */
+    _Atomic uint32_t seq;  /* futex word: bumped when items are queued or the search ends */
+    _Atomic int stop;      /* every explorer ends at its next check */
+    _Atomic int want_work; /* explorers without an item */
+    _Atomic int claim;     /* lane + 1 of the explorer that owns the result, 0: none */
     _Atomic uint64_t budget_used;
-    _Atomic uint64_t pruned;  /* this round: alternatives cut by the bound */
+    _Atomic uint64_t pruned; /* this round: alternatives cut by the bound */
     unsigned nexp;
-    unsigned busy;            /* explorers holding an item */
-    int round;                /* bound of the current round */
-    int last_round;           /* -1: unbounded iteration until nothing was pruned */
+    unsigned busy;  /* explorers holding an item */
+    int round;      /* bound of the current round */
+    int last_round; /* -1: unbounded iteration until nothing was pruned */
     int bound_kind;
 };
 
@@ -202,7 +202,7 @@ struct lu_drv_shm {
     _Atomic uint64_t stuck;         /* phase-2 executions that got stuck */
     _Atomic uint64_t recycles;      /* explorer restarts */
     _Atomic uint64_t points;
-    uint64_t spec_checks;           /* phase 1: serial histories checked for determinism */
+    uint64_t spec_checks;      /* phase 1: serial histories checked for determinism */
     struct lu_hist_test htest; /* the worker's operation table, for reports */
 
     /* result */
@@ -210,9 +210,9 @@ struct lu_drv_shm {
     int verdict;
     int fail_phase;
     uint64_t serial_full, serial_stuck;
-    int complete_bound;   /* phase 2 covered every schedule up to this bound */
-    bool truncated;       /* phase 2 stopped at the execution budget */
-    unsigned explorers;   /* explorer processes phase 2 used at once */
+    int complete_bound; /* phase 2 covered every schedule up to this bound */
+    bool truncated;     /* phase 2 stopped at the execution budget */
+    unsigned explorers; /* explorer processes phase 2 used at once */
     _Atomic uint64_t explorer_executions[LU_DRV_MAX_EXPLORERS]; /* phase-2 executions each explorer ran */
     char harnesses[2048]; /* list_only: "name nops\n" lines, ops after */
     char report[LU_DRV_REPORT_CAP];
@@ -250,7 +250,8 @@ bool lu_drv_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, in
                        uint64_t *pruned);
 /* The shallowest step of g[base..len) with unexplored alternatives within
  * bound, or -1. */
-int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound, int bound_kind);
+int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound,
+                            int bound_kind);
 
 /* Queue of work items given away by busy explorers, in shared memory. */
 struct lu_drv_items;

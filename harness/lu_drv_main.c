@@ -189,45 +189,46 @@ struct lu__opts {
 
 static void lu__usage(FILE *f)
 {
-    fprintf(f,
-            "usage: lineup [options] HARNESS.so\n"
-            "       lineup --replay FILE [HARNESS.so]\n"
-            "\n"
-            "Checks that the concurrent object of a harness is linearizable with respect to some\n"
-            "deterministic sequential specification (Line-Up), with no specification written.\n"
-            "\n"
-            "options:\n"
-            "  --matrix TxN        T threads, N calls each (default 3x3)\n"
-            "  --samples K         random test matrices to check (default 100)\n"
-            "  --seed S            seed of the random matrices (default: from the clock; always printed)\n"
-            "  --preemptions P     preemption bound of phase 2 (default 2; -1: unbounded); with idb, the\n"
-            "                      delay bound\n"
-            "  --strategy S        phase 2 search: default, dfs, ipb, idb, random, pct or pos (see the guide)\n"
-            "  --depth D           bug depth of pct (default 3)\n"
-            "  --reduction on|off  partial-order reduction in exhaustive phase-2 search (default on; it skips\n"
-            "                      executions, never a distinct history)\n"
-            "  --test 'A B | C'    check this one test; '|' separates threads\n"
-            "  --harness NAME      check only this harness of the shared object\n"
-            "  --jobs N            tests run in parallel (default: number of cores); with fewer tests than\n"
-            "                      N, an exhaustive search (--max-executions 0) splits each test among them\n"
-            "  --shard K/N         check only the K-th of N shares of the --samples tests (same tests and\n"
-            "                      verdicts as one run of all, for spreading a run over N machines)\n"
-            "  --json FILE         write machine-readable results\n"
-            "  --replay FILE       re-run a reported failure and show it\n"
-            "  --replay-dir DIR    where to write replay files (default .)\n"
-            "  --max-executions N  phase 2 budget per test (default 20000; 0: none). Phase 2 covers\n"
-            "                      bound 0, then 1, ... up to --preemptions, until the budget runs out\n"
-            "  --timeout SEC       wall-clock limit per test (default 600)\n"
-            "  --spin-bound N      spinning steps before a livelock is declared (default 1000)\n"
-            "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence (default 1000)\n"
-            "  --no-minimize       report failing tests as found\n"
-            "  --max-reports N     minimize and report at most N failing tests per kind of bug and\n"
-            "                      harness (default 3; 0: all); the others are counted\n"
-            "  --allow-uninstrumented  accept a shared object not built with lineup-cc\n"
-            "  --quiet             no progress line\n"
-            "  --help, --version\n"
-            "\n"
-            "exit status: 0 all tests pass, 1 a bug was found, 2 usage error, 3 internal error\n");
+    fprintf(
+        f,
+        "usage: lineup [options] HARNESS.so\n"
+        "       lineup --replay FILE [HARNESS.so]\n"
+        "\n"
+        "Checks that the concurrent object of a harness is linearizable with respect to some\n"
+        "deterministic sequential specification (Line-Up), with no specification written.\n"
+        "\n"
+        "options:\n"
+        "  --matrix TxN        T threads, N calls each (default 3x3)\n"
+        "  --samples K         random test matrices to check (default 100)\n"
+        "  --seed S            seed of the random matrices (default: from the clock; always printed)\n"
+        "  --preemptions P     preemption bound of phase 2 (default 2; -1: unbounded); with idb, the\n"
+        "                      delay bound\n"
+        "  --strategy S        phase 2 search: default, dfs, ipb, idb, random, pct or pos (see the guide)\n"
+        "  --depth D           bug depth of pct (default 3)\n"
+        "  --reduction on|off  partial-order reduction in exhaustive phase-2 search (default on; it skips\n"
+        "                      executions, never a distinct history)\n"
+        "  --test 'A B | C'    check this one test; '|' separates threads\n"
+        "  --harness NAME      check only this harness of the shared object\n"
+        "  --jobs N            tests run in parallel (default: number of cores); with fewer tests than\n"
+        "                      N, an exhaustive search (--max-executions 0) splits each test among them\n"
+        "  --shard K/N         check only the K-th of N shares of the --samples tests (same tests and\n"
+        "                      verdicts as one run of all, for spreading a run over N machines)\n"
+        "  --json FILE         write machine-readable results\n"
+        "  --replay FILE       re-run a reported failure and show it\n"
+        "  --replay-dir DIR    where to write replay files (default .)\n"
+        "  --max-executions N  phase 2 budget per test (default 20000; 0: none). Phase 2 covers\n"
+        "                      bound 0, then 1, ... up to --preemptions, until the budget runs out\n"
+        "  --timeout SEC       wall-clock limit per test (default 600)\n"
+        "  --spin-bound N      spinning steps before a livelock is declared (default 1000)\n"
+        "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence (default 1000)\n"
+        "  --no-minimize       report failing tests as found\n"
+        "  --max-reports N     minimize and report at most N failing tests per kind of bug and\n"
+        "                      harness (default 3; 0: all); the others are counted\n"
+        "  --allow-uninstrumented  accept a shared object not built with lineup-cc\n"
+        "  --quiet             no progress line\n"
+        "  --help, --version\n"
+        "\n"
+        "exit status: 0 all tests pass, 1 a bug was found, 2 usage error, 3 internal error\n");
 }
 
 static char lu__json_tmp[PATH_MAX + 16];
@@ -270,21 +271,45 @@ static void lu__parse_shard(const char *v, struct lu__opts *o)
             digits = false;
     }
     if (!digits)
-        lu__die_usage("--shard takes K/N (this machine's share K of N shares, 1 <= K <= N), e.g. 2/8, not '%s'",
-                      v);
+        lu__die_usage(
+            "--shard takes K/N (this machine's share K of N shares, 1 <= K <= N), e.g. 2/8, not '%s'", v);
     if (n == 0 || n > 1000000)
         lu__die_usage("--shard %s: in K/N, the number of shares N must be between 1 and 1000000", v);
     if (k == 0 || k > n)
-        lu__die_usage("--shard %s: in K/N, the share K must be between 1 and N (shares are numbered from 1)", v);
+        lu__die_usage("--shard %s: in K/N, the share K must be between 1 and N (shares are numbered from 1)",
+                      v);
     o->shard_k = (unsigned)k;
     o->shard_n = (unsigned)n;
 }
 
 static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
 {
-    enum { O_MATRIX = 256, O_SAMPLES, O_SEED, O_PRE, O_TEST, O_JOBS, O_JSON, O_REPLAY, O_HARNESS, O_RDIR,
-           O_MAXEX, O_TIMEOUT, O_SPIN, O_WD, O_NOMIN, O_UNINSTR, O_QUIET, O_HELP, O_VERSION, O_MAXREP,
-           O_STRATEGY, O_DEPTH, O_SHARD, O_REDUCTION };
+    enum {
+        O_MATRIX = 256,
+        O_SAMPLES,
+        O_SEED,
+        O_PRE,
+        O_TEST,
+        O_JOBS,
+        O_JSON,
+        O_REPLAY,
+        O_HARNESS,
+        O_RDIR,
+        O_MAXEX,
+        O_TIMEOUT,
+        O_SPIN,
+        O_WD,
+        O_NOMIN,
+        O_UNINSTR,
+        O_QUIET,
+        O_HELP,
+        O_VERSION,
+        O_MAXREP,
+        O_STRATEGY,
+        O_DEPTH,
+        O_SHARD,
+        O_REDUCTION
+    };
     static const struct option lo[] = {
         {"matrix", required_argument, 0, O_MATRIX},
         {"samples", required_argument, 0, O_SAMPLES},
@@ -403,7 +428,8 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         case O_STRATEGY:
             o->strategy = lu_drv_strategy_parse(optarg);
             if (o->strategy < 0)
-                lu__die_usage("--strategy takes one of default, dfs, ipb, idb, random, pct, pos, not '%s'", optarg);
+                lu__die_usage("--strategy takes one of default, dfs, ipb, idb, random, pct, pos, not '%s'",
+                              optarg);
             break;
         case O_DEPTH:
             o->depth = (int)lu__parse_u64("--depth", optarg, 64);
@@ -544,8 +570,8 @@ struct lu__res {
     unsigned nf;
 };
 
-static void lu__add_finding(struct lu__res *r, int verdict, const char *report, const struct lu_sched_step *sched,
-                            uint32_t len)
+static void lu__add_finding(struct lu__res *r, int verdict, const char *report,
+                            const struct lu_sched_step *sched, uint32_t len)
 {
     struct lu__finding *f = &r->f[r->nf++];
     f->verdict = verdict;
@@ -594,13 +620,15 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
     int phase = atomic_load(&shm->phase);
     if (timed_out) {
         r->verdict = LU_DRV_V_TIMEOUT;
-        lu_buf_printf(&b, "timeout: the test did not finish in time (phase %d); an operation may block in a "
-                          "call lineup does not control (I/O, an uninstrumented lock)\n",
+        lu_buf_printf(&b,
+                      "timeout: the test did not finish in time (phase %d); an operation may block in a "
+                      "call lineup does not control (I/O, an uninstrumented lock)\n",
                       phase);
     } else if (f->kind == LU_SCHED_FATAL_DIVERGE) {
         r->verdict = LU_DRV_V_DIVERGE;
-        lu_buf_printf(&b, "divergence: thread %d ran without reaching a scheduling point (an infinite loop on "
-                          "plain memory?) in phase %d, at ",
+        lu_buf_printf(&b,
+                      "divergence: thread %d ran without reaching a scheduling point (an infinite loop on "
+                      "plain memory?) in phase %d, at ",
                       f->tid - 1, phase);
         lu_drv_addr2line(&b, f->module, f->pc_off);
         lu_buf_puts(&b, "\n");
@@ -616,7 +644,8 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         if (sig)
             lu_buf_printf(&b, "crash: %s", lu__signame(sig));
         else
-            lu_buf_printf(&b, "crash: the worker exited with status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            lu_buf_printf(&b, "crash: the worker exited with status %d",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         if (f->kind == LU_SCHED_FATAL_SIGNAL) {
             lu_buf_printf(&b, " in %s %d, at ", f->tid == 0 ? "the main thread" : "thread",
                           f->tid <= 0 ? 0 : f->tid - 1);
@@ -886,8 +915,8 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 /* ---- replay files ---- */
 
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
-                            const struct lu_drv_test *t, const struct lu__finding *r, int phase, int preemptions,
-                            int strategy, char *out, size_t outlen)
+                            const struct lu_drv_test *t, const struct lu__finding *r, int phase,
+                            int preemptions, int strategy, char *out, size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -906,9 +935,11 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     lu_drv_test_format(&b, t, (const char *const *)h->labels);
     /* the schedule is the list of choices, whatever strategy made them:
      * the strategy line is for people, the replay follows the choices */
-    fprintf(f, "lineup-replay 2\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\n"
-               "schedule",
-            real, h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions, lu_drv_strategy_id(strategy));
+    fprintf(f,
+            "lineup-replay 2\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\n"
+            "schedule",
+            real, h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions,
+            lu_drv_strategy_id(strategy));
     for (uint32_t i = 0; i < r->sched_len; i++)
         fprintf(f, " %c%u", r->sched[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', r->sched[i].chosen);
     fputs("\n", f);
@@ -954,8 +985,9 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             /* format 2 (session 3): schedules omit the points where one
              * thread is alone and may choose spinning threads at a cost */
             if (strcmp(line, "lineup-replay") == 0 && strcmp(val, "1") == 0)
-                lu__replay_bad(file, ln, "it was written by an older lineup, whose schedules this one does not "
-                                         "follow: run the check again for a new replay file");
+                lu__replay_bad(file, ln,
+                               "it was written by an older lineup, whose schedules this one does not "
+                               "follow: run the check again for a new replay file");
             if (strcmp(line, "lineup-replay") != 0 || strcmp(val, "2") != 0)
                 lu__replay_bad(file, ln, "it does not start with 'lineup-replay 2'");
             header = true;
@@ -1047,8 +1079,8 @@ static unsigned lu__want_of(int verdict)
 }
 
 /* Tries cand; when it shows the same kind of bug, it becomes the test. */
-static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict, struct lu__res *r,
-                            unsigned *runs)
+static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict,
+                            struct lu__res *r, unsigned *runs)
 {
     struct lu_drv_job j2 = *job;
     j2.test = *cand;
@@ -1138,8 +1170,8 @@ static void lu__json_counts(FILE *f, const struct lu__res *r)
             ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
             "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
             ", \"stuck_executions\": %" PRIu64 ", \"explorers\": %u, \"restarts\": %" PRIu64,
-            r->ex1, r->serial_full + r->serial_stuck, r->spec_checks, r->ex2, r->histories, r->checks, r->stuck,
-            r->explorers, r->recycles);
+            r->ex1, r->serial_full + r->serial_stuck, r->spec_checks, r->ex2, r->histories, r->checks,
+            r->stuck, r->explorers, r->recycles);
     if (r->explorers > 1) {
         /* how evenly the explorers shared the test's search */
         fputs(", \"explorer_executions\": [", f);
@@ -1176,7 +1208,8 @@ static int lu__replay_main(struct lu__opts *o)
     memset(&job, 0, sizeof job);
     snprintf(job.harness_path, sizeof job.harness_path, "%s", path);
     snprintf(job.harness_name, sizeof job.harness_name, "%s", rp.name);
-    if (lu_drv_test_parse(rp.test, (const char *const *)hs[0].labels, hs[0].nops, &job.test, err, sizeof err)) {
+    if (lu_drv_test_parse(rp.test, (const char *const *)hs[0].labels, hs[0].nops, &job.test, err,
+                          sizeof err)) {
         fprintf(stderr, "lineup: %s: the test does not fit harness %s: %s\n", o->replay, rp.name, err);
         return EXIT_USAGE;
     }
@@ -1220,11 +1253,12 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (ins == 0 && !o.allow_uninstrumented) {
-        fprintf(stderr,
-                "lineup: %s was not built with lineup-cc: its atomic operations would be invisible to lineup.\n"
-                "Rebuild it with 'lineup-cc -shared -o %s SOURCE.c', or pass --allow-uninstrumented to check\n"
-                "it anyway with only its pthread calls as scheduling points.\n",
-                o.path, o.path);
+        fprintf(
+            stderr,
+            "lineup: %s was not built with lineup-cc: its atomic operations would be invisible to lineup.\n"
+            "Rebuild it with 'lineup-cc -shared -o %s SOURCE.c', or pass --allow-uninstrumented to check\n"
+            "it anyway with only its pthread calls as scheduling points.\n",
+            o.path, o.path);
         return EXIT_USAGE;
     }
     struct lu__harness *hs;
@@ -1307,7 +1341,8 @@ int main(int argc, char **argv)
             printf(", %s bound %d", o.strategy == LU_DRV_S_IDB ? "delay" : "preemption", o.preemptions);
         printf("\n");
         if (!o.test) {
-            printf("  %u samples of %ux%u matrices over %u operations", o.samples, o.threads, o.calls, h->nops);
+            printf("  %u samples of %ux%u matrices over %u operations", o.samples, o.threads, o.calls,
+                   h->nops);
             if (o.shard_n)
                 printf("; shard %u/%u checks samples %u, %u, ... (%u tests)", o.shard_k, o.shard_n, o.shard_k,
                        o.shard_k + o.shard_n, ntests);
@@ -1398,11 +1433,12 @@ int main(int argc, char **argv)
             if (json) {
                 fprintf(json, "%s{\"sample\": %u, \"test\": ", i ? ", " : "", sample[i] + 1);
                 lu__json_str(json, tb.s);
-                fprintf(json, ", \"verdict\": \"%s\", \"phase1_executions\": %" PRIu64
-                              ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
-                              ", \"serial_histories\": %" PRIu64 ", \"stuck_serial_histories\": %" PRIu64,
-                        lu__vids[r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL], r->ex1, r->ex2,
-                        r->histories, r->serial_full, r->serial_stuck);
+                fprintf(json,
+                        ", \"verdict\": \"%s\", \"phase1_executions\": %" PRIu64
+                        ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
+                        ", \"serial_histories\": %" PRIu64 ", \"stuck_serial_histories\": %" PRIu64,
+                        lu__vids[r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL], r->ex1,
+                        r->ex2, r->histories, r->serial_full, r->serial_stuck);
                 lu__json_counts(json, r);
                 if (r->verdict == LU_DRV_V_PASS && !randomized)
                     fprintf(json, ", \"complete_bound\": %d, \"truncated\": %s", r->complete_bound,
@@ -1465,7 +1501,8 @@ int main(int argc, char **argv)
                             replay_path[0] = 0;
                     }
                     if (json) {
-                        fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", fi ? ", " : "", lu__vids[kind]);
+                        fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", fi ? ", " : "",
+                                lu__vids[kind]);
                         lu__json_str(json, mt.s);
                         fputs(", \"report\": ", json);
                         lu__json_str(json, mf ? mf->report : "");
@@ -1503,7 +1540,8 @@ int main(int argc, char **argv)
         free(sample);
     }
     double el = lu__now() - t0;
-    printf("\nsummary: %u tests, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests - tt.failed, tt.failed, el);
+    printf("\nsummary: %u tests, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests - tt.failed, tt.failed,
+           el);
     printf("  phase 1: %" PRIu64 " serial executions, %" PRIu64 " distinct serial histories, %" PRIu64
            " determinism checks\n",
            tt.ex1, tt.serial, tt.spec_checks);
@@ -1538,10 +1576,11 @@ int main(int argc, char **argv)
         fprintf(json,
                 "], \"summary\": {\"tests\": %u, \"failed\": %u, \"seconds\": %.3f, \"exit\": %d"
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
-                "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
-                ", \"stuck_executions\": %" PRIu64 ", \"restarts\": %" PRIu64 "}}}\n",
-                tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2, tt.histories,
-                tt.checks, tt.stuck, tt.recycles);
+                "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
+                ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"restarts\": %" PRIu64
+                "}}}\n",
+                tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2,
+                tt.histories, tt.checks, tt.stuck, tt.recycles);
         if (fclose(json) != 0 || rename(lu__json_tmp, o.json) != 0) {
             fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
             return EXIT_INTERNAL;

@@ -616,12 +616,13 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
             if (strcmp(line, "lineup-run-replay") != 0 || strcmp(val, "2") != 0) {
                 /* format 2 (session 3): schedules omit the points where one
                  * thread is alone and may choose spinning threads at a cost */
-                why = strcmp(line, "lineup-replay") == 0
-                          ? "it is a replay of the Line-Up check: use 'lineup --replay FILE'"
-                      : strcmp(line, "lineup-run-replay") == 0 && strcmp(val, "1") == 0
-                          ? "it was written by an older lineup, whose schedules this one does not follow: run "
-                            "the program again for a new replay file"
-                          : "it does not start with 'lineup-run-replay 2'";
+                why =
+                    strcmp(line, "lineup-replay") == 0
+                        ? "it is a replay of the Line-Up check: use 'lineup --replay FILE'"
+                    : strcmp(line, "lineup-run-replay") == 0 && strcmp(val, "1") == 0
+                        ? "it was written by an older lineup, whose schedules this one does not follow: run "
+                          "the program again for a new replay file"
+                        : "it does not start with 'lineup-run-replay 2'";
                 goto bad;
             }
         } else if (strcmp(line, "program") == 0) {

@@ -149,7 +149,8 @@ static void lu__report_threads(struct lu_buf *b, const struct lu_sched_result *r
         if (i == 0 && ti->k == LU_SCHED_K_JOIN_ALL)
             continue;
         lu_buf_printf(b, "    %s %d %s in %s at ", i == 0 ? "main thread" : "thread", i == 0 ? 0 : i - 1,
-                      ti->state == LU_SCHED_TS_BLOCKED ? "blocked" : "spinning", lu_sched_label_name(ti->label));
+                      ti->state == LU_SCHED_TS_BLOCKED ? "blocked" : "spinning",
+                      lu_sched_label_name(ti->label));
         lu__where(b, ti->pc);
         lu_buf_puts(b, "\n");
     }
@@ -157,9 +158,9 @@ static void lu__report_threads(struct lu_buf *b, const struct lu_sched_result *r
 
 /* ---- ending ---- */
 
-static bool lu__explorer;     /* this process is a phase-2 explorer */
-static unsigned lu__lane_no;  /* its lane */
-static bool lu__claimed;      /* it owns the test's result */
+static bool lu__explorer;    /* this process is a phase-2 explorer */
+static unsigned lu__lane_no; /* its lane */
+static bool lu__claimed;     /* it owns the test's result */
 
 static void lu__explorer_exit(int reason) __attribute__((noreturn));
 static void lu__explorer_exit(int reason)
@@ -197,7 +198,8 @@ static void lu__finish(int verdict, int phase)
     _exit(0);
 }
 
-static void lu__fail(int verdict, int phase, const char *fmt, ...) __attribute__((format(printf, 3, 4), noreturn));
+static void lu__fail(int verdict, int phase, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
 static void lu__fail(int verdict, int phase, const char *fmt, ...)
 {
     lu__claim();
@@ -224,17 +226,19 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
     lu_buf_init(&b);
     switch (res->outcome) {
     case LU_SCHED_OUT_TOO_LONG:
-        lu_buf_printf(&b, "an execution of phase %d ran more than %u scheduling points without finishing: "
-                          "an operation loops forever while changing shared memory\n",
+        lu_buf_printf(&b,
+                      "an execution of phase %d ran more than %u scheduling points without finishing: "
+                      "an operation loops forever while changing shared memory\n",
                       phase, LU_DRV_TRACE_CAP);
         lu__report_test(&b);
         lu__set_report(&b);
         lu__finish(LU_DRV_V_DIVERGE, phase);
         break;
     case LU_SCHED_OUT_NONDET:
-        lu_buf_printf(&b, "the code under test behaves differently on the same schedule (%s): it depends on "
-                          "something lineup does not control (time, randomness, uninstrumented threads, "
-                          "state kept across executions)\n",
+        lu_buf_printf(&b,
+                      "the code under test behaves differently on the same schedule (%s): it depends on "
+                      "something lineup does not control (time, randomness, uninstrumented threads, "
+                      "state kept across executions)\n",
                       res->message ? res->message : "?");
         lu__report_test(&b);
         lu__set_report(&b);
@@ -266,7 +270,8 @@ static void lu__load(void)
                  "harnesses)\n",
                  W->job.harness_path, lu_rt_rejected(), LU_RT_MAX_HARNESSES);
     if (n == 0)
-        lu__fail(LU_DRV_V_HARNESS, 0, "%s defines no harness (no LINEUP_HARNESS in it)\n", W->job.harness_path);
+        lu__fail(LU_DRV_V_HARNESS, 0, "%s defines no harness (no LINEUP_HARNESS in it)\n",
+                 W->job.harness_path);
     if (W->job.list_only) {
         struct lu_buf b;
         lu_buf_init(&b);
@@ -277,7 +282,8 @@ static void lu__load(void)
             lu_buf_printf(&b, "%s", hs[i]->name);
             for (unsigned k = 0; k < hs[i]->nops; k++) {
                 if (!hs[i]->ops[k].fn)
-                    lu__fail(LU_DRV_V_HARNESS, 0, "harness %s: operation %u has no function\n", hs[i]->name, k);
+                    lu__fail(LU_DRV_V_HARNESS, 0, "harness %s: operation %u has no function\n", hs[i]->name,
+                             k);
                 lu_buf_printf(&b, " %s(%" PRId64 ")", hs[i]->ops[k].name, hs[i]->ops[k].arg);
             }
             lu_buf_puts(&b, "\n");
@@ -328,7 +334,8 @@ static void lu__build_test(void)
     for (unsigned th = 0; th < t->nthreads; th++) {
         for (unsigned k = 0; k < t->len[th]; k++) {
             if (t->cell[th][k] >= H->nops)
-                lu__fail(LU_DRV_V_INTERNAL, 0, "test refers to operation %u of %u\n", t->cell[th][k], H->nops);
+                lu__fail(LU_DRV_V_INTERNAL, 0, "test refers to operation %u of %u\n", t->cell[th][k],
+                         H->nops);
             lu__opid[th][k] = lu_hist_test_add(&lu__htest, th, "");
             if (lu__opid[th][k] < 0)
                 lu__fail(LU_DRV_V_HARNESS, 0, "the test has more than %d calls\n", LU_HIST_MAX_OPS);
@@ -470,13 +477,15 @@ static struct lu_spec *lu__phase1(void)
     while (lu_sched_more(s)) {
         if (n++ >= LU_DRV_MAX_SERIAL)
             lu__fail(LU_DRV_V_HARNESS, 1,
-                     "phase 1 needs more than %u serial executions; use a smaller matrix\n", LU_DRV_MAX_SERIAL);
+                     "phase 1 needs more than %u serial executions; use a smaller matrix\n",
+                     LU_DRV_MAX_SERIAL);
         lu__run_one(s, &res, 1);
         lu__outcome_finding(&res, 1);
         if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK) {
             if (lu__pending_count() != 1)
-                lu__fail(LU_DRV_V_HARNESS, 1, "harness %s: a serial execution got stuck outside the test's calls "
-                                              "(in create, destroy or between calls)\n",
+                lu__fail(LU_DRV_V_HARNESS, 1,
+                         "harness %s: a serial execution got stuck outside the test's calls "
+                         "(in create, destroy or between calls)\n",
                          H->name);
             lu__hist.stuck = true;
         } else if (lu__pending_count() != 0) {
@@ -513,8 +522,9 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
                                  const struct lu_sched_result *res, bool stuck)
 {
     if (stuck) {
-        lu_buf_printf(b, "stuck history with no serial explanation (%s): %s is stuck, but no serial execution "
-                         "of the calls that completed before it gets stuck there\n",
+        lu_buf_printf(b,
+                      "stuck history with no serial explanation (%s): %s is stuck, but no serial execution "
+                      "of the calls that completed before it gets stuck there\n",
                       lu_sched_outcome_name(res->outcome),
                       v->failing_op >= 0 ? lu__htest.ops[v->failing_op].label : "a call");
     } else {
@@ -718,9 +728,10 @@ static void lu__give_away(void)
             *st = keep;
             st->chosen = (uint8_t)a;
             st->preempts = (uint16_t)(b + c);
-            st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) |
-                                  ((st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev ? LU_SCHED_STEP_PREEMPT
-                                                                                            : 0));
+            st->flags =
+                (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) |
+                          ((st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev ? LU_SCHED_STEP_PREEMPT
+                                                                                    : 0));
             if (!lu_drv_items_push(lu__items, L->g, (uint32_t)i + 1))
                 break;
             keep.done |= 1ULL << a;
@@ -741,7 +752,8 @@ static bool lu__next_round_locked(void)
 {
     struct lu_drv_pool *p = &W->pool;
     W->complete_bound = p->round;
-    bool more = p->round >= 0 && (p->last_round >= 0 ? p->round < p->last_round : atomic_load(&p->pruned) > 0);
+    bool more =
+        p->round >= 0 && (p->last_round >= 0 ? p->round < p->last_round : atomic_load(&p->pruned) > 0);
     if (!more) {
         atomic_store(&p->stop, 1);
         lu_drv_pool_wake(p);
@@ -796,17 +808,21 @@ static void lu__explore_item(struct lu_spec *spec)
     struct lu_drv_pool *p = &W->pool;
     int bound = p->round, kind = p->bound_kind;
     for (;;) {
-        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){
-            .strategy = LU_SCHED_DFS, .bound = bound, .bound_kind = kind, .prefix = L->g, .prefix_len = L->g_len,
-            .por = W->job.por && kind == LU_SCHED_BOUND_PREEMPTIONS});
+        struct lu_sched *s =
+            lu__sched_new(&(struct lu__sched_opts){.strategy = LU_SCHED_DFS,
+                                                   .bound = bound,
+                                                   .bound_kind = kind,
+                                                   .prefix = L->g,
+                                                   .prefix_len = L->g_len,
+                                                   .por = W->job.por && kind == LU_SCHED_BOUND_PREEMPTIONS});
         uint64_t ran = 0;
         bool rerooted = false;
         while (lu_sched_more(s)) {
             if (ran) {
                 lu__check_stop();
                 bool recycle = lu__should_recycle();
-                bool give = !recycle && p->nexp > 1 && ran >= lu__give_after && atomic_load(&p->want_work) > 0 &&
-                            lu_drv_items_count(lu__items) == 0;
+                bool give = !recycle && p->nexp > 1 && ran >= lu__give_after &&
+                            atomic_load(&p->want_work) > 0 && lu_drv_items_count(lu__items) == 0;
                 if (recycle || give) {
                     uint32_t n = L->trace->len;
                     memcpy(L->g + L->g_len, L->trace->steps + L->g_len, (n - L->g_len) * sizeof *L->g);
@@ -876,8 +892,10 @@ static void lu__explore_random(struct lu_spec *spec)
         int bound = W->job.strategy == LU_DRV_S_RANDOM ? W->job.preemptions : -1;
         /* PCT's k: what the chunks before saw, since a chunk is too short
          * to learn it */
-        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){
-            .strategy = map[W->job.strategy], .bound = bound, .seed = z ^ (z >> 31), .pct_steps = L->max_steps});
+        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = map[W->job.strategy],
+                                                                    .bound = bound,
+                                                                    .seed = z ^ (z >> 31),
+                                                                    .pct_steps = L->max_steps});
         uint32_t longest = L->max_steps;
         for (uint64_t i = 0; i < n; i++) {
             if (i)

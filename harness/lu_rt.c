@@ -102,8 +102,7 @@ LU_EXPORT void lineup_yield(void)
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
         lu_sched_yield(LU_RT_L_YIELD);
-    }
-    else {
+    } else {
         sched_yield();
     }
 }

@@ -67,7 +67,7 @@ struct lu__ipose_plain_rec {
     int16_t tid;      /* lu_sched_self(): -1 for uncontrolled threads */
     uint8_t is_write; /* read-modify-write compounds count as writes */
     uint8_t pad;
-    uint32_t clock;   /* the thread's own vector-clock entry (lu_sched_clock) */
+    uint32_t clock; /* the thread's own vector-clock entry (lu_sched_clock) */
 };
 
 extern int lu__ipose_record_plain;

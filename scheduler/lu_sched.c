@@ -16,7 +16,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-
 __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
 __thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
 __thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
@@ -624,8 +623,8 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
     }
     s->cfg = *cfg;
     if (cfg->por) {
-        void *m = mmap(NULL, sizeof *s->por, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-                       0);
+        void *m = mmap(NULL, sizeof *s->por, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (m == MAP_FAILED) {
             free(s);
             if (err)
@@ -641,7 +640,8 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
     s->rng = cfg->seed;
     s->more = true;
     s->cfg.trace->len = 0;
-    if ((cfg->strategy == LU_SCHED_REPLAY || cfg->strategy == LU_SCHED_DFS) && cfg->replay && cfg->replay_len) {
+    if ((cfg->strategy == LU_SCHED_REPLAY || cfg->strategy == LU_SCHED_DFS) && cfg->replay &&
+        cfg->replay_len) {
         uint32_t n = cfg->replay_len < cfg->trace->cap ? cfg->replay_len : cfg->trace->cap;
         memcpy(s->cfg.trace->steps, cfg->replay, n * sizeof *cfg->replay);
         s->replay_len = n;
@@ -718,7 +718,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     if (s->por)
         lu__por_blocks_reset(s);
     struct lu_sched_trace *tr = s->cfg.trace;
-    if (s->cfg.strategy == LU_SCHED_RANDOM || s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS) {
+    if (s->cfg.strategy == LU_SCHED_RANDOM || s->cfg.strategy == LU_SCHED_PCT ||
+        s->cfg.strategy == LU_SCHED_POS) {
         tr->len = 0;
         s->replay_len = 0;
         lu__strat_begin(s);
@@ -831,7 +832,8 @@ static bool lu__mo_acquires(int mo1)
 
 static bool lu__mo_releases(int mo1)
 {
-    return mo1 == 0 || mo1 - 1 == __ATOMIC_RELEASE || mo1 - 1 == __ATOMIC_ACQ_REL || mo1 - 1 == __ATOMIC_SEQ_CST;
+    return mo1 == 0 || mo1 - 1 == __ATOMIC_RELEASE || mo1 - 1 == __ATOMIC_ACQ_REL ||
+           mo1 - 1 == __ATOMIC_SEQ_CST;
 }
 
 void lu_sched_access_end(const volatile void *addr, bool changed)

@@ -42,13 +42,13 @@
 #define LU_SCHED_MAX_THREADS 64
 
 /* Error codes of the tool itself (not findings about the code under test). */
-#define LU_SCHED_ERRORS(X)                                                     \
-    X(OK, 0, "success")                                                        \
-    X(ENOMEM, -1, "out of memory")                                             \
-    X(EINVAL, -2, "invalid argument")                                          \
-    X(ETHREADS, -3, "too many threads in one execution")                       \
-    X(ESYS, -4, "system call failed")                                          \
-    X(EREPLAY, -5, "replay schedule does not fit this program")                \
+#define LU_SCHED_ERRORS(X)                                                                                   \
+    X(OK, 0, "success")                                                                                      \
+    X(ENOMEM, -1, "out of memory")                                                                           \
+    X(EINVAL, -2, "invalid argument")                                                                        \
+    X(ETHREADS, -3, "too many threads in one execution")                                                     \
+    X(ESYS, -4, "system call failed")                                                                        \
+    X(EREPLAY, -5, "replay schedule does not fit this program")                                              \
     X(EDONE, -6, "exploration is complete")
 
 enum lu_sched_err {
@@ -76,14 +76,14 @@ enum lu_sched_bound_kind {
 };
 
 /* How an execution ended. */
-#define LU_SCHED_OUTCOMES(X)                                                   \
-    X(COMPLETE, "complete")                                                    \
-    X(DEADLOCK, "deadlock")                                                    \
-    X(LIVELOCK, "livelock")                                                    \
-    X(TOO_LONG, "too many scheduling points")                                  \
-    X(NONDET, "uncontrolled nondeterminism")                                   \
-    X(UNSUPPORTED, "unsupported call")                                         \
-    X(ABORTED, "aborted by the layer above")                                   \
+#define LU_SCHED_OUTCOMES(X)                                                                                 \
+    X(COMPLETE, "complete")                                                                                  \
+    X(DEADLOCK, "deadlock")                                                                                  \
+    X(LIVELOCK, "livelock")                                                                                  \
+    X(TOO_LONG, "too many scheduling points")                                                                \
+    X(NONDET, "uncontrolled nondeterminism")                                                                 \
+    X(UNSUPPORTED, "unsupported call")                                                                       \
+    X(ABORTED, "aborted by the layer above")                                                                 \
     X(DISCARDED, "discarded (an assumption failed)")
 
 enum lu_sched_outcome {
@@ -95,39 +95,39 @@ enum lu_sched_outcome {
 const char *lu_sched_outcome_name(enum lu_sched_outcome o);
 
 /* Kinds of visible operations; they decide enabledness and dependence. */
-#define LU_SCHED_KINDS(X)                                                      \
-    X(FREE, "boundary")                                                        \
-    X(YIELD, "yield")                                                          \
-    X(READ, "read")                                                            \
-    X(WRITE, "write")                                                          \
-    X(RMW, "read-modify-write")                                                \
-    X(FENCE, "fence")                                                          \
-    X(MUTEX_LOCK, "mutex lock")                                                \
-    X(MUTEX_TRYLOCK, "mutex trylock")                                          \
-    X(MUTEX_TIMEDLOCK, "mutex timedlock")                                      \
-    X(MUTEX_UNLOCK, "mutex unlock")                                            \
-    X(RW_RDLOCK, "rwlock rdlock")                                              \
-    X(RW_WRLOCK, "rwlock wrlock")                                              \
-    X(RW_TRY, "rwlock trylock")                                                \
-    X(RW_TIMED_RD, "rwlock timed rdlock")                                      \
-    X(RW_TIMED_WR, "rwlock timed wrlock")                                      \
-    X(RW_UNLOCK, "rwlock unlock")                                              \
-    X(COND_WAIT, "cond wait")                                                  \
-    X(COND_TIMEDWAIT, "cond timedwait")                                        \
-    X(COND_REACQUIRE, "cond reacquire")                                        \
-    X(COND_SIGNAL, "cond signal")                                              \
-    X(COND_BROADCAST, "cond broadcast")                                        \
-    X(SEM_WAIT, "sem wait")                                                    \
-    X(SEM_TRYWAIT, "sem trywait")                                              \
-    X(SEM_TIMEDWAIT, "sem timedwait")                                          \
-    X(SEM_POST, "sem post")                                                    \
-    X(BARRIER_WAIT, "barrier wait")                                            \
-    X(BARRIER_BLOCKED, "barrier blocked")                                      \
-    X(ONCE, "once")                                                            \
-    X(ONCE_BLOCKED, "once (waiting)")                                          \
-    X(CREATE, "thread create")                                                 \
-    X(JOIN, "thread join")                                                     \
-    X(JOIN_ALL, "join all")                                                    \
+#define LU_SCHED_KINDS(X)                                                                                    \
+    X(FREE, "boundary")                                                                                      \
+    X(YIELD, "yield")                                                                                        \
+    X(READ, "read")                                                                                          \
+    X(WRITE, "write")                                                                                        \
+    X(RMW, "read-modify-write")                                                                              \
+    X(FENCE, "fence")                                                                                        \
+    X(MUTEX_LOCK, "mutex lock")                                                                              \
+    X(MUTEX_TRYLOCK, "mutex trylock")                                                                        \
+    X(MUTEX_TIMEDLOCK, "mutex timedlock")                                                                    \
+    X(MUTEX_UNLOCK, "mutex unlock")                                                                          \
+    X(RW_RDLOCK, "rwlock rdlock")                                                                            \
+    X(RW_WRLOCK, "rwlock wrlock")                                                                            \
+    X(RW_TRY, "rwlock trylock")                                                                              \
+    X(RW_TIMED_RD, "rwlock timed rdlock")                                                                    \
+    X(RW_TIMED_WR, "rwlock timed wrlock")                                                                    \
+    X(RW_UNLOCK, "rwlock unlock")                                                                            \
+    X(COND_WAIT, "cond wait")                                                                                \
+    X(COND_TIMEDWAIT, "cond timedwait")                                                                      \
+    X(COND_REACQUIRE, "cond reacquire")                                                                      \
+    X(COND_SIGNAL, "cond signal")                                                                            \
+    X(COND_BROADCAST, "cond broadcast")                                                                      \
+    X(SEM_WAIT, "sem wait")                                                                                  \
+    X(SEM_TRYWAIT, "sem trywait")                                                                            \
+    X(SEM_TIMEDWAIT, "sem timedwait")                                                                        \
+    X(SEM_POST, "sem post")                                                                                  \
+    X(BARRIER_WAIT, "barrier wait")                                                                          \
+    X(BARRIER_BLOCKED, "barrier blocked")                                                                    \
+    X(ONCE, "once")                                                                                          \
+    X(ONCE_BLOCKED, "once (waiting)")                                                                        \
+    X(CREATE, "thread create")                                                                               \
+    X(JOIN, "thread join")                                                                                   \
+    X(JOIN_ALL, "join all")                                                                                  \
     X(OTHER, "other")
 
 enum lu_sched_kind {
@@ -148,11 +148,11 @@ const char *lu_sched_kind_name(enum lu_sched_kind k);
 enum lu_sched_choice_kind { LU_SCHED_CHOOSE_THREAD = 0, LU_SCHED_CHOOSE_DATA = 1 };
 
 struct lu_sched_step {
-    uint8_t kind;      /* enum lu_sched_choice_kind */
-    uint8_t chosen;    /* thread id, or data value */
-    uint8_t op;        /* enum lu_sched_kind of the chosen thread's operation */
-    uint8_t flags;     /* LU_SCHED_STEP_* */
-    uint8_t prev;      /* thread that ran before this choice */
+    uint8_t kind;   /* enum lu_sched_choice_kind */
+    uint8_t chosen; /* thread id, or data value */
+    uint8_t op;     /* enum lu_sched_kind of the chosen thread's operation */
+    uint8_t flags;  /* LU_SCHED_STEP_* */
+    uint8_t prev;   /* thread that ran before this choice */
     uint8_t pad;
     uint16_t label;    /* the layer above's label of that operation */
     uint16_t preempts; /* bound cost (preemptions or delays) up to and with this */
@@ -162,10 +162,10 @@ struct lu_sched_step {
                         * and runs it until it stops spinning (docs/strategies.md) */
 };
 
-#define LU_SCHED_STEP_PREEMPT 0x01 /* this choice preempted a thread */
-#define LU_SCHED_STEP_SPIN 0x02    /* the previous thread was spinning */
+#define LU_SCHED_STEP_PREEMPT 0x01     /* this choice preempted a thread */
+#define LU_SCHED_STEP_SPIN 0x02        /* the previous thread was spinning */
 #define LU_SCHED_STEP_PREEMPTIBLE 0x04 /* switching away from prev costs a preemption */
-#define LU_SCHED_STEP_FREE 0x08 /* an operation boundary (or everyone spins): any choice is free */
+#define LU_SCHED_STEP_FREE 0x08        /* an operation boundary (or everyone spins): any choice is free */
 
 /* Where a schedule lives while it runs: a caller-owned buffer, so that a
  * parent process can read it after the worker died in the middle of it. */
@@ -180,18 +180,18 @@ size_t lu_sched_trace_size(uint32_t cap);
 
 struct lu_sched_config {
     enum lu_sched_strategy strategy;
-    int preemption_bound;    /* DFS/RANDOM: max preemptions (or delays), -1 = unbounded */
-    int bound_kind;          /* enum lu_sched_bound_kind */
-    int pct_depth;           /* PCT: bug depth d (d - 1 priority change points); 0 = 3 */
-    uint32_t pct_steps;      /* PCT: expected steps per execution; 0 = learn from earlier executions */
-    uint64_t seed;           /* RANDOM, PCT, POS */
-    uint32_t spin_bound;     /* consecutive spinning steps before livelock; 0 = default 1000 */
-    uint32_t watchdog_ms;    /* CPU time without a scheduling point = divergence; 0 = default 1000 */
+    int preemption_bound;         /* DFS/RANDOM: max preemptions (or delays), -1 = unbounded */
+    int bound_kind;               /* enum lu_sched_bound_kind */
+    int pct_depth;                /* PCT: bug depth d (d - 1 priority change points); 0 = 3 */
+    uint32_t pct_steps;           /* PCT: expected steps per execution; 0 = learn from earlier executions */
+    uint64_t seed;                /* RANDOM, PCT, POS */
+    uint32_t spin_bound;          /* consecutive spinning steps before livelock; 0 = default 1000 */
+    uint32_t watchdog_ms;         /* CPU time without a scheduling point = divergence; 0 = default 1000 */
     struct lu_sched_trace *trace; /* required: holds the DFS stack / current schedule */
     const struct lu_sched_step *replay; /* REPLAY: the schedule to follow; DFS: a prefix to start from */
     uint32_t replay_len;
-    uint32_t frozen_len;     /* DFS: never backtrack into the first frozen_len steps of the prefix
-                              * (explores only the subtree below it: parallel search) */
+    uint32_t frozen_len; /* DFS: never backtrack into the first frozen_len steps of the prefix
+                          * (explores only the subtree below it: parallel search) */
     /* Called on the dying thread when a fatal event ends the process: a
      * signal, exit() from code under test, divergence. Must be
      * async-signal-safe. tid is the controlled thread, or -1. */
@@ -218,30 +218,36 @@ struct lu_sched_thread_info {
     int state;            /* LU_SCHED_TS_* */
     enum lu_sched_kind k; /* pending operation, for blocked/spinning threads */
     uint16_t label;
-    void *obj;            /* the object it waits for */
-    uintptr_t pc;         /* return address of the blocking call */
+    void *obj;    /* the object it waits for */
+    uintptr_t pc; /* return address of the blocking call */
 };
 
-enum { LU_SCHED_TS_UNUSED, LU_SCHED_TS_FINISHED, LU_SCHED_TS_ENABLED, LU_SCHED_TS_BLOCKED, LU_SCHED_TS_SPINNING };
+enum {
+    LU_SCHED_TS_UNUSED,
+    LU_SCHED_TS_FINISHED,
+    LU_SCHED_TS_ENABLED,
+    LU_SCHED_TS_BLOCKED,
+    LU_SCHED_TS_SPINNING
+};
 
 struct lu_sched_result {
     enum lu_sched_outcome outcome;
     int nthreads;
-    uint32_t steps;       /* scheduling points in this execution */
-    int culprit;          /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG, or -1 */
-    const char *message;  /* static text for UNSUPPORTED/NONDET */
-    bool redundant;       /* DISCARDED because another execution covers it (partial-order reduction,
-                           * or a spinning thread chosen at a cost that kept spinning), not because
-                           * an assumption failed: skip it, it is no behaviour of the program */
+    uint32_t steps;      /* scheduling points in this execution */
+    int culprit;         /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG, or -1 */
+    const char *message; /* static text for UNSUPPORTED/NONDET */
+    bool redundant;      /* DISCARDED because another execution covers it (partial-order reduction,
+                          * or a spinning thread chosen at a cost that kept spinning), not because
+                          * an assumption failed: skip it, it is no behaviour of the program */
     struct lu_sched_thread_info threads[LU_SCHED_MAX_THREADS];
 };
 
 struct lu_sched_stats {
     uint64_t executions;
-    uint64_t points;    /* scheduling points */
-    uint64_t switches;  /* context switches between threads at choices */
-    uint64_t pruned;    /* DFS alternatives cut by the preemption bound */
-    uint64_t por_pruned; /* DFS with config.por: executions ended as redundant (DISCARDED) */
+    uint64_t points;       /* scheduling points */
+    uint64_t switches;     /* context switches between threads at choices */
+    uint64_t pruned;       /* DFS alternatives cut by the preemption bound */
+    uint64_t por_pruned;   /* DFS with config.por: executions ended as redundant (DISCARDED) */
     uint64_t spin_dropped; /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
 };
 
@@ -417,8 +423,8 @@ int lu_sched_cond_destroy(void *c);
 
 void lu_sched_sem_init(void *sem, unsigned value);
 int lu_sched_sem_destroy(void *sem);
-int lu_sched_sem_wait(void *sem, uint16_t label);    /* 0 */
-int lu_sched_sem_trywait(void *sem, uint16_t label); /* 0 or EAGAIN */
+int lu_sched_sem_wait(void *sem, uint16_t label);      /* 0 */
+int lu_sched_sem_trywait(void *sem, uint16_t label);   /* 0 or EAGAIN */
 int lu_sched_sem_timedwait(void *sem, uint16_t label); /* 0 or ETIMEDOUT */
 int lu_sched_sem_post(void *sem, uint16_t label);
 int lu_sched_sem_getvalue(void *sem, int *value);

@@ -75,7 +75,7 @@ __asm__(".text\n"
         "  fnstcw 4(%rsp)\n"
         "  movq %rsp, (%rdi)\n"
         "  movq %rsi, %r8\n"
-        "  movl $158, %eax\n"   /* SYS_arch_prctl */
+        "  movl $158, %eax\n"    /* SYS_arch_prctl */
         "  movl $0x1002, %edi\n" /* ARCH_SET_FS */
         "  movq %rdx, %rsi\n"
         "  syscall\n"
@@ -131,9 +131,9 @@ void *lu__ctx_make(uintptr_t stack_top, struct lu__thread *t)
     /* default MXCSR (all exceptions masked, round to nearest) and x87
      * control word (extended precision, exceptions masked) */
     sp[0] = 0x1f80u | ((uintptr_t)0x037fu << 32);
-    sp[1] = sp[2] = sp[3] = 0;         /* r15 r14 r13 */
-    sp[4] = (uintptr_t)t;              /* r12 */
-    sp[5] = sp[6] = 0;                 /* rbx rbp */
-    sp[7] = (uintptr_t)lu__ctx_entry;  /* ret: entry with rsp = stack_top */
+    sp[1] = sp[2] = sp[3] = 0;        /* r15 r14 r13 */
+    sp[4] = (uintptr_t)t;             /* r12 */
+    sp[5] = sp[6] = 0;                /* rbx rbp */
+    sp[7] = (uintptr_t)lu__ctx_entry; /* ret: entry with rsp = stack_top */
     return sp;
 }

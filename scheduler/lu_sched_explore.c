@@ -21,7 +21,8 @@ uint64_t lu__rand(struct lu_sched *s)
 
 static bool lu__randomized(const struct lu_sched *s)
 {
-    return s->cfg.strategy == LU_SCHED_RANDOM || s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS;
+    return s->cfg.strategy == LU_SCHED_RANDOM || s->cfg.strategy == LU_SCHED_PCT ||
+           s->cfg.strategy == LU_SCHED_POS;
 }
 
 static int lu__pick_default(uint64_t cand, int cur, int n)
@@ -271,7 +272,7 @@ void lu__por_read_only(struct lu__thread *t, const void *addr)
     uint64_t key = lu__por_key(t->s, addr);
     for (int i = 0; i < g->n; i++)
         if (g->key[i] == key)
-            g->wmask &= (uint8_t)~(1u << i);
+            g->wmask &= (uint8_t) ~(1u << i);
 }
 
 void lu_sched_note_alloc(const void *p, size_t n)
@@ -774,14 +775,14 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t spin_alt = 0;
     if (!all_spin && !forced && !s->x_rand && !(cur_live && cur->atomic_depth > 0))
         spin_alt = spinning;
-    bool preemptible = cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin &&
-                       !all_spin;
+    bool preemptible =
+        cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin && !all_spin;
     uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
     int bound = s->cfg.preemption_bound;
     struct lu_sched_step *st = lu__new_step(cur);
-    uint8_t flags = (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
-                              ((!cur_live || cur->k == LU_SCHED_K_FREE || all_spin || forced) ? LU_SCHED_STEP_FREE
-                                                                                            : 0));
+    uint8_t flags =
+        (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
+                  ((!cur_live || cur->k == LU_SCHED_K_FREE || all_spin || forced) ? LU_SCHED_STEP_FREE : 0));
     int chosen;
     uint64_t sleep = 0;
     bool por_known = false;

@@ -28,20 +28,20 @@ extern void __libc_free(void *p);
 
 /* Pointers are the only keys: a cheap mixer beats uthash's Jenkins default. */
 #undef HASH_FUNCTION
-#define HASH_FUNCTION(keyptr, keylen, hashv)                                                          \
-    do {                                                                                              \
-        uint64_t lu__k;                                                                               \
-        memcpy(&lu__k, (keyptr), sizeof lu__k);                                                       \
-        lu__k ^= lu__k >> 33;                                                                         \
-        lu__k *= 0xff51afd7ed558ccdULL;                                                               \
-        lu__k ^= lu__k >> 33;                                                                         \
-        (hashv) = (unsigned)lu__k;                                                                    \
+#define HASH_FUNCTION(keyptr, keylen, hashv)                                                                 \
+    do {                                                                                                     \
+        uint64_t lu__k;                                                                                      \
+        memcpy(&lu__k, (keyptr), sizeof lu__k);                                                              \
+        lu__k ^= lu__k >> 33;                                                                                \
+        lu__k *= 0xff51afd7ed558ccdULL;                                                                      \
+        lu__k ^= lu__k >> 33;                                                                                \
+        (hashv) = (unsigned)lu__k;                                                                           \
     } while (0)
 
-#define LU__ASSERT(cond)                                                                              \
-    do {                                                                                              \
-        if (__builtin_expect(!(cond), 0))                                                             \
-            lu__sched_bug(__FILE__, __LINE__, #cond);                                                 \
+#define LU__ASSERT(cond)                                                                                     \
+    do {                                                                                                     \
+        if (__builtin_expect(!(cond), 0))                                                                    \
+            lu__sched_bug(__FILE__, __LINE__, #cond);                                                        \
     } while (0)
 
 void lu__sched_bug(const char *file, int line, const char *what) __attribute__((noreturn, cold));
@@ -61,7 +61,7 @@ struct lu__obj {
         struct {
             int owner; /* -1: free */
             int count;
-            int kind;  /* PTHREAD_MUTEX_* */
+            int kind; /* PTHREAD_MUTEX_* */
         } mutex;
         struct {
             int writer;
@@ -92,27 +92,29 @@ struct lu__obj {
 /* ---- partial-order reduction state (lu_sched_explore.c, docs/por.md) ---- */
 
 #define LU__OCACHE 64 /* object cache slots (a power of two) */
-#define LU__FF_LOOKS 64 /* looks a spinning thread chosen at a cost may take before the execution is dropped */
-#define LU__POR_KEYS 8     /* locations/objects a signature names before it becomes "everything" */
-#define LU__POR_ALTS 6     /* explored alternatives per step that can put a thread to sleep */
-#define LU__POR_ENTS 8     /* sleeping threads per step */
+#define LU__FF_LOOKS                                                                                         \
+    64                 /* looks a spinning thread chosen at a cost may take before the execution is dropped */
+#define LU__POR_KEYS 8 /* locations/objects a signature names before it becomes "everything" */
+#define LU__POR_ALTS 6 /* explored alternatives per step that can put a thread to sleep */
+#define LU__POR_ENTS 8 /* sleeping threads per step */
 #define LU__POR_DEPTH 2048 /* steps with reduction; deeper steps are explored in full */
 
 /* What a step, or a run of steps of one thread, touches. */
 struct lu__por_sig {
-    uint8_t n;     /* keys used */
-    uint8_t flags; /* LU__PS_* */
-    uint8_t wmask; /* bit i: key[i] is written (or changed as a sync object) */
-    uint8_t smask; /* bit i: key[i] is a synchronization object */
+    uint8_t n;                  /* keys used */
+    uint8_t flags;              /* LU__PS_* */
+    uint8_t wmask;              /* bit i: key[i] is written (or changed as a sync object) */
+    uint8_t smask;              /* bit i: key[i] is a synchronization object */
     uint64_t key[LU__POR_KEYS]; /* lu__por_key */
 };
 
-#define LU__PS_ALL 0x01      /* dependent with everything */
-#define LU__PS_BOUNDARY 0x02 /* a boundary step (FREE, YIELD, CREATE, JOIN, JOIN_ALL, OTHER) or one that
-                              * ends an operation or a thread: ordered with every other one */
-#define LU__PS_ALLSYNC 0x04  /* changes a sync object it does not name (cond wait's mutex) */
-#define LU__PS_ENDFREE 0x08  /* the thread is at a FREE point after it */
-#define LU__PS_DATA 0x10     /* a data choice happened in the step's transition */
+#define LU__PS_ALL 0x01 /* dependent with everything */
+#define LU__PS_BOUNDARY                                                                                      \
+    0x02                    /* a boundary step (FREE, YIELD, CREATE, JOIN, JOIN_ALL, OTHER) or one that      \
+                             * ends an operation or a thread: ordered with every other one */
+#define LU__PS_ALLSYNC 0x04 /* changes a sync object it does not name (cond wait's mutex) */
+#define LU__PS_ENDFREE 0x08 /* the thread is at a FREE point after it */
+#define LU__PS_DATA 0x10    /* a data choice happened in the step's transition */
 
 /* A thread explored at a step, and what it did from there in the first
  * execution of that branch: its step alone, and its run up to its next FREE
@@ -163,10 +165,10 @@ struct lu__por_blocks {
 
 struct lu__por {
     struct lu__por_blocks blocks;
-    uint64_t exec_id; /* executions run in this process (0: none) */
-    int last;         /* last thread step of this execution, or -1 */
+    uint64_t exec_id;    /* executions run in this process (0: none) */
+    int last;            /* last thread step of this execution, or -1 */
     uint32_t last_alone; /* lu_sched.alone_steps when it was chosen */
-    int run_tid;      /* thread whose run is being recorded, or -1 */
+    int run_tid;         /* thread whose run is being recorded, or -1 */
     uint32_t run_start;
     uint32_t valid;   /* steps whose alt lists belong to the current path */
     uint32_t pending; /* no alternative before this step still waits to be learnt */
@@ -175,8 +177,8 @@ struct lu__por {
 };
 
 enum lu__tstate {
-    LU__T_IDLE,     /* pool thread without work */
-    LU__T_RUNNING,  /* started in this execution, not finished */
+    LU__T_IDLE,    /* pool thread without work */
+    LU__T_RUNNING, /* started in this execution, not finished */
     LU__T_FINISHED,
 };
 
@@ -184,10 +186,10 @@ struct lu__thread {
     int id;
     _Atomic uint32_t baton; /* futex word of the pool thread: start-up and shutdown only */
     struct lu_sched *s;
-    pthread_t real;         /* the pool thread lending its stack and control block */
-    uintptr_t fs;           /* its thread pointer (FS base) */
-    uintptr_t stack_top;    /* where a fresh context starts on its stack */
-    void *sp;               /* saved stack pointer while switched out */
+    pthread_t real;      /* the pool thread lending its stack and control block */
+    uintptr_t fs;        /* its thread pointer (FS base) */
+    uintptr_t stack_top; /* where a fresh context starts on its stack */
+    void *sp;            /* saved stack pointer while switched out */
     int state;
     bool first_run; /* has not reached its first scheduling point yet */
     int spawner;
@@ -226,8 +228,8 @@ struct lu__thread {
     /* C11 fences: the clock at the last release fence (released by later
      * relaxed stores), and what relaxed loads read since the last acquire
      * fence (acquired by the next one) */
-    bool fenced;       /* fence_rel holds a release fence's clock */
-    bool acq_used;     /* acq_pending holds something */
+    bool fenced;   /* fence_rel holds a release fence's clock */
+    bool acq_used; /* acq_pending holds something */
     uint32_t fence_rel[LU_SCHED_MAX_THREADS];
     uint32_t acq_pending[LU_SCHED_MAX_THREADS];
 };
@@ -235,19 +237,19 @@ struct lu__thread {
 struct lu_sched {
     struct lu_sched_config cfg;
     struct lu__thread threads[LU_SCHED_MAX_THREADS];
-    int nthreads;   /* started in this execution */
-    int nlive;      /* of those, not finished */
+    int nthreads;         /* started in this execution */
+    int nlive;            /* of those, not finished */
     uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
-    int npool;      /* real pool threads started */
+    int npool;            /* real pool threads started */
     _Atomic uint32_t pool_ready;
     bool shutdown;
-    void *ctl_sp;    /* the controller's context while an execution runs */
+    void *ctl_sp; /* the controller's context while an execution runs */
     uintptr_t ctl_fs;
 
     /* execution */
     bool ended;
     struct lu_sched_result *res;
-    int cur; /* thread that runs */
+    int cur;             /* thread that runs */
     uint32_t replay_len; /* steps of trace to follow */
     uint32_t spin_run;
     /* a spinning thread chosen at a cost (lu_sched_step.spin) runs alone
@@ -293,7 +295,8 @@ void lu__progress(struct lu__thread *t);
  * release joins the thread's into the object's and ticks the thread. */
 void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o);
 void lu__hb_release(struct lu__thread *t, struct lu__obj *o);
-void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg) __attribute__((noreturn));
+void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg)
+    __attribute__((noreturn));
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t);
 bool lu__spinning(struct lu_sched *s, struct lu__thread *t);
 
@@ -337,7 +340,7 @@ void lu__por_blocks_reset(struct lu_sched *s); /* an execution starts */
 void lu__por_touch_hidden(struct lu__thread *t, const void *word);
 /* t's step was a CAS that failed: it only read addr (LU_SCHED_SET_MO_FAILED) */
 void lu__por_read_only(struct lu__thread *t, const void *addr);
-void lu__explore_begin(struct lu_sched *s);    /* an execution starts */
+void lu__explore_begin(struct lu_sched *s); /* an execution starts */
 
 /* Randomized strategies (lu_sched_strategy.c). begin: a new execution
  * starts (draw priorities, change points); pick: choose among allowed (more

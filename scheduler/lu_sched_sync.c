@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <string.h>
 
-
 #define LU__CALLER_PC() (lu__sched_pc)
 
 void lu__sync_changed(struct lu__thread *t, struct lu__obj *o);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what lineup needs to build and test on Debian 12, if it is missing.
 set -euo pipefail
-pkgs=(build-essential cmake clang uthash-dev libpfm4-dev binutils python3)
+pkgs=(build-essential cmake clang clang-format uthash-dev libpfm4-dev binutils python3)
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

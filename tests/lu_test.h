@@ -10,16 +10,16 @@
 
 static int passes, failures;
 
-#define CHECK(cond, ...)                                                                              \
-    do {                                                                                              \
-        if (cond) {                                                                                   \
-            passes++;                                                                                 \
-        } else {                                                                                      \
-            failures++;                                                                               \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                               \
-            printf(__VA_ARGS__);                                                                      \
-            printf("\n");                                                                             \
-        }                                                                                             \
+#define CHECK(cond, ...)                                                                                     \
+    do {                                                                                                     \
+        if (cond) {                                                                                          \
+            passes++;                                                                                        \
+        } else {                                                                                             \
+            failures++;                                                                                      \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
+            printf(__VA_ARGS__);                                                                             \
+            printf("\n");                                                                                    \
+        }                                                                                                    \
     } while (0)
 
 #endif

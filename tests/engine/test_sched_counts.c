@@ -189,15 +189,17 @@ static void test_spinners(void)
           "bounded wait, bound 1: choosing the spinning waiter lets it give up first (%llu of %llu)",
           (unsigned long long)t.early_give_up, (unsigned long long)t.executions);
     /* golden: a change here is a change in the search */
-    CHECK(t.executions == 9 && t.redundant == 0, "bounded wait, bound 1: %llu executions (expected 9), %llu dropped",
+    CHECK(t.executions == 9 && t.redundant == 0,
+          "bounded wait, bound 1: %llu executions (expected 9), %llu dropped",
           (unsigned long long)t.executions, (unsigned long long)t.redundant);
     t = spin_explore(false, 2);
     CHECK(t.executions > 0 && t.complete == t.executions,
           "real spin, bound 2: every execution that is not dropped completes (%llu of %llu)",
           (unsigned long long)t.complete, (unsigned long long)t.executions);
-    CHECK(t.redundant > 0 && t.redundant == t.dropped,
-          "real spin, bound 2: the spinner given extra turns keeps spinning and is dropped (%llu, stats %llu)",
-          (unsigned long long)t.redundant, (unsigned long long)t.dropped);
+    CHECK(
+        t.redundant > 0 && t.redundant == t.dropped,
+        "real spin, bound 2: the spinner given extra turns keeps spinning and is dropped (%llu, stats %llu)",
+        (unsigned long long)t.redundant, (unsigned long long)t.dropped);
 }
 
 int main(void)

@@ -116,8 +116,9 @@ static void test_identity(void)
         for (int i = 0; i < NT; i++) {
             char want[64];
             snprintf(want, sizeof want, "thread %d", i);
-            if (seen[i].tls_after != 5 * (i + 1) || seen[i].errno_after != 100 + i || strcmp(seen[i].buf, want) ||
-                seen[i].kernel_tid != controller_tid || seen[i].round_after != (i % 2 ? FE_UPWARD : FE_TONEAREST))
+            if (seen[i].tls_after != 5 * (i + 1) || seen[i].errno_after != 100 + i ||
+                strcmp(seen[i].buf, want) || seen[i].kernel_tid != controller_tid ||
+                seen[i].round_after != (i % 2 ? FE_UPWARD : FE_TONEAREST))
                 bad++;
             for (int j = 0; j < i; j++)
                 if (pthread_equal(seen[i].self, seen[j].self) || seen[i].stack == seen[j].stack)
@@ -127,8 +128,10 @@ static void test_identity(void)
     struct lu_sched_stats st;
     lu_sched_stats(s, &st);
     switches = st.switches;
-    CHECK(bad == 0, "per-thread TLS, errno, pthread_self, stacks and rounding mode survive switches (%d bad)", bad);
-    CHECK(switches > 200 * 4, "the random walk really switched threads (%llu switches)", (unsigned long long)switches);
+    CHECK(bad == 0, "per-thread TLS, errno, pthread_self, stacks and rounding mode survive switches (%d bad)",
+          bad);
+    CHECK(switches > 200 * 4, "the random walk really switched threads (%llu switches)",
+          (unsigned long long)switches);
     CHECK(!pthread_equal(seen[0].self, pthread_self()), "controlled threads are not the controller");
     CHECK(fegetround() == FE_TONEAREST, "the controller's rounding mode is its own");
     lu_sched_destroy(s);
@@ -225,7 +228,8 @@ static void test_abandoned(void)
             other++;
     }
     CHECK(deadlocks > 0 && complete > 0 && other == 0,
-          "lock-order inversion: deadlocked and complete executions alternate cleanly (%d deadlocks, %d complete, "
+          "lock-order inversion: deadlocked and complete executions alternate cleanly (%d deadlocks, %d "
+          "complete, "
           "%d other)",
           deadlocks, complete, other);
     CHECK(stuck_round == complete, "main finished exactly in the complete executions (%d vs %d)", stuck_round,

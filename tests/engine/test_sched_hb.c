@@ -95,7 +95,8 @@ static void run(int which)
     int execs = 0, ordered = 0;
     while (lu_sched_more(s) && lu_sched_run(s, main_thread, NULL, &res) == 0) {
         execs++;
-        CHECK(res.outcome == LU_SCHED_OUT_COMPLETE, "scenario %d: %s", which, lu_sched_outcome_name(res.outcome));
+        CHECK(res.outcome == LU_SCHED_OUT_COMPLETE, "scenario %d: %s", which,
+              lu_sched_outcome_name(res.outcome));
         if (which == 2) {
             CHECK(t2_view_of_t1 == 0, "unsynchronized threads ordered: t2 sees t1 at %u", t2_view_of_t1);
         } else if (t2_saw_release) {

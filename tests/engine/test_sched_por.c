@@ -1572,7 +1572,8 @@ static void test_allocator(void)
         a_reuses = 0;
         struct meas on = measure(alloc_main, 2, c, true);
         CHECK(off.histories == on.histories && on.execs <= off.execs && (reuses_off > 0) == (a_reuses > 0),
-              "allocator reuse, bound %d: %zu outcomes without reduction (%" PRIu64 " with the block reused), "
+              "allocator reuse, bound %d: %zu outcomes without reduction (%" PRIu64
+              " with the block reused), "
               "%zu with (%" PRIu64 ")",
               c, off.histories, reuses_off, on.histories, a_reuses);
         /* at bound 0 the reuse needs a preemption; elsewhere an allocator

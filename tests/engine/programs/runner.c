@@ -40,8 +40,8 @@
 
 /* ======================================================= shared state */
 
-#define TRACE_CAP 16384  /* livelocks alone take spin_bound (1000) steps */
-#define REC_STEPS 512    /* steps kept per recorded schedule */
+#define TRACE_CAP 16384 /* livelocks alone take spin_bound (1000) steps */
+#define REC_STEPS 512   /* steps kept per recorded schedule */
 #define MAX_REC 4
 #define WTHREADS 8       /* threads of a witness kept */
 #define CHILD_TIMEOUT 90 /* seconds; under the ctest TIMEOUT */
@@ -156,8 +156,8 @@ static void record(struct recorded *r, uint64_t exec_no, const struct lu_sched_r
 
 struct explore {
     enum lu_sched_strategy strategy;
-    int bound;         /* preemption bound, -1 = unbounded */
-    uint64_t cap;      /* stop after this many executions; 0 = none */
+    int bound;    /* preemption bound, -1 = unbounded */
+    uint64_t cap; /* stop after this many executions; 0 = none */
     uint32_t watchdog_ms;
     const struct lu_sched_step *replay;
     uint32_t replay_len;
@@ -345,7 +345,10 @@ static bool lost_update_after(const struct lu_sched_result *res)
 
 static void test_lost_update(void)
 {
-    struct explore e = {.strategy = LU_SCHED_DFS, .bound = -1, .body = lost_update_main, .arg = PROG_BUGGY,
+    struct explore e = {.strategy = LU_SCHED_DFS,
+                        .bound = -1,
+                        .body = lost_update_main,
+                        .arg = PROG_BUGGY,
                         .after = lost_update_after};
     struct child c = explore(&e);
     print_tally("lost update (load/store)", &c);
@@ -377,7 +380,10 @@ static bool first_stuck_after(const struct lu_sched_result *res)
 
 static void test_lock_order(void)
 {
-    struct explore e = {.strategy = LU_SCHED_DFS, .bound = -1, .body = lock_order_main, .arg = PROG_BUGGY,
+    struct explore e = {.strategy = LU_SCHED_DFS,
+                        .bound = -1,
+                        .body = lock_order_main,
+                        .arg = PROG_BUGGY,
                         .after = first_stuck_after};
     struct child c = explore(&e);
     print_tally("lock-order inversion", &c);
@@ -392,13 +398,14 @@ static void test_lock_order(void)
         static const char *const fn[3] = {"lock_order_main", "lock_order_ab", "lock_order_ba"};
         const uintptr_t want_obj[3] = {0, (uintptr_t)&lock_order_b, (uintptr_t)&lock_order_a};
         for (int i = 1; i <= 2; i++) {
-            printf("  thread %d: blocked in %s at %s (pc %#lx)\n", i, w->th[i].label, caller_symbol(w->th[i].pc),
-                   (unsigned long)w->th[i].pc);
-            CHECK(w->th[i].state == LU_SCHED_TS_BLOCKED, "thread %d is blocked (state %d)", i, w->th[i].state);
-            CHECK(strcmp(w->th[i].label, "pthread_mutex_lock") == 0, "thread %d blocks in pthread_mutex_lock (%s)",
-                  i, w->th[i].label);
-            CHECK(w->th[i].k == LU_SCHED_K_MUTEX_LOCK, "thread %d's pending operation is a mutex lock (%d)", i,
-                  w->th[i].k);
+            printf("  thread %d: blocked in %s at %s (pc %#lx)\n", i, w->th[i].label,
+                   caller_symbol(w->th[i].pc), (unsigned long)w->th[i].pc);
+            CHECK(w->th[i].state == LU_SCHED_TS_BLOCKED, "thread %d is blocked (state %d)", i,
+                  w->th[i].state);
+            CHECK(strcmp(w->th[i].label, "pthread_mutex_lock") == 0,
+                  "thread %d blocks in pthread_mutex_lock (%s)", i, w->th[i].label);
+            CHECK(w->th[i].k == LU_SCHED_K_MUTEX_LOCK, "thread %d's pending operation is a mutex lock (%d)",
+                  i, w->th[i].k);
             CHECK(w->th[i].pc != 0, "thread %d's blocking call has a pc", i);
             CHECK(strcmp(caller_symbol(w->th[i].pc), fn[i]) == 0, "thread %d's pc is in %s (%s)", i, fn[i],
                   caller_symbol(w->th[i].pc));
@@ -428,7 +435,10 @@ static bool cond_after(const struct lu_sched_result *res)
 
 static void test_cond_wakeup(void)
 {
-    struct explore e = {.strategy = LU_SCHED_DFS, .bound = -1, .body = cond_wakeup_main, .arg = PROG_BUGGY,
+    struct explore e = {.strategy = LU_SCHED_DFS,
+                        .bound = -1,
+                        .body = cond_wakeup_main,
+                        .arg = PROG_BUGGY,
                         .after = cond_after};
     struct child c = explore(&e);
     print_tally("cond var, flag tested unlocked", &c);
@@ -450,7 +460,8 @@ static void test_cond_wakeup(void)
     print_tally("cond var, while loop under lock", &c);
     CHECK(child_ok(&c), "correct cond var exploration: %s", how(&c));
     CHECK(all_complete() && sh->executions > 1, "the correct waiter never gets stuck");
-    CHECK(sh->bad == 0, "the correct waiter always sees the flag set (%llu bad)", (unsigned long long)sh->bad);
+    CHECK(sh->bad == 0, "the correct waiter always sees the flag set (%llu bad)",
+          (unsigned long long)sh->bad);
 }
 
 /* ======================================================= 4. spin locks and livelock */
@@ -482,8 +493,12 @@ static void spin_case(const char *lock, enum spin_kind kind, int threads, int it
     spin_expect = threads * iters;
     for (size_t b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
         int bound = bounds[b];
-        struct explore e = {.strategy = LU_SCHED_DFS, .bound = bound, .cap = bound < 0 ? SPIN_CAP : 0,
-                            .body = spin_locks_main, .arg = (void *)(intptr_t)kind, .after = spin_after};
+        struct explore e = {.strategy = LU_SCHED_DFS,
+                            .bound = bound,
+                            .cap = bound < 0 ? SPIN_CAP : 0,
+                            .body = spin_locks_main,
+                            .arg = (void *)(intptr_t)kind,
+                            .after = spin_after};
         char name[64];
         snprintf(name, sizeof name, "%s %dx%d, bound %d", lock, threads, iters, bound);
         struct child c = explore(&e);
@@ -504,7 +519,8 @@ static void spin_case(const char *lock, enum spin_kind kind, int threads, int it
         } else {
             /* small cases are exhausted before the cap */
             CHECK(sh->capped ? sh->executions == SPIN_CAP : sh->executions > prev,
-                  "%s: explores up to the cap or beyond bound 2 (%llu)", name, (unsigned long long)sh->executions);
+                  "%s: explores up to the cap or beyond bound 2 (%llu)", name,
+                  (unsigned long long)sh->executions);
         }
         prev = sh->executions;
     }
@@ -529,8 +545,11 @@ static void test_livelock(void)
 {
     spin_threads = 2;
     spin_iters = 2;
-    struct explore e = {.strategy = LU_SCHED_DFS, .bound = 2, .body = spin_locks_main,
-                        .arg = (void *)(intptr_t)SPIN_NEVER_SET, .after = livelock_after};
+    struct explore e = {.strategy = LU_SCHED_DFS,
+                        .bound = 2,
+                        .body = spin_locks_main,
+                        .arg = (void *)(intptr_t)SPIN_NEVER_SET,
+                        .after = livelock_after};
     struct child c = explore(&e);
     print_tally("spin on a flag never set", &c);
     CHECK(child_ok(&c), "never-set exploration: %s", how(&c));
@@ -623,8 +642,8 @@ static void fatal_and_replay(const char *name, lu_sched_fn body, int kind, int c
 {
     struct explore e = {.strategy = LU_SCHED_DFS, .bound = -1, .cap = 1000, .body = body};
     struct child c = explore(&e);
-    printf("  %s: child %s after %llu executions; on_fatal kind %d code %d thread %d at %s, %u choices\n", name,
-           how(&c), (unsigned long long)sh->started, sh->fatal_kind, sh->fatal_code, sh->fatal_tid,
+    printf("  %s: child %s after %llu executions; on_fatal kind %d code %d thread %d at %s, %u choices\n",
+           name, how(&c), (unsigned long long)sh->started, sh->fatal_kind, sh->fatal_code, sh->fatal_tid,
            kind == LU_SCHED_FATAL_SIGNAL ? symbol_at(sh->fatal_pc) : caller_symbol(sh->fatal_pc),
            sh->fatal_trace_len);
     CHECK(!c.timed_out && ended_right(c.status), "%s ends the exploring process (%s)", name, how(&c));
@@ -642,8 +661,8 @@ static void fatal_and_replay(const char *name, lu_sched_fn body, int kind, int c
     struct fatal_end orig = {0};
     save_end(&orig, &c);
 
-    struct explore r = {.strategy = LU_SCHED_REPLAY, .bound = -1, .body = body, .replay = orig.steps,
-                        .replay_len = orig.len};
+    struct explore r = {
+        .strategy = LU_SCHED_REPLAY, .bound = -1, .body = body, .replay = orig.steps, .replay_len = orig.len};
     c = explore(&r);
     printf("  %s replayed: child %s, on_fatal kind %d code %d thread %d, %u choices\n", name, how(&c),
            sh->fatal_kind, sh->fatal_code, sh->fatal_tid, sh->fatal_trace_len);
@@ -658,8 +677,8 @@ static void fatal_and_replay(const char *name, lu_sched_fn body, int kind, int c
     CHECK(sh->fatal_trace_len == orig.len && same_choices(sh_trace->steps, orig.steps, orig.len),
           "%s replay: the same choices (%u of %u)", name, sh->fatal_trace_len, orig.len);
 
-    struct explore d = {.strategy = LU_SCHED_REPLAY, .bound = -1, .body = body, .replay = orig.steps,
-                        .replay_len = 0};
+    struct explore d = {
+        .strategy = LU_SCHED_REPLAY, .bound = -1, .body = body, .replay = orig.steps, .replay_len = 0};
     c = explore(&d);
     CHECK(child_ok(&c) && sh->executions == 1 && sh->outcome[LU_SCHED_OUT_COMPLETE] == 1 && !sh->fatal_calls,
           "%s: the default schedule completes without it (%s)", name, how(&c));
@@ -678,7 +697,8 @@ static bool exited_3(int status)
 
 static void test_segv(void)
 {
-    fatal_and_replay("NULL dereference", segv_main, LU_SCHED_FATAL_SIGNAL, SIGSEGV, 2, "segv_reader", died_of_segv);
+    fatal_and_replay("NULL dereference", segv_main, LU_SCHED_FATAL_SIGNAL, SIGSEGV, 2, "segv_reader",
+                     died_of_segv);
 }
 
 static void test_exit(void)
@@ -750,14 +770,13 @@ static void replay_fn(const void *ctx)
 static void test_replay(void)
 {
     int failures_before = failures;
-    struct explore e = {.strategy = LU_SCHED_DFS, .bound = 1, .body = replay_mix_main,
-                        .after = replay_after};
+    struct explore e = {.strategy = LU_SCHED_DFS, .bound = 1, .body = replay_mix_main, .after = replay_after};
     struct child c = explore(&e);
     print_tally("replay_mix, bound 1", &c);
     CHECK(child_ok(&c), "replay_mix exploration: %s", how(&c));
     CHECK(sh->bad == 0 && all_complete(), "replay_mix completes with 4 log entries in every execution");
-    CHECK(sh->executions >= replay_pick[1], "at least %llu executions (%llu)", (unsigned long long)replay_pick[1],
-          (unsigned long long)sh->executions);
+    CHECK(sh->executions >= replay_pick[1], "at least %llu executions (%llu)",
+          (unsigned long long)replay_pick[1], (unsigned long long)sh->executions);
     CHECK(sh->data_steps > 0, "some schedules wake the second waiter (a data choice)");
     CHECK(sh->rec[2].exec_no > 0, "a schedule with a non-default data choice was recorded");
     CHECK(sh->rec[0].len <= REC_STEPS && sh->rec[1].len <= REC_STEPS && sh->rec[2].len <= REC_STEPS &&
@@ -782,7 +801,8 @@ static void test_replay(void)
         printf("  execution %4llu: %3u choices, log", (unsigned long long)a->exec_no, a->len);
         for (int j = 0; j < a->nlog && j < REPLAY_MIX_LOG; j++)
             printf(" %d", a->log[j]);
-        printf("; replay: %u choices, %s\n", b->len, lu_sched_outcome_name((enum lu_sched_outcome)b->outcome));
+        printf("; replay: %u choices, %s\n", b->len,
+               lu_sched_outcome_name((enum lu_sched_outcome)b->outcome));
         CHECK(b->outcome == a->outcome, "replay of execution %llu: same outcome (%d, %d)",
               (unsigned long long)a->exec_no, b->outcome, a->outcome);
         CHECK(b->nlog == a->nlog && memcmp(b->log, a->log, sizeof a->log) == 0,
@@ -801,9 +821,15 @@ static const struct group {
     const char *name;
     void (*fn)(void);
 } groups[] = {
-    {"lost_update", test_lost_update}, {"lock_order", test_lock_order}, {"cond_wakeup", test_cond_wakeup},
-    {"spin_locks", test_spin_locks},   {"livelock", test_livelock},     {"watchdog", test_watchdog},
-    {"segv", test_segv},               {"exit", test_exit},             {"replay", test_replay},
+    {"lost_update", test_lost_update},
+    {"lock_order", test_lock_order},
+    {"cond_wakeup", test_cond_wakeup},
+    {"spin_locks", test_spin_locks},
+    {"livelock", test_livelock},
+    {"watchdog", test_watchdog},
+    {"segv", test_segv},
+    {"exit", test_exit},
+    {"replay", test_replay},
 };
 
 int main(int argc, char **argv)

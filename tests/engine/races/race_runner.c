@@ -490,7 +490,8 @@ static void test_heap(void)
     for (int i = 0; i < sh->nrep; i++) {
         const struct lu_ipose_race *r = &sh->rep[i];
         ok &= r->write[0] && r->write[1] && r->tid[0] != r->tid[1] && r->tid[0] > 0 && r->tid[1] > 0;
-        bool by_free = strcmp(fn_at(r->pc[0]), "race_heap_freer") == 0 || strcmp(fn_at(r->pc[1]), "race_heap_freer") == 0;
+        bool by_free = strcmp(fn_at(r->pc[0]), "race_heap_freer") == 0 ||
+                       strcmp(fn_at(r->pc[1]), "race_heap_freer") == 0;
         ok &= by_free;
     }
     if (sh->nrep > 0)
@@ -500,8 +501,9 @@ static void test_heap(void)
     e.arg = RACE_FIXED;
     c = in_child(heap_in_child, &e);
     expect_quiet("heap, reuse", &c, 2);
-    CHECK(sh->heap_reused > 0, "heap, reuse: the freed block was handed out again (%ld executions), so the "
-                               "quiet verdict means reuse is recognised",
+    CHECK(sh->heap_reused > 0,
+          "heap, reuse: the freed block was handed out again (%ld executions), so the "
+          "quiet verdict means reuse is recognised",
           sh->heap_reused);
 }
 

@@ -48,5 +48,6 @@ static int64_t g_add(void *o, int64_t v)
     return old;
 }
 
-LINEUP_HARNESS(reg, reg_create, free, LINEUP_OP(reg_write, 1), LINEUP_OP(reg_write, 2), LINEUP_OP(reg_read, 0));
+LINEUP_HARNESS(reg, reg_create, free, LINEUP_OP(reg_write, 1), LINEUP_OP(reg_write, 2),
+               LINEUP_OP(reg_read, 0));
 LINEUP_HARNESS(guarded, g_create, free, LINEUP_OP(g_add, 1), LINEUP_OP(g_add, 10));
