@@ -158,6 +158,7 @@ struct lu_run_exec {
     int race; /* a race was seen */
     int race_tid[2];
     int race_write[2];
+    int race_atomic[2]; /* one of the two accesses may be atomic, never both */
     uintptr_t race_addr;
     unsigned race_size;
     struct lu_run_loc race_at[2];

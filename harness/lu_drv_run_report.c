@@ -117,6 +117,15 @@ static void lu__loc(struct lu_buf *b, const struct lu_run_shm *m, const struct l
     lu_buf_free(&t);
 }
 
+/* "write", "atomic read", ...: which of the race's two accesses is atomic
+ * matters to the reader (one of them always is plain). */
+static const char *lu__race_kind(const struct lu_run_exec *E, int i)
+{
+    if (E->race_atomic[i])
+        return E->race_write[i] ? "atomic write" : "atomic read";
+    return E->race_write[i] ? "write" : "read";
+}
+
 static void lu__tname(struct lu_buf *b, int tid)
 {
     if (tid == 0)
@@ -244,11 +253,11 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         return;
     case LU_RUN_K_RACE:
         lu_buf_printf(b, "data race on %u byte%s at %#" PRIxPTR ": %s by ", E->race_size,
-                      E->race_size == 1 ? "" : "s", E->race_addr, E->race_write[1] ? "write" : "read");
+                      E->race_size == 1 ? "" : "s", E->race_addr, lu__race_kind(E, 1));
         lu__tname(b, E->race_tid[1]);
         lu_buf_puts(b, " at ");
         lu__loc(b, m, &E->race_at[1]);
-        lu_buf_printf(b, " and %s by ", E->race_write[0] ? "write" : "read");
+        lu_buf_printf(b, " and %s by ", lu__race_kind(E, 0));
         lu__tname(b, E->race_tid[0]);
         lu_buf_puts(b, " at ");
         lu__loc(b, m, &E->race_at[0]);
@@ -305,7 +314,7 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
     } else if (i == culprit && E->kind != LU_RUN_K_PASS && E->kind != LU_RUN_K_DEADLOCK &&
                E->kind != LU_RUN_K_LIVELOCK) {
         if (E->kind == LU_RUN_K_RACE)
-            lu_buf_printf(b, "racing %s", E->race_write[1] ? "write" : "read");
+            lu_buf_printf(b, "racing %s", lu__race_kind(E, 1));
         else if (E->kind == LU_RUN_K_EXIT && E->main_returned)
             lu_buf_printf(b, "returned %d from main", E->status);
         else if (E->kind == LU_RUN_K_EXIT)

@@ -416,6 +416,7 @@ static void lu__on_race(void *arg, const struct lu_ipose_race *r)
     for (int i = 0; i < 2; i++) {
         E->race_tid[i] = r->tid[i];
         E->race_write[i] = r->write[i];
+        E->race_atomic[i] = r->atomic[i];
         E->race_at[i].pc = r->pc[i];
         E->race_at[i].call = 1;
     }

@@ -35,7 +35,7 @@ struct lu__race_rec {
     uint8_t tid;
     uint8_t mask; /* bytes of the granule this access is still the relevant one for */
     uint8_t write;
-    uint8_t pad;
+    uint8_t atomic; /* atomic accesses race with plain ones only */
 };
 
 struct lu__race_cell {
@@ -256,6 +256,7 @@ struct lu__race_acc {
     int tid;
     uint32_t clock;
     bool write;
+    bool atomic;
     uintptr_t pc;
     bool have_vc;
     int nvc;
@@ -286,8 +287,8 @@ static bool lu__race_note(struct lu__race_acc *a, uintptr_t base, unsigned ov, c
     uintptr_t addr = base + lo;
     if (a->nq > 0) {
         struct lu_ipose_race *p = &a->q[a->nq - 1];
-        if (p->tid[0] == r->tid && p->write[0] == (bool)r->write && p->pc[0] == r->pc &&
-            p->addr + p->size == addr) {
+        if (p->tid[0] == r->tid && p->write[0] == (bool)r->write && p->atomic[0] == (bool)r->atomic &&
+            p->pc[0] == r->pc && p->addr + p->size == addr) {
             p->size += hi - lo + 1;
             return true;
         }
@@ -301,20 +302,39 @@ static bool lu__race_note(struct lu__race_acc *a, uintptr_t base, unsigned ov, c
     p->tid[1] = a->tid;
     p->write[0] = r->write;
     p->write[1] = a->write;
+    p->atomic[0] = r->atomic;
+    p->atomic[1] = a->atomic;
     p->pc[0] = r->pc;
     p->pc[1] = a->pc;
     return true;
 }
 
+/* Two accesses conflict when one writes and one is plain: atomic accesses
+ * never race with each other (C11), but do with plain ones. */
+static inline bool lu__race_conflict(bool w1, bool at1, bool w2, bool at2)
+{
+    return (w1 || w2) && !(at1 && at2);
+}
+
+/* Every access that conflicts with an access of kind (w2, at2) conflicts
+ * with one of kind (w1, at1) too: a write covers a read, a plain access an
+ * atomic one. */
+static inline bool lu__race_kind_covers(bool w1, bool at1, bool w2, bool at2)
+{
+    return (w1 || !w2) && (!at1 || at2);
+}
+
 /* Same epoch as an earlier access of this thread that covers bytes m and
- * is at least as strong (a write covers a read): whatever races with this
+ * is at least as strong (lu__race_kind_covers): whatever races with this
  * access raced with that one (and was reported), and recording it would
  * teach nothing. */
-static inline bool lu__race_covered(struct lu__race_cell *c, int tid, uint32_t clock, bool write, unsigned m)
+static inline bool lu__race_covered(struct lu__race_cell *c, int tid, uint32_t clock, bool write, bool atomic,
+                                    unsigned m)
 {
     const struct lu__race_rec *rs = lu__race_recs(c);
     for (unsigned i = 0; i < c->n; i++)
-        if (rs[i].tid == tid && rs[i].clock == clock && (rs[i].write || !write) && (rs[i].mask & m) == m)
+        if (rs[i].tid == tid && rs[i].clock == clock &&
+            lu__race_kind_covers(rs[i].write, rs[i].atomic, write, atomic) && (rs[i].mask & m) == m)
             return true;
     return false;
 }
@@ -325,13 +345,14 @@ static void lu__race_granule(struct lu__race_acc *a, struct lu__race_cell *c, un
     struct lu__race_rec *rs = lu__race_recs(c);
     unsigned n = c->n;
 
-    if (lu__race_covered(c, a->tid, a->clock, a->write, m))
+    if (lu__race_covered(c, a->tid, a->clock, a->write, a->atomic, m))
         return;
 
     unsigned fresh = m & ~(unsigned)c->reported;
     for (unsigned i = 0; i < n && fresh; i++) {
         unsigned ov = rs[i].mask & fresh;
-        if (!ov || !(a->write || rs[i].write) || lu__race_hb(a, &rs[i]))
+        if (!ov || !lu__race_conflict(a->write, a->atomic, rs[i].write, rs[i].atomic) ||
+            lu__race_hb(a, &rs[i]))
             continue;
         if (lu__race_note(a, c->key << 3, ov, &rs[i])) {
             c->reported |= (uint8_t)ov;
@@ -339,15 +360,25 @@ static void lu__race_granule(struct lu__race_acc *a, struct lu__race_cell *c, un
         }
     }
 
-    /* A write supersedes every earlier access of its bytes: those it does
-     * not follow were just reported, and an access racing with one that it
-     * follows races with the write too. A read supersedes the reads that
-     * happen before it, for the same reason. The last write stays. */
+    /* An access supersedes the earlier accesses of its bytes that happen
+     * before it and that it covers (lu__race_kind_covers): a later access
+     * concurrent with one of those is concurrent with this one too, and
+     * conflicts with it. A write also supersedes the conflicting accesses
+     * it does not follow: they were just reported. So a plain write
+     * supersedes everything, a plain read the reads before it; the last
+     * write stays, and atomic accesses do not supersede plain ones. */
     unsigned j = 0;
     for (unsigned i = 0; i < n; i++) {
         struct lu__race_rec r = rs[i];
         if (r.mask & m) {
-            if (a->write || (!r.write && lu__race_hb(a, &r)))
+            bool gone;
+            if (a->write && !a->atomic)
+                gone = true;
+            else if (lu__race_hb(a, &r))
+                gone = lu__race_kind_covers(a->write, a->atomic, r.write, r.atomic);
+            else
+                gone = a->write && lu__race_conflict(a->write, a->atomic, r.write, r.atomic);
+            if (gone)
                 r.mask &= (uint8_t)~m;
         }
         if (r.mask)
@@ -357,13 +388,18 @@ static void lu__race_granule(struct lu__race_acc *a, struct lu__race_cell *c, un
     c->n = (uint16_t)j;
 
     for (unsigned i = 0; i < j; i++) {
-        if (rs[i].tid == a->tid && rs[i].clock == a->clock && rs[i].write == a->write && rs[i].pc == a->pc) {
+        if (rs[i].tid == a->tid && rs[i].clock == a->clock && rs[i].write == a->write &&
+            rs[i].atomic == a->atomic && rs[i].pc == a->pc) {
             rs[i].mask |= (uint8_t)m;
             return;
         }
     }
-    struct lu__race_rec r = {
-        .pc = a->pc, .clock = a->clock, .tid = (uint8_t)a->tid, .mask = (uint8_t)m, .write = a->write};
+    struct lu__race_rec r = {.pc = a->pc,
+                             .clock = a->clock,
+                             .tid = (uint8_t)a->tid,
+                             .mask = (uint8_t)m,
+                             .write = a->write,
+                             .atomic = a->atomic};
     if (!lu__race_append(c, &r))
         lu__race.st.untracked++;
 }
@@ -392,7 +428,7 @@ static void lu__race_granule(struct lu__race_acc *a, struct lu__race_cell *c, un
 /* Everything but the same-epoch case of a one-granule access: out of line,
  * so that the fast path needs no room for the vector clock and the
  * reports. */
-static __attribute__((noinline)) void lu__race_slow(const void *addr, size_t size, bool is_write,
+static __attribute__((noinline)) void lu__race_slow(const void *addr, size_t size, bool is_write, bool atomic,
                                                     uintptr_t pc, int tid, uint32_t clock)
 {
     lu__race.busy = 1;
@@ -400,6 +436,7 @@ static __attribute__((noinline)) void lu__race_slow(const void *addr, size_t siz
     a.tid = tid;
     a.clock = clock;
     a.write = is_write;
+    a.atomic = atomic;
     a.pc = pc;
     a.have_vc = false;
     a.nq = 0;
@@ -432,10 +469,19 @@ void lu__ipose_race_access(const void *addr, size_t size, bool is_write, uintptr
     if (size <= 8 - lo) {
         /* one granule, most often already covered by this epoch */
         struct lu__race_cell *c = lu__race_find(p >> 3);
-        if (c && lu__race_covered(c, tid, clock, is_write, ((1u << size) - 1u) << lo))
+        if (c && lu__race_covered(c, tid, clock, is_write, false, ((1u << size) - 1u) << lo))
             return;
     }
-    lu__race_slow(addr, size, is_write, pc, tid, clock);
+    lu__race_slow(addr, size, is_write, false, pc, tid, clock);
+}
+
+void lu__ipose_race_atomic(const void *addr, size_t size, bool is_write, uintptr_t pc, uint32_t clock)
+{
+    int tid = lu_sched_self();
+    if (tid < 0 || !lu__race.fn || lu__race.busy || size == 0)
+        return;
+    lu__race.st.accesses++;
+    lu__race_slow(addr, size, is_write, true, pc, tid, clock);
 }
 
 void lu__ipose_race_forget(const void *addr, size_t size)
@@ -464,6 +510,7 @@ void lu_ipose_race_set_handler(void (*fn)(void *arg, const struct lu_ipose_race 
 {
     if (!fn) {
         __atomic_store_n(&lu__ipose_race_hook, NULL, __ATOMIC_RELAXED);
+        __atomic_store_n(&lu__ipose_race_atomic_hook, NULL, __ATOMIC_RELAXED);
         lu__race.fn = NULL;
         lu__race.arg = NULL;
         lu__race_free_all();
@@ -472,6 +519,7 @@ void lu_ipose_race_set_handler(void (*fn)(void *arg, const struct lu_ipose_race 
     lu__race.fn = fn;
     lu__race.arg = arg;
     __atomic_store_n(&lu__ipose_race_hook, lu__ipose_race_access, __ATOMIC_RELAXED);
+    __atomic_store_n(&lu__ipose_race_atomic_hook, lu__ipose_race_atomic, __ATOMIC_RELAXED);
 }
 
 void lu_ipose_race_reset(void)

@@ -33,6 +33,7 @@ struct lu_ipose_race {
     unsigned size;  /* bytes from addr to the last byte both touch */
     int tid[2];     /* [0] earlier access's controlled thread, [1] the current one */
     bool write[2];
+    bool atomic[2];  /* an atomic (or volatile) access: one of the two is plain */
     uintptr_t pc[2]; /* return addresses into the code under test, for function:line
                       * (the call to the hook: look up pc - 1) */
 };
@@ -62,6 +63,9 @@ void lu_ipose_race_reset(void);
  * link without this file: its unit test builds it alone), set by
  * lu_ipose_race_set_handler. */
 extern void (*lu__ipose_race_hook)(const void *addr, size_t size, bool is_write, uintptr_t pc);
+/* The same for atomic and volatile accesses (lu__ipose_race_atomic). */
+extern void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write, uintptr_t pc,
+                                          uint32_t clock);
 
 /* The detector's entry: one plain access of size bytes at addr by the
  * calling thread, made at return address pc. Ignored unless the caller is
@@ -70,11 +74,17 @@ extern void (*lu__ipose_race_hook)(const void *addr, size_t size, bool is_write,
  * write to all of it, to catch a use racing with the free). */
 void lu__ipose_race_access(const void *addr, size_t size, bool is_write, uintptr_t pc);
 
+/* One atomic (or volatile) access, reported by the atomic hooks after
+ * lu_sched_access_end, so that what it acquired orders it after earlier
+ * plain accesses; clock is lu_sched_clock() before lu_sched_access_begin,
+ * the epoch a thread that acquires what this access released knows of.
+ * Atomic accesses never race with each other, only with plain ones. */
+void lu__ipose_race_atomic(const void *addr, size_t size, bool is_write, uintptr_t pc, uint32_t clock);
+
 /* Forgets the shadow state of [addr, addr + size) (on a controlled thread
  * or between executions): for memory reused as a new object, so that its
- * accesses are not compared with those of the old one (malloc would call
- * it on the block it returns; lineup does not interpose malloc yet, see
- * docs/races.md). */
+ * accesses are not compared with those of the old one (the allocator
+ * interposer, lu_ipose_malloc.c, calls it on every block it returns). */
 void lu__ipose_race_forget(const void *addr, size_t size);
 
 /* Counters since the last lu_ipose_race_reset, for tests and diagnostics. */

@@ -184,16 +184,36 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
 
 #define LU__CONTROLLED() __builtin_expect(lu_sched_self() >= 0, 1)
 
+/* The race detector checks atomic accesses against plain ones. The epoch
+ * is the thread's clock before the scheduling point (what a thread that
+ * acquires from this access learns of it); the check runs after
+ * lu_sched_access_end, once what the access acquired is known. */
+void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write, uintptr_t pc,
+                                   uint32_t clock);
+
+#define LU__RACE_ON()                                                                                        \
+    __builtin_expect(__atomic_load_n(&lu__ipose_race_atomic_hook, __ATOMIC_RELAXED) != NULL, 0)
+#define LU__RACE_EPOCH() (LU__RACE_ON() ? lu_sched_clock() : 0)
+#define LU__RACE_ATOMIC(a, size, is_write, epoch)                                                            \
+    do {                                                                                                     \
+        void (*hook_)(const void *, size_t, bool, uintptr_t, uint32_t) =                                     \
+            __atomic_load_n(&lu__ipose_race_atomic_hook, __ATOMIC_RELAXED);                                  \
+        if (__builtin_expect(hook_ != NULL, 0))                                                              \
+            hook_((const void *)(a), (size), (is_write), (uintptr_t)__builtin_return_address(0), (epoch));   \
+    } while (0)
+
 #define LU__HOOK_LOAD(bits, op, label)                                                                       \
     LU__API LU__ATTR_##bits lu__a##bits __tsan_atomic##bits##_##op(const volatile lu__a##bits *a, int mo)    \
     {                                                                                                        \
         if (!LU__CONTROLLED())                                                                               \
             return lu__load##bits(a);                                                                        \
         LU__PREP(0);                                                                                         \
+        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
         lu_sched_access_begin(LU_SCHED_K_READ, a, label);                                                    \
         lu__a##bits r = lu__load##bits(a);                                                                   \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, false);                                                                       \
+        LU__RACE_ATOMIC(a, sizeof *a, false, epoch_);                                                        \
         return r;                                                                                            \
     }
 
@@ -206,10 +226,12 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
             return;                                                                                          \
         }                                                                                                    \
         LU__PREP(v);                                                                                         \
+        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
         lu_sched_access_begin(LU_SCHED_K_WRITE, a, label);                                                   \
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
+        LU__RACE_ATOMIC(a, sizeof *a, true, epoch_);                                                         \
     }
 
 #define LU__HOOK_XCHG(bits, op, label)                                                                       \
@@ -219,10 +241,12 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         if (!LU__CONTROLLED())                                                                               \
             return lu__exchange##bits(a, v);                                                                 \
         LU__PREP(v);                                                                                         \
+        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
+        LU__RACE_ATOMIC(a, sizeof *a, true, epoch_);                                                         \
         return old;                                                                                          \
     }
 
@@ -233,10 +257,12 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         if (!LU__CONTROLLED())                                                                               \
             return lu__##op##bits(a, v);                                                                     \
         LU__PREP(v);                                                                                         \
+        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits old = lu__##op##bits(a, v);                                                              \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, (lu__a##bits)LU__NEW_##op(old, v) != old);                                    \
+        LU__RACE_ATOMIC(a, sizeof *a, true, epoch_);                                                         \
         return old;                                                                                          \
     }
 
@@ -249,6 +275,7 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         if (!LU__CONTROLLED())                                                                               \
             return lu__cas##bits(a, c, v);                                                                   \
         LU__PREP(*c);                                                                                        \
+        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits expected = *c;                                                                           \
         bool ok = lu__cas##bits(a, c, v);                                                                    \
@@ -257,6 +284,7 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         else                                                                                                 \
             LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (expected != v));                                                       \
+        LU__RACE_ATOMIC(a, sizeof *a, ok, epoch_);                                                           \
         return ok;                                                                                           \
     }
 
@@ -272,6 +300,7 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
             return found;                                                                                    \
         }                                                                                                    \
         LU__PREP(c);                                                                                         \
+        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         bool ok = lu__cas##bits(a, &found, v);                                                               \
         if (ok)                                                                                              \
@@ -279,6 +308,7 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
         else                                                                                                 \
             LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (c != v));                                                              \
+        LU__RACE_ATOMIC(a, sizeof *a, ok, epoch_);                                                           \
         return found;                                                                                        \
     }
 
@@ -326,8 +356,10 @@ LU__API void __tsan_atomic_signal_fence(int mo)
         if (!LU__CONTROLLED())                                                                               \
             return;                                                                                          \
         LU__PREP(0);                                                                                         \
+        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
         lu_sched_access_begin(LU_SCHED_K_##kind, addr, LU_IPOSE_L_TSAN_##op##bytes);                         \
         lu_sched_access_end(addr, LU_SCHED_K_##kind == LU_SCHED_K_WRITE);                                    \
+        LU__RACE_ATOMIC(addr, bytes, LU_SCHED_K_##kind == LU_SCHED_K_WRITE, epoch_);                         \
     }
 #include "lu_ipose_tsan.def"
 

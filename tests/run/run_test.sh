@@ -152,14 +152,18 @@ atomic)
 races)
     run 1 --races -- "$P/race_plain"
     has "FAIL: data race on 4 bytes"
-    has "by thread 2 at reader (race.c:43)"
-    has "by thread 1 at writer (race.c:27)"
+    has "by thread 2 at reader (race.c:50)"
+    has "by thread 1 at writer (race.c:32)"
     # detection is off by default
     run 0 --strategy dfs --preemptions -1 -- "$P/race_plain"
     run 0 --races --strategy dfs --preemptions -1 -- "$P/race_mutex"
     has "every schedule of the program was explored"
     run 0 --races --strategy dfs --preemptions -1 -- "$P/race_acqrel"
     has "every schedule of the program was explored"
+    # an atomic increment and a plain read of one counter race
+    run 1 --races -- "$P/race_mixed"
+    has "FAIL: data race on 4 bytes"
+    has "atomic write by thread 1 at writer (race.c:"
     ;;
 strategies)
     for s in dfs ipb idb random pct pos default; do

@@ -202,6 +202,98 @@ void *race_fcas_main(void *variant)
     return NULL;
 }
 
+/* ---- plain and atomic accesses to one variable ---- */
+
+unsigned race_mix_x;
+/* The plain read goes through a pointer the compiler cannot see through:
+ * clang would otherwise reuse the value of the last atomic load. */
+static unsigned *volatile race_mix_ptr = &race_mix_x;
+
+__attribute__((noinline)) void race_mix_writer(void)
+{
+    __atomic_store_n(&race_mix_x, 1, __ATOMIC_RELEASE);
+}
+
+__attribute__((noinline)) void race_mix_reader(void *variant)
+{
+    if (variant == RACE_FIXED)
+        while (!__atomic_load_n(&race_mix_x, __ATOMIC_ACQUIRE))
+            ;
+    else
+        while (!__atomic_load_n(&race_mix_x, __ATOMIC_RELAXED))
+            ;
+    unsigned *p = race_mix_ptr;
+    race_mp_seen = (int)*p; /* plain: ordered after the store by the acquire only */
+}
+
+static void *race_mix_writer_thread(void *arg)
+{
+    (void)arg;
+    race_mix_writer();
+    return NULL;
+}
+
+static void *race_mix_reader_thread(void *variant)
+{
+    race_mix_reader(variant);
+    return NULL;
+}
+
+void *race_mix_main(void *variant)
+{
+    race_mix_x = 0;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_mix_reader_thread, variant);
+    pthread_create(&t[1], NULL, race_mix_writer_thread, NULL);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
+unsigned race_mixrmw_x;
+static unsigned race_mixrmw_flag;
+
+__attribute__((noinline)) void race_mixrmw_init(void *variant)
+{
+    race_mixrmw_x = 5; /* plain */
+    if (variant == RACE_FIXED)
+        __atomic_store_n(&race_mixrmw_flag, 1, __ATOMIC_RELEASE);
+    else
+        __atomic_store_n(&race_mixrmw_flag, 1, __ATOMIC_RELAXED);
+}
+
+__attribute__((noinline)) void race_mixrmw_add(void)
+{
+    while (!__atomic_load_n(&race_mixrmw_flag, __ATOMIC_ACQUIRE))
+        ;
+    __atomic_fetch_add(&race_mixrmw_x, 1, __ATOMIC_RELAXED);
+}
+
+static void *race_mixrmw_init_thread(void *variant)
+{
+    race_mixrmw_init(variant);
+    return NULL;
+}
+
+static void *race_mixrmw_add_thread(void *arg)
+{
+    (void)arg;
+    race_mixrmw_add();
+    return NULL;
+}
+
+void *race_mixrmw_main(void *variant)
+{
+    race_mixrmw_x = 0;
+    race_mixrmw_flag = 0;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_mixrmw_add_thread, NULL);
+    pthread_create(&t[1], NULL, race_mixrmw_init_thread, variant);
+    pthread_join(t[0], NULL);
+    pthread_join(t[1], NULL);
+    return NULL;
+}
+
 /* ---- create and join ---- */
 
 int race_cj_x;

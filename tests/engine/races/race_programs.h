@@ -52,6 +52,26 @@ extern int race_mp_data;
 void *race_fcas_main(void *variant);
 extern int race_fcas_data;
 
+/* Plain and atomic accesses to one variable: race_mix_writer stores
+ * race_mix_x atomically with release; race_mix_reader spins on it with
+ * atomic loads, then reads it plainly. Fixed: the loads acquire, so the
+ * plain read happens after the store (the store's record must carry the
+ * epoch it released, not the next one). Buggy: relaxed loads order nothing,
+ * so the plain read races with the atomic store. */
+void *race_mix_main(void *variant);
+void race_mix_writer(void);
+void race_mix_reader(void *variant);
+extern unsigned race_mix_x;
+
+/* race_mixrmw_init writes race_mixrmw_x plainly, then sets a flag (release:
+ * fixed; relaxed: buggy); race_mixrmw_add waits for the flag with acquire
+ * and increments the variable with an atomic fetch_add, which races with
+ * the plain write unless the flag published it. */
+void *race_mixrmw_main(void *variant);
+void race_mixrmw_init(void *variant);
+void race_mixrmw_add(void);
+extern unsigned race_mixrmw_x;
+
 /* Main writes race_cj_x, creates a child that increments it and reads it
  * after the join (fixed) or before (buggy). */
 void *race_cj_main(void *variant);

@@ -225,8 +225,9 @@ static const char *fn_at(uintptr_t pc)
 
 static void print_report(const struct lu_ipose_race *r)
 {
-    printf("    race on %#lx (%u bytes): thread %d %s in %s, thread %d %s in %s\n", (unsigned long)r->addr,
-           r->size, r->tid[0], r->write[0] ? "write" : "read", fn_at(r->pc[0]), r->tid[1],
+    printf("    race on %#lx (%u bytes): thread %d %s%s in %s, thread %d %s%s in %s\n",
+           (unsigned long)r->addr, r->size, r->tid[0], r->atomic[0] ? "atomic " : "",
+           r->write[0] ? "write" : "read", fn_at(r->pc[0]), r->tid[1], r->atomic[1] ? "atomic " : "",
            r->write[1] ? "write" : "read", fn_at(r->pc[1]));
 }
 
@@ -346,6 +347,34 @@ static void test_atomic_mp(void)
 static void test_failed_cas(void)
 {
     pair("failed CAS", race_fcas_main, &race_fcas_data, sizeof race_fcas_data, 2);
+}
+
+/* A mixed pair reports which access is atomic, in the right functions. */
+static void expect_mixed(const char *what, const char *fn0, bool at0, const char *fn1, bool at1)
+{
+    CHECK(sh->nrep > 0, "%s: reported", what);
+    for (int i = 0; i < sh->nrep; i++) {
+        const struct lu_ipose_race *r = &sh->rep[i];
+        CHECK(r->atomic[0] == at0 && r->atomic[1] == at1, "%s: report %d: atomic %d/%d (want %d/%d)", what, i,
+              r->atomic[0], r->atomic[1], at0, at1);
+        CHECK(strcmp(fn_at(r->pc[0]), fn0) == 0 && strcmp(fn_at(r->pc[1]), fn1) == 0,
+              "%s: report %d: in %s and %s (%s, %s)", what, i, fn0, fn1, fn_at(r->pc[0]), fn_at(r->pc[1]));
+    }
+}
+
+static void test_mixed(void)
+{
+    struct child c = explore(race_mix_main, RACE_BUGGY, &race_mix_x, sizeof race_mix_x);
+    expect_races("plain read after relaxed loads", &c, true);
+    expect_mixed("plain read after relaxed loads", "race_mix_writer", true, "race_mix_reader", false);
+    c = explore(race_mix_main, RACE_FIXED, &race_mix_x, sizeof race_mix_x);
+    expect_quiet("plain read after acquire loads", &c, 2);
+
+    c = explore(race_mixrmw_main, RACE_BUGGY, &race_mixrmw_x, sizeof race_mixrmw_x);
+    expect_races("fetch_add after a relaxed flag", &c, true);
+    expect_mixed("fetch_add after a relaxed flag", "race_mixrmw_init", false, "race_mixrmw_add", true);
+    c = explore(race_mixrmw_main, RACE_FIXED, &race_mixrmw_x, sizeof race_mixrmw_x);
+    expect_quiet("fetch_add after a release flag", &c, 2);
 }
 
 static void test_create_join(void)
@@ -518,6 +547,7 @@ static const struct group {
     {"mutex", test_mutex},
     {"atomic_mp", test_atomic_mp},
     {"failed_cas", test_failed_cas},
+    {"mixed", test_mixed},
     {"create_join", test_create_join},
     {"sem", test_sem},
     {"cond", test_cond},

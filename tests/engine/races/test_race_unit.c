@@ -40,6 +40,9 @@ void __tsan_read_range(void *addr, unsigned long size);
 void __tsan_write_range(void *addr, unsigned long size);
 void *__tsan_memcpy(void *dst, const void *src, size_t n);
 void *__tsan_memset(void *dst, int c, size_t n);
+uint32_t __tsan_atomic32_load(const volatile uint32_t *a, int mo);
+void __tsan_atomic32_store(volatile uint32_t *a, uint32_t v, int mo);
+uint32_t __tsan_atomic32_fetch_add(volatile uint32_t *a, uint32_t v, int mo);
 
 /* The test calls the hooks through these pointers: gcc declares the
  * __tsan_* names as builtins with the 'leaf' attribute (they never call
@@ -56,6 +59,9 @@ typedef addr_fn read1_fn, write1_fn, read2_fn, write2_fn, read4_fn, write4_fn, w
 typedef range_fn read_range_fn, write_range_fn;
 typedef copy_fn memcpy_fn;
 typedef set_fn memset_fn;
+typedef uint32_t atomic32_load_fn(const volatile uint32_t *, int);
+typedef void atomic32_store_fn(volatile uint32_t *, uint32_t, int);
+typedef uint32_t atomic32_fetch_add_fn(volatile uint32_t *, uint32_t, int);
 HOOK(read1);
 HOOK(write1);
 HOOK(read2);
@@ -70,6 +76,9 @@ HOOK(read_range);
 HOOK(write_range);
 HOOK(memcpy);
 HOOK(memset);
+HOOK(atomic32_load);
+HOOK(atomic32_store);
+HOOK(atomic32_fetch_add);
 
 /* ---- Stub scheduler: NT threads with vector clocks the test moves ---- */
 
@@ -189,6 +198,13 @@ static bool is_race(const struct lu_ipose_race *r, const void *addr, unsigned si
 {
     return r->addr == (uintptr_t)addr && r->size == size && r->tid[0] == t0 && r->write[0] == w0 &&
            r->tid[1] == t1 && r->write[1] == w1;
+}
+
+/* is_race, and which of the two accesses were atomic */
+static bool is_mixed_race(const struct lu_ipose_race *r, const void *addr, int t0, bool w0, bool at0, int t1,
+                          bool w1, bool at1)
+{
+    return is_race(r, addr, 4, t0, w0, t1, w1) && r->atomic[0] == at0 && r->atomic[1] == at1;
 }
 
 #define AS(t) (cur = (t))
@@ -559,6 +575,95 @@ static void test_with_log(void)
     lu__ipose_plain_log_reset();
 }
 
+/* Atomic accesses race with plain ones only, and supersede only what
+ * every later conflicting access would race with too. */
+static void test_mixed(void)
+{
+    uint32_t *x = (uint32_t *)(mem + 512);
+    execution();
+    clear_reps();
+    AS(1);
+    patomic32_store(x, 1, __ATOMIC_RELAXED);
+    AS(2);
+    (void)patomic32_load(x, __ATOMIC_RELAXED);
+    (void)patomic32_fetch_add(x, 1, __ATOMIC_RELAXED);
+    CHECK(nreps == 0, "atomic accesses never race with each other (%d reports)", nreps);
+    AS(3);
+    pread4(x);
+    CHECK(nreps == 1 && is_mixed_race(&reps[0], x, 1, true, true, 3, false, false),
+          "a plain read races with an unordered atomic store (%d reports)", nreps);
+
+    /* the plain access first, the atomic one second */
+    clear_reps();
+    AS(1);
+    pwrite4(x + 1);
+    AS(2);
+    (void)patomic32_load(x + 1, __ATOMIC_ACQUIRE);
+    CHECK(nreps == 1 && is_mixed_race(&reps[0], x + 1, 1, true, false, 2, false, true),
+          "an atomic load races with an unordered plain store (%d reports)", nreps);
+
+    /* ordered by synchronization: no race either way */
+    clear_reps();
+    AS(1);
+    pwrite4(x + 2);
+    sync_to(1, 2);
+    AS(2);
+    patomic32_store(x + 2, 3, __ATOMIC_RELAXED);
+    sync_to(2, 3);
+    AS(3);
+    pread4(x + 2);
+    CHECK(nreps == 0, "plain and atomic accesses ordered by happens-before (%d reports)", nreps);
+
+    /* an atomic write does not supersede an unordered atomic write: a plain
+     * read ordered after the second still races with the first */
+    clear_reps();
+    AS(1);
+    patomic32_store(x + 3, 1, __ATOMIC_RELAXED);
+    AS(2);
+    patomic32_store(x + 3, 2, __ATOMIC_RELAXED);
+    sync_to(2, 3);
+    AS(3);
+    pread4(x + 3);
+    CHECK(nreps == 1 && is_mixed_race(&reps[0], x + 3, 1, true, true, 3, false, false),
+          "the first atomic store is remembered (%d reports)", nreps);
+
+    /* nor a plain read that happens before it: a later atomic write
+     * unordered with the read races with it */
+    clear_reps();
+    AS(1);
+    pread4(x + 4);
+    sync_to(1, 2);
+    AS(2);
+    patomic32_store(x + 4, 1, __ATOMIC_RELAXED);
+    AS(3);
+    patomic32_store(x + 4, 2, __ATOMIC_RELAXED);
+    CHECK(nreps == 1 && is_mixed_race(&reps[0], x + 4, 1, false, false, 3, true, true),
+          "the plain read is remembered past a later atomic store (%d reports)", nreps);
+
+    /* a plain write supersedes atomic accesses it follows */
+    clear_reps();
+    AS(1);
+    patomic32_store(x + 5, 1, __ATOMIC_RELAXED);
+    sync_to(1, 2);
+    AS(2);
+    pwrite4(x + 5);
+    sync_to(2, 3);
+    AS(3);
+    pread4(x + 5);
+    CHECK(nreps == 0, "a plain write after an atomic store, in order (%d reports)", nreps);
+
+    /* same epoch: a plain read after this thread's atomic load is recorded
+     * (it races with atomic writes, the load does not) */
+    clear_reps();
+    AS(1);
+    (void)patomic32_load(x + 6, __ATOMIC_RELAXED);
+    pread4(x + 6);
+    AS(2);
+    patomic32_store(x + 6, 1, __ATOMIC_RELAXED);
+    CHECK(nreps == 1 && is_mixed_race(&reps[0], x + 6, 1, false, false, 2, true, true),
+          "a plain read is not covered by an atomic load of the same epoch (%d reports)", nreps);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -576,6 +681,7 @@ int main(void)
     test_handler_off();
     test_bounded();
     test_with_log();
+    test_mixed();
     lu_ipose_race_set_handler(NULL, NULL);
     struct lu__ipose_race_stats st;
     lu__ipose_race_stats(&st);

@@ -3,7 +3,10 @@
  * without synchronization. RACE_MUTEX: the same under a mutex (no race).
  * RACE_ACQREL: a producer writes plain data and publishes it with a
  * release store; the consumer reads the data after an acquire load of the
- * flag (no race). All variants are otherwise correct.
+ * flag (no race). RACE_MIXED: the writer increments the counter with an
+ * atomic fetch_add, the reader reads it plainly (a race: only atomic
+ * accesses are exempt from racing with each other). All variants are
+ * otherwise correct.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,6 +26,8 @@ static void *writer(void *arg)
 #elif defined(RACE_ACQREL)
     data = 42;
     atomic_store_explicit(&ready, 1, memory_order_release);
+#elif defined(RACE_MIXED)
+    __atomic_fetch_add(&data, 1, __ATOMIC_RELAXED);
 #else
     data++;
 #endif
@@ -39,6 +44,8 @@ static void *reader(void *arg)
 #elif defined(RACE_ACQREL)
     if (atomic_load_explicit(&ready, memory_order_acquire))
         printf("race: data %d\n", data);
+#elif defined(RACE_MIXED)
+    printf("race: data %d\n", data);
 #else
     data++;
 #endif
