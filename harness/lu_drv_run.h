@@ -164,6 +164,7 @@ struct lu_run_exec {
     struct lu_run_loc race_at[2];
     uint32_t races; /* races seen in this execution */
     int nthreads;
+    int starting; /* thread started by the last create seen, before its first scheduling point; -1 none */
     struct lu_run_thread th[LU_SCHED_MAX_THREADS];
     uint32_t ninputs;
     struct lu_run_input inputs[LU_RUN_MAX_INPUTS];

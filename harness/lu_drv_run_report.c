@@ -307,7 +307,10 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
         lu_buf_puts(b, "  main thread  ");
     else
         lu_buf_printf(b, "  thread %-6d", i);
-    if (i == culprit && E->kind == LU_RUN_K_TIMEOUT) {
+    if (i == culprit && E->kind == LU_RUN_K_TIMEOUT && !th->at.pc) {
+        lu_buf_puts(b, "the last to run: just created, it never reached a scheduling point (blocked in its "
+                       "start routine)\n");
+    } else if (i == culprit && E->kind == LU_RUN_K_TIMEOUT) {
         lu_buf_printf(b, "the last to run; its last scheduling point: %s at ", th->what);
         lu__loc(b, m, &th->at);
         lu_buf_puts(b, "\n");

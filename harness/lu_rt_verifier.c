@@ -359,6 +359,21 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
     th->at.call = 1;
     if (tid >= E->nthreads)
         E->nthreads = tid + 1;
+    if (tid == E->starting)
+        E->starting = -1;
+    if (k == LU_SCHED_K_CREATE) {
+        /* the new thread runs to its first scheduling point before its
+         * creator goes on: if it blocks in a call lineup does not control
+         * on the way, it is the one a timeout must name */
+        uint32_t vc;
+        int n = E->nthreads;
+        while (n < LU_SCHED_MAX_THREADS && lu_sched_vc(n, &vc, 1) >= 0)
+            n++;
+        if (n < LU_SCHED_MAX_THREADS) {
+            E->starting = n;
+            E->th[n].state = LU_RUN_TS_NONE;
+        }
+    }
     lu__shadows[tid] = lu__ipose_shadow_self();
     if (E->nplog < R->trace_cap)
         lu_run_shm_plog(R)[E->nplog++] =
@@ -646,6 +661,13 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
                 E->th[i].state = LU_RUN_TS_LIVE;
         const struct lu_sched_trace *tr = lu_run_shm_trace(R);
         E->culprit = tr->len ? tr->steps[tr->len - 1].chosen : 0;
+        if (E->starting >= 0) {
+            /* created, never reached a scheduling point: it ran last */
+            E->culprit = E->starting;
+            E->th[E->starting].state = LU_RUN_TS_LIVE;
+            if (E->starting >= E->nthreads)
+                E->nthreads = E->starting + 1;
+        }
     } else if (E->done && E->redundant) {
         /* covered by other executions (partial-order reduction: an explored
          * one is equivalent to every completion of it, a race seen on the
@@ -914,7 +936,7 @@ static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
     E->pct_depth = depth;
     E->seed = seed;
     E->assert_tid = E->reach_tid = -1;
-    E->exit_tid = E->fatal_tid = E->culprit = -1;
+    E->exit_tid = E->fatal_tid = E->culprit = E->starting = -1;
     memset(lu__shadows, 0, sizeof lu__shadows);
     if (ftruncate(lu__out_fd, 0) != 0) {
         /* the output of this execution then follows the last one's */

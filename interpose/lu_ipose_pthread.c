@@ -594,6 +594,19 @@ static inline int lu_ipose_created(int tid, uint64_t *out, bool detached)
     return 0;
 }
 
+#define LU__IPOSE_STR2(x) #x
+#define LU__IPOSE_STR(x) LU__IPOSE_STR2(x)
+
+/* lineup's bound, not the system's: a program would see a failure it
+ * never sees outside lineup (and most do not check for it), so the
+ * execution ends as unsupported instead of returning EAGAIN. */
+static __attribute__((noreturn)) void lu__ipose_too_many_threads(void)
+{
+    lu_sched_unsupported("more than " LU__IPOSE_STR(
+        LU_SCHED_MAX_THREADS) " threads in one execution (the "
+                              "main thread included): lineup supports at most that many");
+}
+
 LU_IPOSE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
     LU_IPOSE_PASS(pthread_create, (th, a, fn, arg));
@@ -602,8 +615,10 @@ LU_IPOSE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *a, void 
         return EINVAL;
     struct lu_ipose_start st = {.fn = fn, .arg = arg, .out = (uint64_t *)th};
     int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(pthread_create));
+    if (tid == LU_SCHED_ETHREADS)
+        lu__ipose_too_many_threads();
     if (tid < 0)
-        return EAGAIN; /* too many threads for one execution */
+        return EAGAIN; /* the system's limit */
     return lu_ipose_created(tid, (uint64_t *)th, ds == PTHREAD_CREATE_DETACHED);
 }
 
@@ -916,6 +931,8 @@ LU_IPOSE_EXPORT int thrd_create(thrd_t *th, thrd_start_t fn, void *arg)
     LU_IPOSE_PASS(thrd_create, (th, fn, arg));
     struct lu_ipose_start st = {.c11 = fn, .arg = arg, .out = (uint64_t *)th};
     int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(thrd_create));
+    if (tid == LU_SCHED_ETHREADS)
+        lu__ipose_too_many_threads();
     if (tid < 0)
         return thrd_error; /* glibc maps EAGAIN to thrd_error */
     return lu_ipose_created(tid, (uint64_t *)th, false);

@@ -130,6 +130,9 @@ diverge)
 timeout)
     run 1 --timeout 1 -- "$P/block"
     has "FAIL: timeout: the execution did not end within 1.0 s"
+    # the reader blocks in read() before its first scheduling point: it is
+    # the thread to name, although no scheduling point shows it
+    has "thread 1     the last to run: just created, it never reached a scheduling point"
     ;;
 nondet)
     # fails for one input value in 0..3: dfs tries them all
@@ -164,6 +167,13 @@ races)
     run 1 --races -- "$P/race_mixed"
     has "FAIL: data race on 4 bytes"
     has "atomic write by thread 1 at writer (race.c:"
+    ;;
+threads)
+    # 63 threads and main: the most one execution runs
+    run 0 --strategy random --budget 3 -- "$P/threads_63"
+    run 2 --strategy random --budget 3 -- "$P/many_threads"
+    has "more than 64 threads in one execution"
+    lacks "pthread_create 64: error"
     ;;
 strategies)
     for s in dfs ipb idb random pct pos default; do
