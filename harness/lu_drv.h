@@ -296,6 +296,19 @@ uint64_t lu_drv_parse_u64(const char *prog, const char *opt, const char *v, uint
 /* Parses "on" or "off" for option opt, or dies as above. */
 bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v);
 
+/* Parses --preemptions: a whole number up to 64, or -1 for no bound. */
+int lu_drv_parse_preemptions(const char *prog, const char *v);
+
+/* Dies as above unless dir names an existing directory this process can
+ * create files in (the value of option opt). */
+void lu_drv_check_dir(const char *prog, const char *opt, const char *dir);
+
+/* The start of main of both modes: opens /dev/null on a closed fd 0, 1 or
+ * 2, so that no file lineup opens becomes one of them; and at exit checks
+ * that standard output was written (GNU close_stdout: a write error is
+ * reported and the exit status becomes 3). */
+void lu_drv_stdio_init(void);
+
 /* Formats a test the same way. */
 void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *oplabels);
 

@@ -182,6 +182,9 @@ struct lu__opts {
     int depth;
     bool reduction; /* phase 2 DFS: partial-order reduction */
     bool depth_given;
+    uint64_t given;            /* options on the command line, bit (option - O_MATRIX) */
+    char json_path[PATH_MAX];  /* --json resolved: the file to rename onto or write */
+    bool json_direct;          /* --json names a device or FIFO: write it, never rename onto it */
     unsigned shard_k, shard_n; /* 0/0: no sharding */
     uint64_t recycle_every;
     uint32_t recycle_mb;
@@ -212,15 +215,19 @@ static void lu__usage(FILE *f)
         "  --jobs N            tests run in parallel (default: number of cores); with fewer tests than\n"
         "                      N, an exhaustive search (--max-executions 0) splits each test among them\n"
         "  --shard K/N         check only the K-th of N shares of the --samples tests (same tests and\n"
-        "                      verdicts as one run of all, for spreading a run over N machines)\n"
-        "  --json FILE         write machine-readable results\n"
-        "  --replay FILE       re-run a reported failure and show it\n"
-        "  --replay-dir DIR    where to write replay files (default .)\n"
+        "                      verdicts as one run of all, for spreading a run over N machines);\n"
+        "                      needs --seed, so that every share draws the same tests\n"
+        "  --json FILE         write machine-readable results (FILE is replaced at the end; a device\n"
+        "                      or FIFO such as /dev/stdout is written to)\n"
+        "  --replay FILE       re-run a reported failure and show it; only --timeout, --spin-bound,\n"
+        "                      --watchdog-ms and --quiet apply, other options are rejected\n"
+        "  --replay-dir DIR    where to write replay files (an existing directory; default .)\n"
         "  --max-executions N  phase 2 budget per test (default 20000; 0: none). Phase 2 covers\n"
         "                      bound 0, then 1, ... up to --preemptions, until the budget runs out\n"
-        "  --timeout SEC       wall-clock limit per test (default 600)\n"
-        "  --spin-bound N      spinning steps before a livelock is declared (default 1000)\n"
-        "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence (default 1000)\n"
+        "  --timeout SEC       wall-clock limit per test (default 600; 0: none)\n"
+        "  --spin-bound N      spinning steps before a livelock is declared (1 to 100000000, default 1000)\n"
+        "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence\n"
+        "                      (1 to 3600000, default 1000)\n"
         "  --no-minimize       report failing tests as found\n"
         "  --max-reports N     minimize and report at most N failing tests per kind of bug and\n"
         "                      harness (default 3; 0: all); the others are counted\n"
@@ -228,7 +235,11 @@ static void lu__usage(FILE *f)
         "  --quiet             no progress line\n"
         "  --help, --version\n"
         "\n"
-        "exit status: 0 all tests pass, 1 a bug was found, 2 usage error, 3 internal error\n");
+        "With --test, --matrix and --samples are rejected (they draw random tests).\n"
+        "Options of 'lineup run' go after 'run' (see lineup run --help).\n"
+        "\n"
+        "exit status: 0 all tests pass, 1 a bug was found, 2 usage error, 3 internal error (also:\n"
+        "standard output or the --json file could not be written)\n");
 }
 
 static char lu__json_tmp[PATH_MAX + 16];
@@ -238,6 +249,48 @@ static void lu__json_cleanup(void)
 {
     if (lu__json_owner && lu__json_owner == getpid())
         unlink(lu__json_tmp);
+}
+
+/* SIGINT, SIGTERM, SIGHUP while FILE.partial exists: remove it, then die
+ * of the signal as before (SA_RESETHAND restored the default action). */
+static void lu__json_on_signal(int sig)
+{
+    int e = errno;
+    lu__json_cleanup();
+    raise(sig);
+    errno = e;
+}
+
+/* --json on a device or FIFO: the whole document in one go, at the end;
+ * returns true with errno set when it could not be written. */
+static bool lu__json_write_direct(FILE *mem, char **buf, size_t *len, const char *path)
+{
+    if (fclose(mem) != 0)
+        return true;
+    fflush(stdout); /* /dev/stdout: after the report, not inside it */
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    bool bad = fd < 0;
+    for (size_t off = 0; !bad && off < *len;) {
+        ssize_t n = write(fd, *buf + off, *len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            bad = true;
+            break;
+        }
+        off += (size_t)n;
+    }
+    int e = errno;
+    if (fd >= 0 && close(fd) != 0 && !bad) {
+        e = errno;
+        bad = true;
+    }
+    free(*buf);
+    *buf = NULL;
+    errno = e;
+    return bad;
 }
 
 static void lu__die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -280,6 +333,155 @@ static void lu__parse_shard(const char *v, struct lu__opts *o)
                       v);
     o->shard_k = (unsigned)k;
     o->shard_n = (unsigned)n;
+}
+
+/* Dies when an option of mask was given: it would change nothing (why),
+ * and accepting it would let the user believe it did. */
+static void lu__reject_given(uint64_t given, uint64_t mask, const struct option *lo, int base,
+                             const char *why)
+{
+    uint64_t bad = given & mask;
+    if (!bad)
+        return;
+    int bit = __builtin_ctzll(bad);
+    for (const struct option *l = lo; l->name; l++)
+        if (l->val == base + bit)
+            lu__die_usage("--%s has no effect %s", l->name, why);
+}
+
+/* A whole number of at most 6 digits, digits only (no sign, no space). */
+static bool lu__small_number(const char *s, size_t n, unsigned *out)
+{
+    if (n == 0 || n > 6)
+        return false;
+    unsigned v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* The serial orders of a test, lens[i] calls in thread i: the multinomial
+ * (sum lens)! / prod(lens[i]!), in floating point (48! overflows 64 bits). */
+static double lu__serial_orders(const unsigned *lens, unsigned nthreads)
+{
+    double r = 1;
+    unsigned k = 0;
+    for (unsigned i = 0; i < nthreads; i++)
+        for (unsigned j = 1; j <= lens[i]; j++)
+            r = r * ++k / j;
+    return r;
+}
+
+/* Phase 1 runs every serial order (fewer only when a call blocks): a test
+ * with more than the limit would run for minutes before failing. */
+static bool lu__too_many_orders(const unsigned *lens, unsigned nthreads, char *msg, size_t msglen)
+{
+    double n = lu__serial_orders(lens, nthreads);
+    if (n <= LU_DRV_MAX_SERIAL)
+        return false;
+    snprintf(msg, msglen,
+             "up to %.*g serial orders of its calls, more than phase 1's limit of %u: use fewer threads or "
+             "calls",
+             n < 1e15 ? 15 : 3, n, LU_DRV_MAX_SERIAL);
+    return true;
+}
+
+static void lu__parse_matrix(const char *v, struct lu__opts *o)
+{
+    const char *x = strpbrk(v, "xX");
+    unsigned t, n;
+    if (!x || !lu__small_number(v, (size_t)(x - v), &t) || !lu__small_number(x + 1, strlen(x + 1), &n) ||
+        !t || !n)
+        lu__die_usage("--matrix takes TxN (threads x calls, whole numbers from 1), e.g. 3x3, not '%s'", v);
+    if (t > LU_DRV_MAX_THREADS || n > LU_DRV_MAX_CALLS || t * n > 48)
+        lu__die_usage("--matrix %s is too large (at most %d threads, %d calls each, 48 calls in all)", v,
+                      LU_DRV_MAX_THREADS, LU_DRV_MAX_CALLS);
+    unsigned lens[LU_DRV_MAX_THREADS];
+    for (unsigned i = 0; i < t; i++)
+        lens[i] = n;
+    char msg[256];
+    if (lu__too_many_orders(lens, t, msg, sizeof msg))
+        lu__die_usage("--matrix %s: a %ux%u test has %s", v, t, n, msg);
+    o->threads = t;
+    o->calls = n;
+}
+
+/* Where --json writes. The file is written as FILE.partial and renamed
+ * onto FILE at the end, so that a run that stops early leaves no truncated
+ * JSON; the temporary is made beside the real target (symlinks followed,
+ * also a dangling one), so that the rename replaces that file, not the
+ * link. A device, FIFO or socket (/dev/stdout, a pipe), or the file lineup's
+ * own output goes to, is written directly: renaming onto it would replace
+ * the device node by a file. Problems a whole run would otherwise end with
+ * are usage errors here, before any test runs. */
+static void lu__json_resolve(const char *v, struct lu__opts *o)
+{
+    if (!*v)
+        lu__die_usage("--json takes a file name, not an empty string");
+    struct stat st, out;
+    char cur[PATH_MAX];
+    if (stat(v, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            lu__die_usage("--json %s: is a directory; give a file name", v);
+        bool ours = false;
+        for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+            if (fstat(fd, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino)
+                ours = true;
+        if (!S_ISREG(st.st_mode) || ours) {
+            if (access(v, W_OK) != 0)
+                lu__die_usage("--json %s: cannot write it: %s", v, strerror(errno));
+            snprintf(o->json_path, sizeof o->json_path, "%s", v);
+            o->json_direct = true;
+            return;
+        }
+        if (!realpath(v, cur))
+            lu__die_usage("--json %s: %s", v, strerror(errno));
+    } else if (errno != ENOENT) {
+        lu__die_usage("--json %s: %s", v, strerror(errno));
+    } else {
+        /* a new file, or the missing target of a symlink */
+        snprintf(cur, sizeof cur, "%s", v);
+        for (int hops = 0; lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+            char target[PATH_MAX];
+            ssize_t n = readlink(cur, target, sizeof target - 1);
+            if (n < 0 || hops >= 40)
+                lu__die_usage("--json %s: %s", v, strerror(n < 0 ? errno : ELOOP));
+            target[n] = 0;
+            char *slash = strrchr(cur, '/');
+            size_t room = slash ? sizeof cur - (size_t)(slash + 1 - cur) : 0;
+            if (target[0] == '/' || !slash)
+                snprintf(cur, sizeof cur, "%s", target);
+            else if ((size_t)snprintf(slash + 1, room, "%s", target) >= room)
+                lu__die_usage("--json %s: %s", v, strerror(ENAMETOOLONG));
+        }
+    }
+    /* its directory must take the temporary file */
+    char dir[PATH_MAX], real[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", cur);
+    char *slash = strrchr(dir, '/');
+    const char *base = cur + (slash ? slash + 1 - dir : 0);
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        lu__die_usage("--json %s: is a directory; give a file name", v);
+    if (slash == dir)
+        snprintf(dir, sizeof dir, "/");
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (!realpath(dir, real))
+        lu__die_usage("--json %s: directory %s: %s", v, dir, strerror(errno));
+    if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+        lu__die_usage("--json %s: %s is not a directory", v, dir);
+    if (access(real, W_OK | X_OK) != 0)
+        lu__die_usage("--json %s: cannot create files in %s: %s", v, dir, strerror(errno));
+    if ((size_t)snprintf(o->json_path, sizeof o->json_path, "%s/%s", strcmp(real, "/") ? real : "", base) >=
+        sizeof o->json_path - 16)
+        lu__die_usage("--json %s: %s", v, strerror(ENAMETOOLONG));
+    o->json_direct = false;
 }
 
 static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
@@ -349,23 +551,18 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     o->reduction = true;
     o->timeout = 600;
     o->max_reports = 3;
+    o->spin_bound = 1000;
+    o->watchdog_ms = 1000;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+    /* leading ':': a missing value is ':', not an unknown option */
+    while ((c = getopt_long(argc, argv, "+:", lo, NULL)) != -1) {
+        if (c >= O_MATRIX && c - O_MATRIX < 64)
+            o->given |= 1ull << (c - O_MATRIX);
         switch (c) {
-        case O_MATRIX: {
-            unsigned t, n;
-            char x, extra;
-            if (sscanf(optarg, "%u%c%u%c", &t, &x, &n, &extra) != 3 || (x != 'x' && x != 'X') || t == 0 ||
-                n == 0)
-                lu__die_usage("--matrix takes TxN (threads x calls), e.g. 3x3, not '%s'", optarg);
-            if (t > LU_DRV_MAX_THREADS || n > LU_DRV_MAX_CALLS || t * n > 48)
-                lu__die_usage("--matrix %s is too large (at most %d threads, %d calls each, 48 calls in all)",
-                              optarg, LU_DRV_MAX_THREADS, LU_DRV_MAX_CALLS);
-            o->threads = t;
-            o->calls = n;
+        case O_MATRIX:
+            lu__parse_matrix(optarg, o);
             break;
-        }
         case O_SAMPLES:
             o->samples = (unsigned)lu__parse_u64("--samples", optarg, 10000000);
             if (!o->samples)
@@ -376,10 +573,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             o->seed_given = true;
             break;
         case O_PRE:
-            if (strcmp(optarg, "-1") == 0)
-                o->preemptions = -1;
-            else
-                o->preemptions = (int)lu__parse_u64("--preemptions", optarg, 64);
+            o->preemptions = lu_drv_parse_preemptions("lineup", optarg);
             break;
         case O_TEST:
             o->test = optarg;
@@ -391,6 +585,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             break;
         case O_JSON:
             o->json = optarg;
+            lu__json_resolve(optarg, o);
             break;
         case O_REPLAY:
             o->replay = optarg;
@@ -399,6 +594,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             o->harness_name = optarg;
             break;
         case O_RDIR:
+            lu_drv_check_dir("lineup", "--replay-dir", optarg);
             o->replay_dir = optarg;
             break;
         case O_MAXEX:
@@ -409,9 +605,13 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             break;
         case O_SPIN:
             o->spin_bound = (uint32_t)lu__parse_u64("--spin-bound", optarg, 100000000);
+            if (!o->spin_bound)
+                lu__die_usage("--spin-bound takes a whole number from 1 to 100000000, not '%s'", optarg);
             break;
         case O_WD:
             o->watchdog_ms = (uint32_t)lu__parse_u64("--watchdog-ms", optarg, 3600000);
+            if (!o->watchdog_ms)
+                lu__die_usage("--watchdog-ms takes a whole number from 1 to 3600000, not '%s'", optarg);
             break;
         case O_NOMIN:
             o->no_minimize = true;
@@ -456,6 +656,12 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         }
     }
     if (optind < argc && strcmp(argv[optind], "run") == 0) {
+        /* they would be the Line-Up check's options, which run does not
+         * read: dropping them silently would run something else */
+        if (optind > 1)
+            lu__die_usage("options of 'lineup run' go after 'run': lineup run [options] -- PROGRAM [ARGS...] "
+                          "(not '%s' before it)",
+                          argv[1]);
         int lu_drv_run_main(int, char **); /* harness/lu_drv_run.c */
         exit(lu_drv_run_main(argc - optind, argv + optind));
     }
@@ -470,8 +676,26 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         lu__die_usage("unexpected argument '%s' (one shared object at a time)", argv[optind]);
     if (!o->path && !o->replay)
         lu__die_usage("no harness given");
+#define LU__BIT(opt) (1ull << ((opt)-O_MATRIX))
+    if (o->replay)
+        lu__reject_given(o->given,
+                         LU__BIT(O_MATRIX) | LU__BIT(O_SAMPLES) | LU__BIT(O_SEED) | LU__BIT(O_PRE) |
+                             LU__BIT(O_TEST) | LU__BIT(O_JOBS) | LU__BIT(O_JSON) | LU__BIT(O_HARNESS) |
+                             LU__BIT(O_RDIR) | LU__BIT(O_MAXEX) | LU__BIT(O_NOMIN) | LU__BIT(O_MAXREP) |
+                             LU__BIT(O_STRATEGY) | LU__BIT(O_DEPTH) | LU__BIT(O_SHARD) |
+                             LU__BIT(O_REDUCTION) | LU__BIT(O_UNINSTR),
+                         lo, O_MATRIX,
+                         "with --replay, which re-runs the recorded execution as recorded (only --timeout, "
+                         "--spin-bound, --watchdog-ms and --quiet apply)");
+    if (o->test)
+        lu__reject_given(o->given, LU__BIT(O_MATRIX) | LU__BIT(O_SAMPLES), lo, O_MATRIX,
+                         "with --test, which checks its one test instead of random --matrix tests");
+#undef LU__BIT
     if (o->shard_n && o->test)
         lu__die_usage("--shard splits the random tests of --samples; it cannot be combined with --test");
+    if (o->shard_n && !o->seed_given)
+        lu__die_usage("--shard needs --seed S: the shares must draw the same tests, and without --seed each "
+                      "would draw its own from the clock");
     if (o->depth_given && o->strategy != LU_DRV_S_PCT)
         lu__die_usage("--depth is the bug depth of --strategy pct");
     if (!o->depth)
@@ -779,6 +1003,10 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
         exit(EXIT_INTERNAL);
     }
     if (pid == 0) {
+        /* the parent's handlers remove its --json temporary file */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         /* The code under test may print; keep lineup's own stdout clean. */
         int devnull = open("/dev/null", O_WRONLY);
         if (devnull >= 0) {
@@ -944,7 +1172,12 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
         fprintf(f, " %c%u", r->sched[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', r->sched[i].chosen);
     fputs("\n", f);
     lu_buf_free(&b);
-    return fclose(f) == 0 ? 0 : -1;
+    if (fclose(f) == 0)
+        return 0;
+    int e = errno;
+    unlink(out); /* a truncated schedule would replay something else */
+    errno = e;
+    return -1;
 }
 
 struct lu__replay {
@@ -970,6 +1203,11 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
         fprintf(stderr, "lineup: cannot open replay file %s: %s\n", file, strerror(errno));
         exit(EXIT_USAGE);
     }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "lineup: cannot open replay file %s: it is a directory\n", file);
+        exit(EXIT_USAGE);
+    }
     char *line = NULL;
     size_t cap = 0;
     unsigned ln = 0;
@@ -984,6 +1222,8 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
         if (ln == 1) {
             /* format 2 (session 3): schedules omit the points where one
              * thread is alone and may choose spinning threads at a cost */
+            if (strcmp(line, "lineup-run-replay") == 0)
+                lu__replay_bad(file, ln, "it is a replay of a whole program: use 'lineup run --replay FILE'");
             if (strcmp(line, "lineup-replay") == 0 && strcmp(val, "1") == 0)
                 lu__replay_bad(file, ln,
                                "it was written by an older lineup, whose schedules this one does not "
@@ -998,6 +1238,11 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
         } else if (strcmp(line, "test") == 0) {
             snprintf(rp->test, sizeof rp->test, "%s", val);
         } else if (strcmp(line, "kind") == 0) {
+            bool known = false;
+            for (int v = 0; v < LU_DRV_V_COUNT; v++)
+                known |= strcmp(val, lu__vids[v]) == 0;
+            if (!known)
+                lu__replay_bad(file, ln, "unknown kind");
             snprintf(rp->kind, sizeof rp->kind, "%s", val);
         } else if (strcmp(line, "strategy") == 0) {
             if (lu_drv_strategy_parse(val) < 0)
@@ -1222,8 +1467,23 @@ static int lu__replay_main(struct lu__opts *o)
     lu__run_sync(&job, rp.steps, &r);
     printf("lineup %s: replaying %s (harness %s, recorded as %s%s%s)\n", LINEUP_VERSION, o->replay, rp.name,
            rp.kind[0] ? rp.kind : "?", rp.strategy[0] ? " by strategy " : "", rp.strategy);
-    fputs(r.report ? r.report : "", stdout);
-    printf("verdict: %s\n", lu_drv_verdict_name(r.verdict));
+    const char *rep = r.report ? r.report : "";
+    fputs(rep, stdout);
+    /* a replay that reached the linearizability check ends its report with
+     * the check's verdict; the others get theirs here */
+    if (strncmp(rep, "verdict: ", 9) != 0 && !strstr(rep, "\nverdict: ")) {
+        const char *id = lu__vids[r.verdict < LU_DRV_V_COUNT ? r.verdict : LU_DRV_V_INTERNAL];
+        const char *rec = "?";
+        for (int v = 0; v < LU_DRV_V_COUNT; v++)
+            if (strcmp(rp.kind, lu__vids[v]) == 0)
+                rec = lu__vnames[v];
+        if (r.verdict == LU_DRV_V_PASS)
+            printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);
+        else if (strcmp(id, rp.kind) == 0)
+            printf("verdict: %s (reproduced)\n", lu_drv_verdict_name(r.verdict));
+        else
+            printf("verdict: %s (recorded as %s)\n", lu_drv_verdict_name(r.verdict), rec);
+    }
     int rc = lu_drv_verdict_exit(r.verdict);
     lu__res_free(&r);
     free(rp.steps);
@@ -1232,14 +1492,11 @@ static int lu__replay_main(struct lu__opts *o)
 
 int main(int argc, char **argv)
 {
+    lu_drv_stdio_init();
     struct lu__opts o;
     lu__parse_opts(argc, argv, &o);
     signal(SIGPIPE, SIG_IGN);
     lu__timeout = o.timeout;
-    if (!o.watchdog_ms)
-        o.watchdog_ms = 1000;
-    if (!o.spin_bound)
-        o.spin_bound = 1000;
     if (o.jobs > 64)
         o.jobs = 64;
     lu__slots_init(o.jobs);
@@ -1272,11 +1529,19 @@ int main(int argc, char **argv)
     bool randomized = lu_drv_strategy_randomized(o.strategy);
 
     FILE *json = NULL;
-    if (o.json) {
+    char *json_mem = NULL; /* a device's JSON, written in one go at the end */
+    size_t json_mem_len = 0;
+    if (o.json && o.json_direct) {
+        json = open_memstream(&json_mem, &json_mem_len);
+        if (!json) {
+            fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
+            return EXIT_INTERNAL;
+        }
+    } else if (o.json) {
         /* written beside the target and renamed at the end, so that a run
-         * that stops early (a usage error found later, an internal error)
-         * never leaves a truncated JSON file behind */
-        snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial", o.json);
+         * that stops early (a usage error found later, an internal error,
+         * SIGINT) never leaves a truncated JSON file behind */
+        snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial", o.json_path);
         json = fopen(lu__json_tmp, "w");
         if (!json) {
             fprintf(stderr, "lineup: cannot write %s: %s\n", lu__json_tmp, strerror(errno));
@@ -1284,6 +1549,16 @@ int main(int argc, char **argv)
         }
         lu__json_owner = getpid();
         atexit(lu__json_cleanup);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = lu__json_on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
+    if (json) {
         fprintf(json, "{\"lineup\": \"%s\", \"seed\": %" PRIu64 ", \"preemptions\": %d, \"strategy\": \"%s\"",
                 LINEUP_VERSION, o.seed, o.preemptions, lu_drv_strategy_id(o.strategy));
         if (o.strategy == LU_DRV_S_PCT)
@@ -1315,6 +1590,10 @@ int main(int argc, char **argv)
                 for (unsigned k = 0; k < h->nops; k++)
                     fprintf(stderr, " %s", labels[k]);
                 fputs(")\n", stderr);
+                return EXIT_USAGE;
+            }
+            if (lu__too_many_orders(tests[0].len, tests[0].nthreads, err, sizeof err)) {
+                fprintf(stderr, "lineup: --test: the test has %s\nTry 'lineup --help'.\n", err);
                 return EXIT_USAGE;
             }
         } else {
@@ -1493,12 +1772,21 @@ int main(int argc, char **argv)
                             printf("  already minimal (%u smaller tests tried)\n", runs);
                         printf("\n%s", mf && mf->report ? mf->report : "");
                         int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
-                        if (mf && mf->sched_len && fphase > 0 && lu_drv_verdict_exit(kind) == EXIT_BUG &&
+                        bool want =
+                            mf && mf->sched_len && fphase > 0 && lu_drv_verdict_exit(kind) == EXIT_BUG;
+                        if (want &&
                             lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
-                                             o.strategy, replay_path, sizeof replay_path) == 0)
+                                             o.strategy, replay_path, sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", replay_path);
-                        else
+                        } else {
+                            if (want) {
+                                int e = errno;
+                                fflush(stdout);
+                                fprintf(stderr, "lineup: cannot write replay file %s: %s\n",
+                                        replay_path[0] ? replay_path : o.replay_dir, strerror(e));
+                            }
                             replay_path[0] = 0;
+                        }
                     }
                     if (json) {
                         fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", fi ? ", " : "",
@@ -1581,7 +1869,8 @@ int main(int argc, char **argv)
                 "}}}\n",
                 tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2,
                 tt.histories, tt.checks, tt.stuck, tt.recycles);
-        if (fclose(json) != 0 || rename(lu__json_tmp, o.json) != 0) {
+        if (o.json_direct ? lu__json_write_direct(json, &json_mem, &json_mem_len, o.json_path)
+                          : fclose(json) != 0 || rename(lu__json_tmp, o.json_path) != 0) {
             fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
             return EXIT_INTERNAL;
         }

@@ -82,7 +82,7 @@ static void lu__usage(FILE *f)
         "                      exhaustive pass at preemption bounds 0 to 2, then PCT)\n"
         "  --preemptions P     dfs: the preemption bound (default 2; -1 unbounded); ipb/idb: the\n"
         "                      largest bound to try (default: no limit)\n"
-        "  --depth D           pct: the bug depth (default 3)\n"
+        "  --depth D           pct: the bug depth (default 3; only with --strategy pct)\n"
         "  --reduction on|off  partial-order reduction in the exhaustive search (dfs, ipb and the\n"
         "                      first pass of default; default on): schedules that only reorder\n"
         "                      independent steps of an explored one are skipped or cut short\n"
@@ -96,16 +96,20 @@ static void lu__usage(FILE *f)
         "  --nondet-range N    __VERIFIER_nondet_* values: 0..N-1, and -1 for signed types (default 4)\n"
         "  --max-steps N       scheduling choices per execution before it counts as too long\n"
         "                      (default %d)\n"
-        "  --timeout SEC       wall-clock limit of one execution (default 30)\n"
-        "  --spin-bound N      spinning steps before a livelock is declared (default 1000)\n"
-        "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence (default 1000)\n"
-        "  --replay FILE       re-run a reported execution deterministically and show it\n"
-        "  --replay-dir DIR    where to write replay files (default .)\n"
+        "  --timeout SEC       wall-clock limit of one execution (default 30; 0: none)\n"
+        "  --spin-bound N      spinning steps before a livelock is declared (1 to 100000000, default 1000)\n"
+        "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence\n"
+        "                      (1 to 3600000, default 1000)\n"
+        "  --replay FILE       re-run a reported execution deterministically and show it; --strategy,\n"
+        "                      --preemptions, --depth, --reduction, --budget, --seed, --all and\n"
+        "                      --replay-dir do nothing there and are rejected\n"
+        "  --replay-dir DIR    where to write replay files (an existing directory; default .)\n"
         "  --allow-uninstrumented  accept a program none of whose code was compiled by lineup-cc\n"
         "  --quiet             no progress line\n"
-        "  --help\n"
+        "  --help, --version\n"
         "\n"
-        "exit status: 0 no failure found, 1 a failure was found, 2 usage error, 3 internal error\n",
+        "exit status: 0 no failure found, 1 a failure was found, 2 usage error, 3 internal error (also:\n"
+        "standard output could not be written)\n",
         LU__DEFAULT_BUDGET, LU__DEFAULT_STEPS);
 }
 
@@ -156,7 +160,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         O_RDIR,
         O_UNINSTR,
         O_QUIET,
-        O_HELP
+        O_HELP,
+        O_VERSION
     };
     static const struct option lo[] = {
         {"strategy", required_argument, 0, O_STRAT},
@@ -178,6 +183,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         {"allow-uninstrumented", no_argument, 0, O_UNINSTR},
         {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},
+        {"version", no_argument, 0, O_VERSION},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -196,7 +202,10 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     optind = 0; /* a fresh scan: the Line-Up options were parsed before "run" */
     opterr = 0;
     int c;
+    uint64_t given = 0; /* bit (option - O_STRAT) */
     while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+        if (c >= O_STRAT && c - O_STRAT < 64)
+            given |= 1ull << (c - O_STRAT);
         switch (c) {
         case O_STRAT:
             o->strategy = lu__strategy_parse(optarg);
@@ -206,7 +215,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             break;
         case O_PRE:
             o->pre_set = true;
-            o->preemptions = strcmp(optarg, "-1") == 0 ? -1 : (int)lu__u64("--preemptions", optarg, 64);
+            o->preemptions = lu_drv_parse_preemptions("lineup run", optarg);
             break;
         case O_DEPTH:
             o->depth = (int)lu__u64("--depth", optarg, 32);
@@ -267,15 +276,20 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             break;
         case O_SPIN:
             o->spin_bound = (uint32_t)lu__u64("--spin-bound", optarg, 100000000);
+            if (!o->spin_bound)
+                lu__die_usage("--spin-bound takes a whole number from 1 to 100000000, not '%s'", optarg);
             o->spin_set = true;
             break;
         case O_WD:
             o->watchdog_ms = (uint32_t)lu__u64("--watchdog-ms", optarg, 3600000);
+            if (!o->watchdog_ms)
+                lu__die_usage("--watchdog-ms takes a whole number from 1 to 3600000, not '%s'", optarg);
             break;
         case O_REPLAY:
             o->replay = optarg;
             break;
         case O_RDIR:
+            lu_drv_check_dir("lineup run", "--replay-dir", optarg);
             o->replay_dir = optarg;
             break;
         case O_UNINSTR:
@@ -287,6 +301,9 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         case O_HELP:
             lu__usage(stdout);
             exit(EXIT_PASS);
+        case O_VERSION:
+            printf("lineup %s\n", LINEUP_VERSION);
+            exit(EXIT_PASS);
         default:
             /* getopt_long sets optopt to the option's value when only its
              * argument is missing, to 0 for an unknown option */
@@ -295,10 +312,19 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             lu__die_usage("unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (!o->spin_bound)
-        o->spin_bound = 1000;
-    if (!o->watchdog_ms)
-        o->watchdog_ms = 1000;
+    /* options that would change nothing: accepting them would let the user
+     * believe they did */
+    static const int replay_ignores[] = {O_STRAT,  O_PRE,  O_DEPTH, O_REDUCTION,
+                                         O_BUDGET, O_SEED, O_ALL,   O_RDIR};
+    for (size_t i = 0; o->replay && i < sizeof replay_ignores / sizeof replay_ignores[0]; i++)
+        for (const struct option *l = lo; l->name; l++)
+            if (l->val == replay_ignores[i] && (given & (1ull << (l->val - O_STRAT))))
+                lu__die_usage("--%s has no effect with --replay, which re-runs the recorded execution "
+                              "(--nondet-range, --spin-bound, --max-steps, --races, --expect-exit, --timeout "
+                              "and --watchdog-ms apply)",
+                              l->name);
+    if ((given & (1ull << (O_DEPTH - O_STRAT))) && o->strategy != LU_RUN_PCT)
+        lu__die_usage("--depth is the bug depth of --strategy pct");
     if (budget_zero && o->strategy != LU_RUN_DFS && o->strategy != LU_RUN_IPB && o->strategy != LU_RUN_IDB)
         lu__die_usage("--budget 0 (none) needs --strategy dfs, ipb or idb: the others would never stop");
     if (o->strategy == LU_RUN_DFS && !o->pre_set)
@@ -633,7 +659,13 @@ int lu_drv_run_main(int argc, char **argv)
     memset(&rp, 0, sizeof rp);
     char err[1024];
     if (o.replay) {
+        struct stat st;
+        if (stat(o.replay, &st) == 0 && S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "lineup run: cannot open replay file %s: it is a directory\n", o.replay);
+            return EXIT_USAGE;
+        }
         if (lu_drv_run_read_replay(o.replay, &rp, err, sizeof err) != 0) {
+            lu_drv_run_replay_free(&rp);
             fprintf(stderr, "lineup run: %s\n", err);
             return EXIT_USAGE;
         }

@@ -664,14 +664,14 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
             }
             rp->nondet_range = (int)x;
         } else if (strcmp(line, "spin-bound") == 0) {
-            if (lu__num(val, 0, 100000000, &x)) {
-                why = "bad spin-bound";
+            if (lu__num(val, 1, 100000000, &x)) { /* the options' ranges */
+                why = "bad spin-bound (1 to 100000000)";
                 goto bad;
             }
             rp->spin_bound = (uint32_t)x;
         } else if (strcmp(line, "max-steps") == 0) {
-            if (lu__num(val, 0, 1 << 24, &x)) {
-                why = "bad max-steps";
+            if (lu__num(val, 16, 1 << 24, &x)) {
+                why = "bad max-steps (16 to 16777216)";
                 goto bad;
             }
             rp->max_steps = (uint32_t)x;

@@ -4,11 +4,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Source lines come from binutils' addr2line on demand: reports are rare,
  * and it reads every DWARF version gcc and clang emit. */
@@ -118,4 +122,77 @@ bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v)
     if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
         lu__die(prog, "%s takes on or off, not '%s'", opt, v);
     return strcmp(v, "on") == 0;
+}
+
+int lu_drv_parse_preemptions(const char *prog, const char *v)
+{
+    if (v && strcmp(v, "-1") == 0)
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = v && isdigit((unsigned char)*v) ? strtoull(v, &end, 10) : 65;
+    if (!v || !isdigit((unsigned char)*v) || errno || *end || x > 64)
+        lu__die(prog, "--preemptions takes a whole number up to 64, or -1 for no bound, not '%s'",
+                v ? v : "");
+    return (int)x;
+}
+
+void lu_drv_check_dir(const char *prog, const char *opt, const char *dir)
+{
+    struct stat st;
+    if (!*dir)
+        lu__die(prog, "%s takes a directory, not an empty string", opt);
+    if (stat(dir, &st) != 0)
+        lu__die(prog, "%s %s: %s", opt, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        lu__die(prog, "%s %s: not a directory", opt, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        lu__die(prog, "%s %s: cannot create files there: %s", opt, dir, strerror(errno));
+}
+
+static pid_t lu__stdio_pid; /* forked workers exit without checking lineup's stdout */
+
+/* A reader that went away (`lineup ... | head -1`) is not an error worth a
+ * message: the output was not wanted. */
+static bool lu__stdout_reader_gone(void)
+{
+    struct stat st;
+    struct pollfd p = {STDOUT_FILENO, POLLOUT, 0};
+    return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) &&
+           poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+static void lu__close_stdout(void)
+{
+    if (getpid() != lu__stdio_pid)
+        return;
+    bool failed_before = ferror(stdout) != 0;
+    bool gone = lu__stdout_reader_gone();
+    errno = 0;
+    bool failed_now = fclose(stdout) != 0;
+    int e = failed_now ? errno : 0;
+    if ((!failed_before && !failed_now) || e == EPIPE || gone)
+        return;
+    /* an error seen by an earlier flush left no errno behind */
+    if (e)
+        fprintf(stderr, "lineup: write error on standard output: %s\n", strerror(e));
+    else
+        fputs("lineup: write error on standard output\n", stderr);
+    fflush(stderr);
+    _exit(3);
+}
+
+void lu_drv_stdio_init(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (n >= 0 && n != fd) {
+            dup2(n, fd);
+            close(n);
+        }
+    }
+    lu__stdio_pid = getpid();
+    atexit(lu__close_stdout);
 }

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# Command-line edge cases of the Line-Up check (lineup [options] HARNESS.so):
+# where --json writes, values that are missing or out of range, options that
+# would do nothing, write errors on standard output. One ctest entry per CASE.
+#
+#   cli.sh CASE LINEUP HARNESS_DIR WORK
+#
+# HARNESS_DIR holds counter.so (buggy) and counter_fixed.so built by lineup-cc.
+set -uo pipefail
+
+case_=$1
+L=$2
+G=$3
+WORK=$4
+fail() {
+    echo "FAIL: $*"
+    echo "---- last output"
+    cat "$out" 2>/dev/null
+    exit 1
+}
+rm -rf -- "$WORK"
+mkdir -p -- "$WORK"
+cd -- "$WORK" || exit 1
+out=$WORK/out.txt
+QUICK=(--quiet --matrix 2x2 --samples 2 --seed 1)
+
+# lu WANT_RC ARGS...: runs lineup, output (stdout and stderr) in $out
+lu() {
+    local want=$1 rc=0
+    shift
+    timeout 120 "$L" "$@" >"$out" 2>&1 || rc=$?
+    [[ $rc == "$want" ]] || fail "lineup $* exited $rc, expected $want"
+}
+has() {
+    grep -qE -- "$1" "$out" || fail "the output lacks /$1/"
+}
+lacks() {
+    if grep -qE -- "$1" "$out"; then fail "the output has /$1/"; fi
+}
+# a usage error found at option parsing: nothing was checked
+usage_error() {
+    lu 2 "$@"
+    lacks "^lineup [0-9.]+: harness|^verdict"
+}
+json_ok() {
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" || fail "$1 is not valid JSON"
+}
+
+case $case_ in
+json)
+    # a symlink stays a symlink: the target is written, also a dangling one
+    mkdir real
+    ln -s real/target.json link.json
+    lu 0 "${QUICK[@]}" --json link.json "$G/counter_fixed.so"
+    [[ -L link.json ]] || fail "link.json was replaced by a regular file"
+    json_ok real/target.json
+    lu 0 "${QUICK[@]}" --json link.json "$G/counter_fixed.so"
+    [[ -L link.json ]] || fail "link.json was replaced on the second run"
+    [[ ! -e real/target.json.partial && ! -e link.json.partial ]] || fail "a .partial file was left"
+    # a FIFO is written to, not replaced by a file
+    mkfifo fifo
+    cat fifo >from_fifo &
+    reader=$!
+    lu 0 "${QUICK[@]}" --json fifo "$G/counter_fixed.so"
+    wait $reader
+    [[ -p fifo ]] || fail "the FIFO was replaced"
+    json_ok from_fifo
+    # a device with no room: the error is reported and the node stays (a
+    # node of our own, in case a regression renames onto it)
+    if mknod full c 1 7 2>/dev/null && ! (echo x >full) 2>/dev/null; then
+        lu 3 "${QUICK[@]}" --json full "$G/counter_fixed.so"
+        has "^lineup: cannot write full: No space left on device"
+        [[ -c full ]] || fail "the device node was replaced"
+    else
+        echo "(no device node here: the full-device case is skipped)"
+    fi
+    # what cannot work fails before any test runs
+    usage_error "${QUICK[@]}" --json "" "$G/counter_fixed.so"
+    has "^lineup: --json takes a file name"
+    usage_error "${QUICK[@]}" --json real "$G/counter_fixed.so"
+    has "^lineup: --json real: is a directory"
+    usage_error "${QUICK[@]}" --json no/such/dir/x.json "$G/counter_fixed.so"
+    has "^lineup: --json no/such/dir/x.json: directory no/such/dir: No such file or directory"
+    if [[ $(id -u) != 0 ]]; then
+        mkdir ro && chmod a-w ro
+        usage_error "${QUICK[@]}" --json ro/x.json "$G/counter_fixed.so"
+        has "cannot create files in ro"
+    fi
+    # SIGTERM and SIGINT remove FILE.partial and still end lineup by the signal
+    for sig in TERM INT; do
+        "$L" --quiet --matrix 3x3 --samples 1000 --seed 1 --jobs 1 --max-executions 0 --json sig.json \
+            "$G/counter_fixed.so" >/dev/null 2>&1 &
+        pid=$!
+        for _ in $(seq 200); do
+            [[ -e sig.json.partial ]] && break
+            sleep 0.1
+        done
+        [[ -e sig.json.partial ]] || fail "no sig.json.partial while the run goes on"
+        kill -s $sig $pid
+        rc=0
+        wait $pid || rc=$?
+        want=$((128 + $(kill -l $sig)))
+        [[ $rc == "$want" ]] || fail "SIG$sig: lineup exited $rc, expected $want"
+        [[ ! -e sig.json.partial && ! -e sig.json ]] || fail "SIG$sig left $(ls sig.json*)"
+    done
+    ;;
+stdfds)
+    # closed standard descriptors are not taken by files lineup opens
+    lu 0 --quiet --test "inc(0) | inc(0)" "$G/counter_fixed.so" <&-
+    has "verdict: PASS"
+    rc=0
+    timeout 120 "$L" --quiet --test "inc(0) | inc(0)" "$G/counter_fixed.so" >&- 2>"$out" || rc=$?
+    [[ $rc == 0 ]] || fail "with stdout closed lineup exited $rc"
+    # the JSON file must not become fd 1, where the report goes
+    rc=0
+    timeout 120 "$L" --quiet --test "inc(0) | inc(0)" --json fd.json "$G/counter_fixed.so" >&- 2>"$out" || rc=$?
+    [[ $rc == 0 ]] || fail "with stdout closed lineup --json exited $rc"
+    json_ok fd.json
+    ;;
+missing_value)
+    for opt in --matrix --replay --samples --json --replay-dir --test; do
+        usage_error "$opt"
+        has "^lineup: option $opt needs an argument"
+        lacks "unknown option"
+    done
+    ;;
+before_run)
+    usage_error --seed 5 --matrix 2x2 run -- ./prog
+    has "^lineup: options of 'lineup run' go after 'run': lineup run \[options\] -- PROGRAM"
+    ;;
+shard_seed)
+    usage_error --shard 1/2 --samples 4 --matrix 2x2 "$G/counter_fixed.so"
+    has "^lineup: --shard needs --seed S"
+    lu 0 --quiet --shard 1/2 --seed 3 --samples 4 --matrix 2x2 "$G/counter_fixed.so"
+    has "shard 1/2"
+    ;;
+replay_dir)
+    usage_error "${QUICK[@]}" --replay-dir "" "$G/counter.so"
+    has "^lineup: --replay-dir takes a directory"
+    usage_error "${QUICK[@]}" --replay-dir no/such "$G/counter.so"
+    has "^lineup: --replay-dir no/such: No such file or directory"
+    touch afile
+    usage_error "${QUICK[@]}" --replay-dir afile "$G/counter.so"
+    has "^lineup: --replay-dir afile: not a directory"
+    # a replay file that cannot be written later: a warning naming it (the
+    # file size limit makes every write to a file fail; the output goes
+    # through a pipe, which it does not limit)
+    mkdir rd
+    (
+        ulimit -f 0
+        trap '' XFSZ
+        rc=0
+        "$L" --quiet --replay-dir rd --test "inc(0) get(0) | inc(0)" "$G/counter.so" 2>&1 >/dev/null || rc=$?
+        echo "exit status $rc"
+    ) | cat >"$out"
+    has "^exit status 1$"
+    has "^lineup: cannot write replay file rd/lineup-counter-[0-9]+\.replay: File too large"
+    [[ -z $(ls rd) ]] || fail "a truncated replay file was left: $(ls rd)"
+    ;;
+matrix)
+    for bad in 4294967297x1 -1x3 +2x2 "2x 2" " 2x2" 2x2x 0x3 3x0 x3 3x 2y2; do
+        usage_error --matrix "$bad" "$G/counter_fixed.so"
+        has "^lineup: --matrix takes TxN"
+    done
+    usage_error --matrix 9x2 "$G/counter_fixed.so"
+    has "too large"
+    # phase 1 would run every serial order: more than its limit is refused
+    # at once, with the number
+    usage_error --matrix 3x16 "$G/counter_fixed.so"
+    has "^lineup: --matrix 3x16: a 3x16 test has up to 1.36e\+21 serial orders of its calls, more than phase 1's limit of 5000000"
+    usage_error --matrix 4x4 "$G/counter_fixed.so"
+    has "up to 63063000 serial orders"
+    usage_error --quiet --test "inc inc inc inc | inc inc inc inc | inc inc inc inc | inc inc inc inc" \
+        "$G/counter_fixed.so"
+    has "^lineup: --test: the test has up to 63063000 serial orders"
+    lu 0 --quiet --matrix 2X2 --samples 1 --seed 1 "$G/counter_fixed.so"
+    has "1 samples of 2x2 matrices"
+    ;;
+stdout_errors)
+    # GNU close_stdout: a lost report is an error, status 3
+    if [[ -c /dev/full ]]; then
+        rc=0
+        timeout 120 "$L" --help >/dev/full 2>"$out" || rc=$?
+        [[ $rc == 3 ]] || fail "lineup --help >/dev/full exited $rc, expected 3"
+        has "^lineup: write error on standard output: No space left on device"
+        rc=0
+        timeout 120 "$L" "${QUICK[@]}" "$G/counter_fixed.so" >/dev/full 2>"$out" || rc=$?
+        [[ $rc == 3 ]] || fail "a check with stdout on /dev/full exited $rc, expected 3"
+        has "^lineup: write error on standard output: No space left on device"
+    else
+        echo "(no /dev/full: skipped)"
+    fi
+    # a reader that went away is not an error: the verdict's status, no message
+    rc=0
+    timeout 120 "$L" --quiet --matrix 2x2 --samples 50 --seed 1 "$G/counter_fixed.so" 2>"$out" | head -1 >/dev/null
+    rc=${PIPESTATUS[0]}
+    [[ $rc == 0 ]] || fail "lineup | head -1 exited $rc, expected 0"
+    lacks "write error"
+    ;;
+no_effect)
+    lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
+    f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $f ]] || fail "no replay file"
+    for o in "--json x.json" "--test inc(0)" "--matrix 2x2" "--samples 3" "--harness counter" "--strategy dfs" \
+        "--jobs 2" "--seed 1" "--preemptions 1" "--max-executions 5" "--replay-dir ." "--no-minimize" \
+        "--max-reports 1" "--reduction off" "--allow-uninstrumented"; do
+        read -r name val <<<"$o"
+        usage_error --replay "$f" "$name" ${val:+"$val"}
+        has "^lineup: $name has no effect with --replay"
+    done
+    [[ ! -e x.json ]] || fail "--json with --replay wrote a file"
+    lu 1 --replay "$f" --timeout 60 --spin-bound 50 --watchdog-ms 500 --quiet
+    has "\(reproduced\)"
+    usage_error --test "inc(0) | inc(0)" --samples 5 "$G/counter_fixed.so"
+    has "^lineup: --samples has no effect with --test"
+    usage_error --test "inc(0) | inc(0)" --matrix 2x2 "$G/counter_fixed.so"
+    has "^lineup: --matrix has no effect with --test"
+    ;;
+zero_limits)
+    usage_error --spin-bound 0 "$G/counter_fixed.so"
+    has "^lineup: --spin-bound takes a whole number from 1 to 100000000, not '0'"
+    usage_error --watchdog-ms 0 "$G/counter_fixed.so"
+    has "^lineup: --watchdog-ms takes a whole number from 1 to 3600000, not '0'"
+    lu 0 --timeout 0 --quiet --test "inc(0) | inc(0)" "$G/counter_fixed.so"
+    has "verdict: PASS"
+    lu 0 --help
+    has "--timeout SEC +wall-clock limit per test \(default 600; 0: none\)"
+    ;;
+replay_cli)
+    lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
+    f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $f ]] || fail "no replay file"
+    # one verdict line
+    lu 1 --replay "$f"
+    [[ $(grep -c '^verdict' "$out") == 1 ]] || fail "not one verdict line"
+    has "^verdict: linearizability violation \(reproduced\)$"
+    sed 's/^kind .*/kind BOGUS/' "$f" >bogus.replay
+    usage_error --replay bogus.replay
+    has "bogus.replay:6: not a valid replay file: unknown kind"
+    printf 'lineup-run-replay 2\nprogram /bin/true\nkind ASSERT\nschedule t0\n' >run.replay
+    usage_error --replay run.replay
+    has "use 'lineup run --replay FILE'"
+    mkdir adir
+    usage_error --replay adir
+    has "^lineup: cannot open replay file adir: it is a directory"
+    usage_error --preemptions -2 "$G/counter_fixed.so"
+    has "^lineup: --preemptions takes a whole number up to 64, or -1 for no bound, not '-2'"
+    ;;
+*)
+    echo "unknown case $case_"
+    exit 1
+    ;;
+esac
+echo "1 passed, 0 failed"

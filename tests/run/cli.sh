@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Command-line edge cases of `lineup run`: closed standard descriptors,
+# write errors on stdout, options that would do nothing, out-of-range
+# values, replay files that are not what they seem. One ctest entry per CASE.
+#
+#   cli.sh CASE
+#
+# Environment (from CMakeLists.txt): LINEUP, PROGS (the built programs),
+# WORK (scratch directory).
+# shellcheck disable=SC2153 # the environment comes from CMakeLists.txt
+set -uo pipefail
+
+case_=$1
+P=$PROGS
+rm -rf -- "$WORK"
+mkdir -p -- "$WORK"
+cd -- "$WORK" || exit 1
+out=$WORK/out.txt
+fail() {
+    echo "FAIL: $*"
+    echo "---- last output"
+    cat "$out" 2>/dev/null
+    exit 1
+}
+# lu WANT_RC ARGS...: lineup ARGS, output (stdout and stderr) in $out
+lu() {
+    local want=$1 rc=0
+    shift
+    timeout 100 "$LINEUP" "$@" >"$out" 2>&1 || rc=$?
+    [[ $rc == "$want" ]] || fail "lineup $* exited $rc, expected $want"
+}
+has() {
+    grep -qE -- "$1" "$out" || fail "the output lacks /$1/"
+}
+lacks() {
+    if grep -qE -- "$1" "$out"; then fail "the output has /$1/"; fi
+}
+# a usage error found at option parsing: nothing was run
+usage_error() {
+    lu 2 "$@"
+    lacks "^lineup [0-9.]+: run|^verdict"
+}
+
+case $case_ in
+closed_fds)
+    # the shared region must not land on fd 0 or 1, which the program's
+    # stdin and stdout replace
+    lu 0 run --quiet --budget 200 -- "$P/correct" <&-
+    has "verdict: PASS"
+    rc=0
+    timeout 100 "$LINEUP" run --quiet --budget 200 -- "$P/correct" >&- 2>"$out" || rc=$?
+    [[ $rc == 0 ]] || fail "with stdout closed lineup run exited $rc"
+    lacks "runtime taking over"
+    ;;
+stdout)
+    if [[ ! -c /dev/full ]]; then
+        echo "(no /dev/full: skipped)"
+        echo "1 passed, 0 failed"
+        exit 0
+    fi
+    for args in "run --quiet --budget 200 -- $P/correct" "run --help"; do
+        rc=0
+        # shellcheck disable=SC2086 # word splitting wanted
+        timeout 100 "$LINEUP" $args >/dev/full 2>"$out" || rc=$?
+        [[ $rc == 3 ]] || fail "lineup $args >/dev/full exited $rc, expected 3"
+        has "^lineup: write error on standard output: No space left on device"
+    done
+    # a reader that went away is not an error
+    timeout 100 "$LINEUP" run --quiet --budget 200 -- "$P/correct" 2>"$out" | head -1 >/dev/null
+    rc=${PIPESTATUS[0]}
+    [[ $rc == 0 ]] || fail "lineup run | head -1 exited $rc, expected 0"
+    lacks "write error"
+    ;;
+options)
+    lu 0 run --version
+    has "^lineup [0-9]+\.[0-9]+"
+    usage_error run --replay-dir "" -- "$P/correct"
+    has "^lineup run: --replay-dir takes a directory"
+    usage_error run --replay-dir no/such -- "$P/correct"
+    has "^lineup run: --replay-dir no/such: No such file or directory"
+    usage_error run --preemptions -2 -- "$P/correct"
+    has "^lineup run: --preemptions takes a whole number up to 64, or -1 for no bound, not '-2'"
+    usage_error run --depth 5 -- "$P/correct"
+    has "^lineup run: --depth is the bug depth of --strategy pct"
+    lu 0 run --quiet --strategy pct --depth 5 --budget 20 -- "$P/correct"
+    usage_error run --spin-bound 0 -- "$P/correct"
+    has "^lineup run: --spin-bound takes a whole number from 1 to 100000000, not '0'"
+    usage_error run --watchdog-ms 0 -- "$P/correct"
+    has "^lineup run: --watchdog-ms takes a whole number from 1 to 3600000, not '0'"
+    lu 0 run --quiet --timeout 0 --budget 20 -- "$P/correct"
+    lu 0 run --help
+    has "--timeout SEC +wall-clock limit of one execution \(default 30; 0: none\)"
+    usage_error run --strategy
+    has "^lineup run: option --strategy needs an argument"
+    ;;
+replay)
+    lu 1 run --quiet --strategy dfs -- "$P/lost_update"
+    f=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $f ]] || fail "no replay file"
+    for o in "--strategy dfs" "--preemptions 1" "--depth 2" "--reduction off" "--budget 5" "--seed 1" "--all" \
+        "--replay-dir ."; do
+        read -r name val <<<"$o"
+        usage_error run --replay "$f" "$name" ${val:+"$val"}
+        has "^lineup run: $name has no effect with --replay"
+    done
+    lu 1 run --quiet --replay "$f" --timeout 60 --max-steps 100000
+    has "\(reproduced\)"
+    # the replay file holds to the command line's ranges
+    sed 's/^max-steps .*/max-steps 0/' "$f" >steps0.replay
+    usage_error run --replay steps0.replay
+    has "steps0.replay:[0-9]+: not a valid replay file: bad max-steps \(16 to 16777216\)"
+    mkdir adir
+    usage_error run --replay adir
+    has "^lineup run: cannot open replay file adir: it is a directory"
+    ;;
+*)
+    echo "unknown case $case_"
+    exit 1
+    ;;
+esac
+echo "1 passed, 0 failed"
