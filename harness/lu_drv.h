@@ -40,6 +40,7 @@
     X(TIMEOUT, "timeout", 1)                                                                                 \
     X(UNSUPPORTED, "unsupported call", 2)                                                                    \
     X(HARNESS, "harness error", 2)                                                                           \
+    X(MISFIT, "the recorded schedule does not fit", 2)                                                       \
     X(INTERNAL, "internal error", 3)
 
 enum lu_drv_verdict {
@@ -217,6 +218,7 @@ struct lu_drv_shm {
     char harnesses[2048]; /* list_only: "name nops\n" lines, ops after */
     char report[LU_DRV_REPORT_CAP];
     uint32_t sched_len;
+    int misfit; /* replay, LU_DRV_V_MISFIT: enum lu_sched_misfit; sched_len choices fitted */
     struct lu_drv_finding findings[LU_DRV_F_COUNT];
     struct lu_drv_pool pool;
 
@@ -284,6 +286,13 @@ int lu_drv_test_parse(const char *s, const char *const *oplabels, unsigned nops,
 /* Appends "function (file:line)" for an offset in module, from addr2line,
  * or "module+offset" when it knows nothing. */
 void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);
+
+/* Why a replay stopped following its recorded schedule (why: enum
+ * lu_sched_misfit) at choice at of len, in words. tid_offset: what to
+ * subtract from a schedule's tN to get the report's thread number (1 in
+ * Line-Up files, whose t0 is the harness's main thread; 0 in run files). */
+void lu_drv_misfit_why(struct lu_buf *b, int why, const struct lu_sched_step *steps, uint32_t len,
+                       uint32_t at, unsigned tid_offset);
 
 /* Command-line usage errors of `lineup` (prog "lineup") and `lineup run`
  * (prog "lineup run"): prints "PROG: message" and a hint to stderr and

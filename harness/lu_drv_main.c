@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -238,8 +239,9 @@ static void lu__usage(FILE *f)
         "With --test, --matrix and --samples are rejected (they draw random tests).\n"
         "Options of 'lineup run' go after 'run' (see lineup run --help).\n"
         "\n"
-        "exit status: 0 all tests pass, 1 a bug was found, 2 usage error, 3 internal error (also:\n"
-        "standard output or the --json file could not be written)\n");
+        "exit status: 0 all tests pass, 1 a bug was found, 2 usage error (also: a --replay whose recorded\n"
+        "schedule does not fit this harness), 3 internal error (also: standard output or the --json file\n"
+        "could not be written)\n");
 }
 
 static char lu__json_tmp[PATH_MAX + 16];
@@ -997,22 +999,36 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     if (replay && job->replay_len)
         memcpy(lu_drv_shm_replay(shm), replay, job->replay_len * sizeof *replay);
     fflush(NULL);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "lineup: fork: %s\n", strerror(errno));
         exit(EXIT_INTERNAL);
     }
     if (pid == 0) {
+        /* lineup killed outright (OOM killer, a CI's hard kill) cannot kill
+         * its workers: they would run, or block, forever. If it died before
+         * this line, the signal will never come. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent)
+            _exit(EXIT_INTERNAL);
         /* the parent's handlers remove its --json temporary file */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
-        /* The code under test may print; keep lineup's own stdout clean. */
-        int devnull = open("/dev/null", O_WRONLY);
+        /* lineup ignores SIGPIPE for its own writes; the code under test
+         * must die of it as it would outside lineup (a crash finding) */
+        signal(SIGPIPE, SIG_DFL);
+        /* The code under test may read or print: it gets no input, and its
+         * output goes to stderr so that it cannot be taken for lineup's
+         * report, which the parent alone writes to stdout (the worker
+         * leaves it in the shared region). */
+        int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0) {
             dup2(devnull, STDIN_FILENO);
             close(devnull);
         }
+        dup2(STDERR_FILENO, STDOUT_FILENO);
         lu_drv_worker(shm);
     }
     sl->pid = pid;
@@ -1325,7 +1341,7 @@ static unsigned lu__want_of(int verdict)
 
 /* Tries cand; when it shows the same kind of bug, it becomes the test. */
 static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict,
-                            struct lu__res *r, unsigned *runs)
+                            struct lu__res *r, unsigned *runs, bool *timed_out)
 {
     struct lu_drv_job j2 = *job;
     j2.test = *cand;
@@ -1334,6 +1350,7 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
     lu__run_sync(&j2, NULL, &r2);
     (*runs)++;
     if (!lu__res_find(&r2, verdict)) {
+        *timed_out = r2.verdict == LU_DRV_V_TIMEOUT;
         lu__res_free(&r2);
         return false;
     }
@@ -1344,21 +1361,26 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
 }
 
 /* Greedy: drop whole threads, then single calls, while the test still shows
- * the same kind of bug; the paper did this by hand. */
-static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res *r)
+ * the same kind of bug; the paper did this by hand. A candidate that
+ * times out waited --timeout, and its neighbours likely would too: one
+ * such wait ends the minimization (*cut), so that it costs at most one
+ * --timeout beyond its quick runs. Timeouts themselves are not minimized
+ * (the caller), since every successful step would wait --timeout. */
+static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res *r, bool *cut)
 {
     unsigned runs = 0;
     bool progress = true;
-    while (progress) {
+    *cut = false;
+    while (progress && !*cut) {
         progress = false;
         struct lu_drv_test cand;
-        for (unsigned th = 0; th < job->test.nthreads && !progress; th++)
+        for (unsigned th = 0; th < job->test.nthreads && !progress && !*cut; th++)
             if (lu__remove_thread(&job->test, th, &cand))
-                progress = lu__try_smaller(job, &cand, verdict, r, &runs);
-        for (unsigned th = 0; th < job->test.nthreads && !progress; th++)
-            for (unsigned k = job->test.len[th]; k-- > 0 && !progress;)
+                progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut);
+        for (unsigned th = 0; th < job->test.nthreads && !progress && !*cut; th++)
+            for (unsigned k = job->test.len[th]; k-- > 0 && !progress && !*cut;)
                 if (lu__remove_call(&job->test, th, k, &cand))
-                    progress = lu__try_smaller(job, &cand, verdict, r, &runs);
+                    progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut);
     }
     return runs;
 }
@@ -1435,6 +1457,24 @@ static uint64_t lu__test_seed(uint64_t seed, unsigned i)
     return lu__splitmix(&x);
 }
 
+/* Why a replay stopped following its schedule, and what to do instead: a
+ * replay file is evidence of one execution of one build, not a test. */
+static void lu__replay_misfit(const struct lu__replay *rp, int why, uint32_t at, const char *path)
+{
+    struct lu_buf b;
+    lu_buf_init(&b);
+    lu_drv_misfit_why(&b, why, rp->steps, rp->len, at, 1);
+    char of[32] = "";
+    if (at < rp->len)
+        snprintf(of, sizeof of, " of %u", rp->len);
+    fprintf(stderr,
+            "lineup: replay: the recorded schedule does not fit this build at choice %u%s (%s): the "
+            "harness changed since the replay file was written, or it does not behave the same way on the "
+            "same schedule. To check a fix, run the test again: lineup --test '%s' --harness %s %s\n",
+            at + 1, of, b.s ? b.s : "", rp->test, rp->name, path);
+    lu_buf_free(&b);
+}
+
 static int lu__replay_main(struct lu__opts *o)
 {
     struct lu__replay rp;
@@ -1465,26 +1505,34 @@ static int lu__replay_main(struct lu__opts *o)
     job.watchdog_ms = o->watchdog_ms;
     struct lu__res r;
     lu__run_sync(&job, rp.steps, &r);
+    int misfit = r.verdict == LU_DRV_V_MISFIT ? lu__slots[0].shm->misfit : LU_SCHED_MISFIT_NONE;
+    if ((r.verdict == LU_DRV_V_CRASH || r.verdict == LU_DRV_V_DIVERGE || r.verdict == LU_DRV_V_TIMEOUT) &&
+        r.phase == rp.phase && r.sched_len < rp.len) {
+        /* the worker died before the schedule's end: not the recorded
+         * execution either */
+        misfit = LU_SCHED_MISFIT_LEFT_OVER;
+    }
     printf("lineup %s: replaying %s (harness %s, recorded as %s%s%s)\n", LINEUP_VERSION, o->replay, rp.name,
            rp.kind[0] ? rp.kind : "?", rp.strategy[0] ? " by strategy " : "", rp.strategy);
-    const char *rep = r.report ? r.report : "";
-    fputs(rep, stdout);
-    /* a replay that reached the linearizability check ends its report with
-     * the check's verdict; the others get theirs here */
-    if (strncmp(rep, "verdict: ", 9) != 0 && !strstr(rep, "\nverdict: ")) {
-        const char *id = lu__vids[r.verdict < LU_DRV_V_COUNT ? r.verdict : LU_DRV_V_INTERNAL];
-        const char *rec = "?";
-        for (int v = 0; v < LU_DRV_V_COUNT; v++)
-            if (strcmp(rp.kind, lu__vids[v]) == 0)
-                rec = lu__vnames[v];
-        if (r.verdict == LU_DRV_V_PASS)
-            printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);
-        else if (strcmp(id, rp.kind) == 0)
-            printf("verdict: %s (reproduced)\n", lu_drv_verdict_name(r.verdict));
-        else
-            printf("verdict: %s (recorded as %s)\n", lu_drv_verdict_name(r.verdict), rec);
-    }
+    fputs(r.report ? r.report : "", stdout);
+    const char *id = lu__vids[r.verdict < LU_DRV_V_COUNT ? r.verdict : LU_DRV_V_INTERNAL];
+    const char *rec = "?";
+    for (int v = 0; v < LU_DRV_V_COUNT; v++)
+        if (strcmp(rp.kind, lu__vids[v]) == 0)
+            rec = lu__vnames[v];
     int rc = lu_drv_verdict_exit(r.verdict);
+    if (misfit != LU_SCHED_MISFIT_NONE) {
+        printf("verdict: %s (recorded as %s)\n", lu_drv_verdict_name(LU_DRV_V_MISFIT), rec);
+        fflush(stdout);
+        lu__replay_misfit(&rp, misfit, r.sched_len, path);
+        rc = lu_drv_verdict_exit(LU_DRV_V_MISFIT);
+    } else if (r.verdict == LU_DRV_V_PASS) {
+        printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);
+    } else if (strcmp(id, rp.kind) == 0) {
+        printf("verdict: %s (reproduced)\n", lu_drv_verdict_name(r.verdict));
+    } else {
+        printf("verdict: %s (recorded as %s)\n", lu_drv_verdict_name(r.verdict), rec);
+    }
     lu__res_free(&r);
     free(rp.steps);
     return rc;
@@ -1745,8 +1793,10 @@ int main(int argc, char **argv)
                     mr.phase = r->phase;
                     lu__add_finding(&mr, kind, r->f[fi].report, r->f[fi].sched, r->f[fi].sched_len);
                     unsigned runs = 0;
-                    if (!o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG)
-                        runs = lu__minimize(&mj, kind, &mr);
+                    bool cut = false;
+                    bool minimize = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
+                    if (minimize && kind != LU_DRV_V_TIMEOUT)
+                        runs = lu__minimize(&mj, kind, &mr, &cut);
                     struct lu__finding *mf = lu__res_find(&mr, kind);
                     struct lu_buf key, mt;
                     lu_buf_init(&key);
@@ -1768,8 +1818,14 @@ int main(int argc, char **argv)
                             printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
                         if (runs && strcmp(mt.s, tb.s) != 0)
                             printf("  minimized (%u runs) to: %s\n", runs, mt.s);
-                        else if (runs)
+                        else if (runs && !cut)
                             printf("  already minimal (%u smaller tests tried)\n", runs);
+                        if (cut)
+                            printf("  minimization stopped after %u runs: a smaller test timed out, and each "
+                                   "would wait --timeout\n",
+                                   runs);
+                        else if (minimize && kind == LU_DRV_V_TIMEOUT)
+                            printf("  not minimized: each attempt would wait --timeout\n");
                         printf("\n%s", mf && mf->report ? mf->report : "");
                         int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
                         bool want =

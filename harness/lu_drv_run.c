@@ -108,8 +108,9 @@ static void lu__usage(FILE *f)
         "  --quiet             no progress line\n"
         "  --help, --version\n"
         "\n"
-        "exit status: 0 no failure found, 1 a failure was found, 2 usage error, 3 internal error (also:\n"
-        "standard output could not be written)\n",
+        "exit status: 0 no failure found, 1 a failure was found, 2 usage error (also: a --replay whose\n"
+        "recorded schedule does not fit this program), 3 internal error (also: standard output could not\n"
+        "be written)\n",
         LU__DEFAULT_BUDGET, LU__DEFAULT_STEPS);
 }
 
@@ -648,6 +649,43 @@ static void lu__fill_cfg(const struct lu__ropts *o, struct lu_run_cfg *c)
     c->expect_exit = o->expect;
 }
 
+/* Why the replayed execution in m did not follow the recorded schedule of
+ * len choices, or LU_SCHED_MISFIT_NONE. The scheduler says so when the
+ * execution returned to it; an execution that ended its process (main
+ * returned, exit, a crash) before the schedule's end did not follow it
+ * either. */
+static int lu__replay_misfit_of(const struct lu_run_shm *m, int kind, uint32_t len)
+{
+    const struct lu_run_exec *E = &m->exec;
+    if (E->done && E->outcome == LU_SCHED_OUT_MISFIT)
+        return E->misfit != LU_SCHED_MISFIT_NONE ? E->misfit : LU_SCHED_MISFIT_LEFT_OVER;
+    if (kind >= 0 && kind != LU_RUN_K_UNSUPPORTED && kind != LU_RUN_K_INTERNAL && E->steps < len)
+        return LU_SCHED_MISFIT_LEFT_OVER;
+    return LU_SCHED_MISFIT_NONE;
+}
+
+/* Why a replay stopped following its schedule, and what to do instead: a
+ * replay file is evidence of one execution of one build, not a test. */
+static void lu__replay_misfit(const struct lu_drv_run_replay *rp, int why, uint32_t at, const char *prog,
+                              int nargs, char **args)
+{
+    struct lu_buf b;
+    lu_buf_init(&b);
+    lu_drv_misfit_why(&b, why, rp->steps, rp->len, at, 0);
+    char of[32] = "";
+    if (at < rp->len)
+        snprintf(of, sizeof of, " of %u", rp->len);
+    fprintf(stderr,
+            "lineup run: replay: the recorded schedule does not fit this program at choice %u%s (%s): the "
+            "program changed since the replay file was written, or it does not behave the same way on the "
+            "same schedule. To check a fix, run it again: lineup run -- %s",
+            at + 1, of, b.s ? b.s : "", prog);
+    for (int i = 0; i < nargs; i++)
+        fprintf(stderr, " %s", args[i]);
+    fputs("\n", stderr);
+    lu_buf_free(&b);
+}
+
 int lu_drv_run_main(int argc, char **argv)
 {
     struct lu__ropts o;
@@ -858,14 +896,19 @@ int lu_drv_run_main(int argc, char **argv)
     }
     if (o.replay) {
         int rc = replay_kind < 0 ? EXIT_INTERNAL : lu_drv_run_kind_exit(replay_kind);
-        if (replay_kind < 0)
+        int misfit = lu__replay_misfit_of(m, replay_kind, rp.len);
+        if (replay_kind < 0) {
             printf("verdict: the replay did not run%s%s\n", m->sum.error_text[0] ? ": " : "",
                    m->sum.error_text);
-        else if (replay_kind == LU_RUN_K_PASS)
+        } else if (misfit != LU_SCHED_MISFIT_NONE) {
+            printf("verdict: the recorded schedule does not fit (recorded as %s)\n",
+                   lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)));
+            fflush(stdout);
+            lu__replay_misfit(&rp, misfit, m->exec.steps, given, pargc - 1, pargv + 1);
+            rc = EXIT_USAGE;
+        } else if (replay_kind == LU_RUN_K_PASS)
             printf("verdict: the replayed execution did not fail (recorded as %s)\n",
                    lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)));
-        else if (replay_kind == LU_RUN_K_NONDET)
-            printf("verdict: the schedule no longer fits the program (rebuilt or changed?)\n");
         else if (strcmp(lu_drv_run_kind_id(replay_kind), rp.kind) == 0)
             printf("verdict: %s (reproduced)\n", lu_drv_run_kind_name(replay_kind));
         else

@@ -136,6 +136,7 @@ struct lu_run_exec {
     int por_cut;   /* ... by partial-order reduction (else a spinning thread that kept spinning) */
     int run_err;   /* its error code */
     int outcome;   /* enum lu_sched_outcome */
+    int misfit;    /* enum lu_sched_misfit, when outcome is MISFIT */
     int culprit;
     char message[160]; /* the scheduler's message (unsupported call, nondeterminism) */
     int main_returned;

@@ -197,7 +197,10 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
     int tid = lu__culprit(m, &at);
     switch (E->kind) {
     case LU_RUN_K_PASS:
-        if (E->done && E->redundant)
+        if (E->done && E->outcome == LU_SCHED_OUT_MISFIT)
+            lu_buf_printf(b, "replay stopped after %u scheduling choice%s: %s", E->steps,
+                          E->steps == 1 ? "" : "s", E->message);
+        else if (E->done && E->redundant)
             lu_buf_printf(b, "cut short as redundant: %s", E->message);
         else if (E->done && E->outcome == LU_SCHED_OUT_DISCARDED)
             lu_buf_puts(b, "discarded: an assumption (__VERIFIER_assume) was false");

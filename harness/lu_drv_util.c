@@ -196,3 +196,36 @@ void lu_drv_stdio_init(void)
     lu__stdio_pid = getpid();
     atexit(lu__close_stdout);
 }
+
+void lu_drv_misfit_why(struct lu_buf *b, int why, const struct lu_sched_step *steps, uint32_t len,
+                       uint32_t at, unsigned tid_offset)
+{
+    unsigned c = at < len ? steps[at].chosen : 0;
+    switch (why) {
+    case LU_SCHED_MISFIT_NO_THREAD:
+    case LU_SCHED_MISFIT_NOT_RUNNABLE:
+        if (c < tid_offset || (c == 0 && tid_offset == 0))
+            lu_buf_printf(b, "the main thread (t%u)", c);
+        else
+            lu_buf_printf(b, "thread %u (t%u)", c - tid_offset, c);
+        lu_buf_puts(b, why == LU_SCHED_MISFIT_NO_THREAD ? " does not exist" : " is not runnable");
+        break;
+    case LU_SCHED_MISFIT_NOT_DATA:
+        lu_buf_printf(b, "the execution asks for a data value where the schedule has t%u", c);
+        break;
+    case LU_SCHED_MISFIT_NOT_THREAD:
+        lu_buf_printf(b, "the execution chooses a thread where the schedule has d%u", c);
+        break;
+    case LU_SCHED_MISFIT_DATA_RANGE:
+        lu_buf_printf(b, "the recorded value d%u is out of range", c);
+        break;
+    case LU_SCHED_MISFIT_ENDED:
+        lu_buf_printf(b, "the schedule ended after %u choice%s but the execution went on", len,
+                      len == 1 ? "" : "s");
+        break;
+    default:
+        lu_buf_printf(b, "the execution ended before it; %u recorded choice%s left over", len - at,
+                      len - at == 1 ? " was" : "s were");
+        break;
+    }
+}

@@ -95,12 +95,15 @@ static void *lu__op_thread(void *arg)
     return NULL;
 }
 
+static bool lu__body_done; /* the main thread reached the end of the execution's body */
+
 static void *lu__main_body(void *arg)
 {
     (void)arg;
     const struct lu_drv_test *t = &W->job.test;
     struct lu__tctx *mc = &lu__ctx[LU_DRV_MAX_THREADS];
     lu__created = false;
+    lu__body_done = false;
     lu__obj = H->create();
     lu__created = true;
     for (unsigned i = 0; i < lu__nsetup; i++)
@@ -113,6 +116,7 @@ static void *lu__main_body(void *arg)
         lu__run_op(&lu__teardown[i], (unsigned)lu__teardown_id[i], mc);
     if (H->destroy)
         H->destroy(lu__obj);
+    lu__body_done = true;
     return NULL;
 }
 
@@ -272,6 +276,20 @@ static void lu__load(void)
     if (n == 0)
         lu__fail(LU_DRV_V_HARNESS, 0, "%s defines no harness (no LINEUP_HARNESS in it)\n",
                  W->job.harness_path);
+    char bad[1024];
+    const void *bad_at[2];
+    if (lu_rt_check(bad, sizeof bad, bad_at) != 0) {
+        struct lu_buf b;
+        lu_buf_init(&b);
+        lu_buf_puts(&b, bad);
+        for (int i = 0; i < 2 && bad_at[i]; i++) {
+            lu_buf_puts(&b, i ? " and at " : "; registered at ");
+            lu__where(&b, (uintptr_t)bad_at[i]);
+        }
+        lu_buf_puts(&b, "\n");
+        lu__set_report(&b);
+        lu__finish(LU_DRV_V_HARNESS, 0);
+    }
     if (W->job.list_only) {
         struct lu_buf b;
         lu_buf_init(&b);
@@ -440,6 +458,34 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     return s;
 }
 
+static unsigned lu__pending_count(void)
+{
+    return (unsigned)__builtin_popcountll(lu_hist_pending(&lu__hist));
+}
+
+/* Every thread finished, yet a call never returned or the body did not
+ * reach its end: a thread ended itself (pthread_exit, thrd_exit) inside
+ * the harness's code. A harness error, not a crash finding: the call has
+ * no result to check, the process goes on normally (unlike exit() or a
+ * signal, which a real program would also die of), and the operation
+ * broke the contract of lineup.h that it returns its result. */
+static void lu__thread_exit_check(int phase)
+{
+    uint64_t pending = lu_hist_pending(&lu__hist);
+    if (pending) {
+        int op = __builtin_ctzll(pending);
+        lu__fail(LU_DRV_V_HARNESS, phase,
+                 "harness %s: operation %s ended its thread with pthread_exit instead of returning "
+                 "(phase %d): an operation must return its result\n",
+                 H->name, lu__htest.ops[op].label, phase);
+    }
+    if (!lu__body_done)
+        lu__fail(LU_DRV_V_HARNESS, phase,
+                 "harness %s: create() or destroy() ended its thread with pthread_exit instead of "
+                 "returning (phase %d)\n",
+                 H->name, phase);
+}
+
 static uint64_t lu__ran_here; /* executions this process ran */
 
 static int lu__run_one(struct lu_sched *s, struct lu_sched_result *res, int phase)
@@ -451,15 +497,13 @@ static int lu__run_one(struct lu_sched *s, struct lu_sched_result *res, int phas
         lu__fail(LU_DRV_V_INTERNAL, phase, "scheduler: %s\n", lu_sched_strerror(rc));
     atomic_fetch_add(&W->executions[phase], 1);
     lu__ran_here++;
-    if (!lu__created && res->outcome != LU_SCHED_OUT_COMPLETE && res->outcome != LU_SCHED_OUT_UNSUPPORTED)
+    if (!lu__created && res->outcome != LU_SCHED_OUT_COMPLETE && res->outcome != LU_SCHED_OUT_UNSUPPORTED &&
+        res->outcome != LU_SCHED_OUT_MISFIT)
         lu__fail(LU_DRV_V_HARNESS, phase, "harness %s: create() did not return (%s)\n", H->name,
                  lu_sched_outcome_name(res->outcome));
+    if (res->outcome == LU_SCHED_OUT_COMPLETE)
+        lu__thread_exit_check(phase);
     return rc;
-}
-
-static unsigned lu__pending_count(void)
-{
-    return (unsigned)__builtin_popcountll(lu_hist_pending(&lu__hist));
 }
 
 static struct lu_spec *lu__phase1(void)
@@ -518,10 +562,25 @@ static struct lu_spec *lu__phase1(void)
     return spec;
 }
 
+/* A phase-2 history in which no two calls overlap is itself a serial
+ * execution, of an order phase 1 ran too: results phase 1 did not see mean
+ * that the object depends on something besides the order of its calls
+ * (state outside it, the clock, addresses), not that it is not
+ * linearizable. With one call per thread, phase 1 cannot see that itself. */
+static bool lu__serial_mismatch(bool stuck)
+{
+    return !stuck && lu_hist_is_serial(&lu__hist);
+}
+
 static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const struct lu_lin_verdict *v,
                                  const struct lu_sched_result *res, bool stuck)
 {
-    if (stuck) {
+    if (lu__serial_mismatch(stuck)) {
+        lu_buf_puts(b, "nondeterminism: in this execution no two calls overlap, yet its results differ from "
+                       "phase 1's serial execution of the same calls in the same order: the object depends "
+                       "on something besides the order of its calls (state outside the object, the clock, "
+                       "addresses, thread ids)\n");
+    } else if (stuck) {
         lu_buf_printf(b,
                       "stuck history with no serial explanation (%s): %s is stuck, but no serial execution "
                       "of the calls that completed before it gets stuck there\n",
@@ -580,7 +639,9 @@ static void lu__found(struct lu_spec *spec, const struct lu_lin_verdict *v, cons
         fd->report[n] = 0;
         fd->sched_len = L->trace->len;
         memcpy(fd->sched, L->trace->steps, L->trace->len * sizeof fd->sched[0]);
-        fd->verdict = stuck ? LU_DRV_V_STUCK : LU_DRV_V_VIOLATION;
+        fd->verdict = stuck                        ? LU_DRV_V_STUCK
+                      : lu__serial_mismatch(stuck) ? LU_DRV_V_NONDET
+                                                   : LU_DRV_V_VIOLATION;
     }
     unsigned have = 0;
     for (int i = 0; i < LU_DRV_F_COUNT; i++)
@@ -1144,10 +1205,19 @@ static void lu__replay(struct lu_spec *spec)
     }
     if (!npre)
         lu_buf_puts(&b, "    none\n");
+    /* the verdict line is the parent's: it knows what was recorded */
     int verdict = LU_DRV_V_PASS;
-    if (res.outcome == LU_SCHED_OUT_NONDET) {
-        lu_buf_printf(&b, "the schedule no longer fits the program: %s\n", res.message ? res.message : "");
-        verdict = LU_DRV_V_NONDET;
+    if (res.outcome == LU_SCHED_OUT_MISFIT) {
+        struct lu_buf tb; /* often why the recorded thread could not run */
+        lu_buf_init(&tb);
+        lu__report_threads(&tb, &res);
+        if (tb.len) {
+            lu_buf_puts(&b, "where the replay stopped:\n");
+            lu_buf_puts(&b, tb.s);
+        }
+        lu_buf_free(&tb);
+        W->misfit = (int)res.misfit;
+        verdict = LU_DRV_V_MISFIT;
     } else if (phase == 2 && spec) {
         bool stuck = res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK;
         lu__hist.stuck = stuck;
@@ -1163,16 +1233,16 @@ static void lu__replay(struct lu_spec *spec)
             v.ok = true;
         }
         if (!v.ok) {
-            verdict = stuck ? LU_DRV_V_STUCK : LU_DRV_V_VIOLATION;
+            verdict = stuck                        ? LU_DRV_V_STUCK
+                      : lu__serial_mismatch(stuck) ? LU_DRV_V_NONDET
+                                                   : LU_DRV_V_VIOLATION;
             lu_buf_puts(&b, "serial histories of these calls (phase 1):\n");
             lu_spec_render_group(&b, spec, &lu__hist, v.failing_op, 12);
             lu_buf_puts(&b, "why: ");
             lu_lin_explain(&b, spec, &lu__hist, &v);
-            lu_buf_puts(&b, "\nverdict: ");
-            lu_buf_puts(&b, lu_drv_verdict_name(verdict));
-            lu_buf_puts(&b, " (reproduced)\n");
+            lu_buf_puts(&b, "\n");
         } else {
-            lu_buf_puts(&b, "verdict: this history is explained by a serial one\n");
+            lu_buf_puts(&b, "check: this history is explained by a serial one\n");
         }
     }
     lu__set_report(&b);

@@ -6,6 +6,7 @@
 #include "lu_sched.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #define LU_EXPORT __attribute__((visibility("default")))
@@ -34,7 +35,10 @@ LU_EXPORT void lineup_register_sequence(const char *name, int teardown, const st
         lu__rt_nrejected++;
         return;
     }
-    lu__rt_seq[lu__rt_nseq++] = (struct lu_rt_seq){name, teardown, ops, nops};
+    /* the sequence macros pass no source location: the constructor's call
+     * site is one */
+    lu__rt_seq[lu__rt_nseq++] = (struct lu_rt_seq){
+        name, teardown, ops, nops, __builtin_extract_return_addr(__builtin_return_address(0))};
 }
 
 const struct lineup_harness *const *lu_rt_harnesses(unsigned *n)
@@ -52,6 +56,103 @@ const struct lu_rt_seq *lu_rt_sequences(unsigned *n)
 unsigned lu_rt_rejected(void)
 {
     return lu__rt_nrejected;
+}
+
+/* --harness takes the name LINEUP_HARNESS stringized; job and report
+ * buffers hold 128 bytes. */
+static bool lu__rt_identifier(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 127 || (s[0] >= '0' && s[0] <= '9'))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9')))
+            return false;
+    return true;
+}
+
+/* A --test token is "name(arg)" up to a space or '|', and --test reads at
+ * most 127 bytes of one; other characters (a '-', a '.') are harmless. */
+static bool lu__rt_op_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 100)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f || strchr("|()", s[i]))
+            return false;
+    return true;
+}
+
+int lu_rt_check(char *msg, size_t n, const void *at[2])
+{
+    at[0] = at[1] = NULL;
+    for (unsigned i = 0; i < lu__rt_nharness; i++) {
+        const struct lineup_harness *h = lu__rt_harness[i];
+        const char *file = h->file ? h->file : "?";
+        if (!h->name) {
+            snprintf(msg, n, "the harness registered at %s:%d has no name", file, h->line);
+            return -1;
+        }
+        if (!lu__rt_identifier(h->name)) {
+            snprintf(msg, n,
+                     "harness name \"%.160s\" (%s:%d) is not a C identifier of at most 127 characters",
+                     h->name, file, h->line);
+            return -1;
+        }
+        for (unsigned j = 0; j < i; j++) {
+            const struct lineup_harness *g = lu__rt_harness[j];
+            if (strcmp(g->name, h->name) == 0) {
+                snprintf(msg, n,
+                         "two harnesses are named %s, at %s:%d and at %s:%d: harness names must be unique "
+                         "in one shared object",
+                         h->name, g->file ? g->file : "?", g->line, file, h->line);
+                return -1;
+            }
+        }
+        for (unsigned k = 0; h->ops && k < h->nops; k++) {
+            const struct lineup_op *op = &h->ops[k];
+            if (!op->name || !lu__rt_op_name_ok(op->name)) {
+                snprintf(msg, n,
+                         "harness %s (%s:%d): operation %u has the name \"%.160s\", which --test cannot "
+                         "write (empty, longer than 100 characters, or with whitespace, '|', '(' or ')')",
+                         h->name, file, h->line, k, op->name ? op->name : "(null)");
+                return -1;
+            }
+            /* enqueue(200) and enqueue(400) are one function: legal */
+            for (unsigned j = 0; j < k; j++) {
+                if (h->ops[j].fn != op->fn && strcmp(h->ops[j].name, op->name) == 0) {
+                    snprintf(msg, n,
+                             "harness %s (%s:%d): operations %u and %u are two different functions both "
+                             "named %s; a report or --test could not tell them apart",
+                             h->name, file, h->line, j, k, op->name);
+                    return -1;
+                }
+            }
+        }
+    }
+    for (unsigned i = 0; i < lu__rt_nseq; i++) {
+        const struct lu_rt_seq *q = &lu__rt_seq[i];
+        const char *macro = q->teardown ? "LINEUP_TEARDOWN" : "LINEUP_SETUP";
+        bool known = false;
+        for (unsigned j = 0; j < lu__rt_nharness && !known; j++)
+            known = strcmp(lu__rt_harness[j]->name, q->name) == 0;
+        if (!known) {
+            at[0] = q->at;
+            snprintf(msg, n, "%s(%.160s, ...) names no harness of this shared object", macro, q->name);
+            return -1;
+        }
+        for (unsigned j = 0; j < i; j++) {
+            if (lu__rt_seq[j].teardown == q->teardown && strcmp(lu__rt_seq[j].name, q->name) == 0) {
+                at[0] = lu__rt_seq[j].at;
+                at[1] = q->at;
+                snprintf(msg, n, "harness %s has two %s sequences (it may have one)", q->name, macro);
+                return -1;
+            }
+        }
+    }
+    return 0;
 }
 
 void lu_rt_reset(void)

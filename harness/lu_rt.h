@@ -19,6 +19,7 @@ struct lu_rt_seq {
     int teardown;
     const struct lineup_op *ops;
     unsigned nops;
+    const void *at; /* return address in the registering constructor: its source line */
 };
 
 /* Where lineup_result_bytes() copies to while the calling thread runs an
@@ -35,6 +36,12 @@ const struct lineup_harness *const *lu_rt_harnesses(unsigned *n);
 const struct lu_rt_seq *lu_rt_sequences(unsigned *n);
 /* Number of registrations refused (too many, bad ABI), for a clear error. */
 unsigned lu_rt_rejected(void);
+/* Checks what was registered for what would break lineup later: names
+ * --harness and --test cannot write, duplicate harnesses, one operation
+ * name for two functions, sequences of unknown harnesses. Returns 0, or -1
+ * with a message (no newline) in msg; at[] then holds the registration
+ * addresses of the sequences at fault (for source lines), or NULL. */
+int lu_rt_check(char *msg, size_t n, const void *at[2]);
 void lu_rt_reset(void);
 
 void lu_rt_set_bytes_target(struct lu_rt_bytes *b);

@@ -486,6 +486,7 @@ static void lu__child(struct lu_sched *s)
     E->redundant = res.redundant;
     E->por_cut = after.por_pruned != before.por_pruned;
     E->outcome = (int)res.outcome;
+    E->misfit = (int)res.misfit;
     E->culprit = res.culprit;
     lu__copy(E->message, sizeof E->message, res.message);
     E->nthreads = res.nthreads;
@@ -723,6 +724,10 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
             break;
         case LU_SCHED_OUT_NONDET:
             k = LU_RUN_K_NONDET;
+            break;
+        case LU_SCHED_OUT_MISFIT:
+            /* a replay that stopped: no finding about the program, the
+             * driver says why (outcome, message, steps) */
             break;
         case LU_SCHED_OUT_UNSUPPORTED:
             k = LU_RUN_K_UNSUPPORTED;

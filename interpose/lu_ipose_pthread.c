@@ -867,6 +867,56 @@ LU_IPOSE_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct times
 /* A controlled thread must not run atexit handlers or flush stdio while the
  * other threads are parked mid-operation: the scheduler reports the exit and
  * ends the process. */
+/* ---- signal masks and dispositions ----
+ * Passed through, but the watchdog's signal stays deliverable and handled
+ * by lineup: a harness that blocks every signal (all logical threads share
+ * the kernel thread's mask, and it outlives the execution) or ignores the
+ * real-time ones would otherwise make a spin without scheduling points end
+ * as a timeout, after --timeout, instead of as divergence. */
+
+static const sigset_t *lu__ipose_keep_watchdog(int how, const sigset_t *set, sigset_t *copy)
+{
+    if (!set || how == SIG_UNBLOCK)
+        return set;
+    *copy = *set;
+    sigdelset(copy, LU_SCHED_WATCHDOG_SIGNAL);
+    return copy;
+}
+
+LU_IPOSE_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    LU_IPOSE_PASS(pthread_sigmask, (how, set, old));
+    sigset_t copy;
+    return LU_IPOSE_REAL(pthread_sigmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
+}
+
+LU_IPOSE_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    LU_IPOSE_PASS(sigprocmask, (how, set, old));
+    sigset_t copy;
+    return LU_IPOSE_REAL(sigprocmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
+}
+
+LU_IPOSE_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    LU_IPOSE_PASS(sigaction, (sig, act, old));
+    if (sig == LU_SCHED_WATCHDOG_SIGNAL)
+        act = NULL; /* reported as done; lineup's handler stays */
+    return LU_IPOSE_REAL(sigaction)(sig, act, old);
+}
+
+LU_IPOSE_EXPORT __sighandler_t signal(int sig, __sighandler_t fn)
+{
+    LU_IPOSE_PASS(signal, (sig, fn));
+    if (sig == LU_SCHED_WATCHDOG_SIGNAL) {
+        struct sigaction cur;
+        if (LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0)
+            return SIG_ERR;
+        return cur.sa_handler;
+    }
+    return LU_IPOSE_REAL(signal)(sig, fn);
+}
+
 LU_IPOSE_EXPORT void exit(int status)
 {
     if (lu_sched_self() >= 0) {

@@ -47,6 +47,19 @@ const char *lu_sched_outcome_name(enum lu_sched_outcome o)
     return lu__outcome_names[o];
 }
 
+static const char *const lu__misfit_names[] = {
+#define LU__MISFIT_NAME(name, msg) msg,
+    LU_SCHED_MISFITS(LU__MISFIT_NAME)
+#undef LU__MISFIT_NAME
+};
+
+const char *lu_sched_misfit_name(enum lu_sched_misfit m)
+{
+    if ((unsigned)m >= sizeof lu__misfit_names / sizeof lu__misfit_names[0])
+        return "?";
+    return lu__misfit_names[m];
+}
+
 static const char *const lu__kind_names[] = {
 #define LU__KIND_NAME(name, msg) msg,
     LU_SCHED_KINDS(LU__KIND_NAME)
@@ -563,6 +576,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->label = 0;
     t->pc = 0;
     t->atomic_depth = 0;
+    t->section = -1;
     t->nreads = 0;
     t->signalled = false;
     if (t->has_tsd) {
@@ -597,6 +611,7 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     s->nlive++;
     t->first_run = true;
     t->spawner = self->id;
+    t->section = lu__section_of(s, self);
     memcpy(t->vc, self->vc, sizeof t->vc[0] * (size_t)s->nthreads);
     t->vc[t->id] = 1;
     self->vc[self->id]++;
@@ -613,6 +628,12 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
         (cfg->strategy == LU_SCHED_REPLAY && cfg->replay_len && !cfg->replay)) {
         if (err)
             *err = LU_SCHED_EINVAL;
+        return NULL;
+    }
+    if (cfg->strategy == LU_SCHED_REPLAY && cfg->replay_len > cfg->trace->cap) {
+        /* cutting it would follow a prefix and call that the recording */
+        if (err)
+            *err = LU_SCHED_EREPLAY;
         return NULL;
     }
     struct lu_sched *s = calloc(1, sizeof *s);
@@ -747,6 +768,15 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     for (int i = 0; i < s->nthreads; i++)
         s->threads[i].state = LU__T_IDLE;
 
+    if (s->cfg.strategy == LU_SCHED_REPLAY && tr->len < s->replay_len &&
+        res->outcome != LU_SCHED_OUT_MISFIT && res->outcome != LU_SCHED_OUT_UNSUPPORTED &&
+        res->outcome != LU_SCHED_OUT_ABORTED) {
+        /* it ended before its schedule did: not the recorded execution
+         * (unsupported calls and aborts say more than that, and stay) */
+        res->outcome = LU_SCHED_OUT_MISFIT;
+        res->misfit = LU_SCHED_MISFIT_LEFT_OVER;
+        res->message = lu_sched_misfit_name(LU_SCHED_MISFIT_LEFT_OVER);
+    }
     if (res->steps == 0)
         res->steps = tr->len;
     res->nthreads = s->nthreads;

@@ -41,6 +41,12 @@
 
 #define LU_SCHED_MAX_THREADS 64
 
+/* The real-time signal the divergence watchdog is delivered with (needs
+ * <signal.h>). Interposers keep it unblocked and keep its handler: code
+ * under test that blocks or ignores every signal must not turn the
+ * watchdog off. */
+#define LU_SCHED_WATCHDOG_SIGNAL (SIGRTMIN + 7)
+
 /* Error codes of the tool itself (not findings about the code under test). */
 #define LU_SCHED_ERRORS(X)                                                                                   \
     X(OK, 0, "success")                                                                                      \
@@ -64,7 +70,7 @@ const char *lu_sched_strerror(int err);
 enum lu_sched_strategy {
     LU_SCHED_DFS,    /* exhaustive depth-first, bounded by preemption_bound */
     LU_SCHED_RANDOM, /* seeded random walk, one execution per call */
-    LU_SCHED_REPLAY, /* follow config.replay exactly, once */
+    LU_SCHED_REPLAY, /* follow config.replay exactly, once; ends as MISFIT where it cannot */
     LU_SCHED_PCT,    /* probabilistic concurrency testing: random priorities, pct_depth - 1 change points */
     LU_SCHED_POS     /* partial order sampling: random priorities per pending event */
 };
@@ -84,15 +90,40 @@ enum lu_sched_bound_kind {
     X(NONDET, "uncontrolled nondeterminism")                                                                 \
     X(UNSUPPORTED, "unsupported call")                                                                       \
     X(ABORTED, "aborted by the layer above")                                                                 \
-    X(DISCARDED, "discarded (an assumption failed)")
+    X(DISCARDED, "discarded (an assumption failed)")                                                         \
+    X(MISFIT, "the recorded schedule does not fit")
 
 enum lu_sched_outcome {
 #define LU_SCHED_OUT_ENUM(name, msg) LU_SCHED_OUT_##name,
     LU_SCHED_OUTCOMES(LU_SCHED_OUT_ENUM)
 #undef LU_SCHED_OUT_ENUM
+        LU_SCHED_OUT_COUNT /* not an outcome: for arrays indexed by outcome */
 };
 
 const char *lu_sched_outcome_name(enum lu_sched_outcome o);
+
+/* Why a replay could not follow its schedule (LU_SCHED_OUT_MISFIT). A
+ * replay never guesses: a schedule that does not fit belongs to another
+ * program, or to one that does not repeat itself, and what it would show
+ * is an execution nobody recorded. */
+#define LU_SCHED_MISFITS(X)                                                                                  \
+    X(NONE, "the schedule fits")                                                                             \
+    X(NO_THREAD, "the recorded thread does not exist")                                                       \
+    X(NOT_RUNNABLE, "the recorded thread cannot run")                                                        \
+    X(NOT_DATA, "the execution asks for a data value where a thread was recorded")                           \
+    X(NOT_THREAD, "the execution chooses a thread where a data value was recorded")                          \
+    X(DATA_RANGE, "the recorded data value is out of range")                                                 \
+    X(ENDED, "the schedule ended but the execution went on")                                                 \
+    X(LEFT_OVER, "the execution ended with recorded choices left over")
+
+enum lu_sched_misfit {
+#define LU_SCHED_MISFIT_ENUM(name, msg) LU_SCHED_MISFIT_##name,
+    LU_SCHED_MISFITS(LU_SCHED_MISFIT_ENUM)
+#undef LU_SCHED_MISFIT_ENUM
+        LU_SCHED_MISFIT_COUNT
+};
+
+const char *lu_sched_misfit_name(enum lu_sched_misfit m);
 
 /* Kinds of visible operations; they decide enabledness and dependence. */
 #define LU_SCHED_KINDS(X)                                                                                    \
@@ -189,6 +220,8 @@ struct lu_sched_config {
     uint32_t watchdog_ms;         /* CPU time without a scheduling point = divergence; 0 = default 1000 */
     struct lu_sched_trace *trace; /* required: holds the DFS stack / current schedule */
     const struct lu_sched_step *replay; /* REPLAY: the schedule to follow; DFS: a prefix to start from */
+    /* REPLAY: longer than trace->cap is LU_SCHED_EREPLAY (cutting it would
+     * replay a prefix as if it were the recording) */
     uint32_t replay_len;
     uint32_t frozen_len; /* DFS: never backtrack into the first frozen_len steps of the prefix
                           * (explores only the subtree below it: parallel search) */
@@ -234,11 +267,16 @@ struct lu_sched_result {
     enum lu_sched_outcome outcome;
     int nthreads;
     uint32_t steps;      /* scheduling points in this execution */
-    int culprit;         /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG, or -1 */
-    const char *message; /* static text for UNSUPPORTED/NONDET */
-    bool redundant;      /* DISCARDED because another execution covers it (partial-order reduction,
-                          * or a spinning thread chosen at a cost that kept spinning), not because
-                          * an assumption failed: skip it, it is no behaviour of the program */
+    int culprit;         /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG/MISFIT, or -1 */
+    const char *message; /* static text for UNSUPPORTED/NONDET/MISFIT */
+    /* MISFIT: why; steps is then the number of recorded choices that fitted
+     * (the replay stopped at choice steps + 1). LEFT_OVER replaces how the
+     * execution ended (COMPLETE, DEADLOCK, ...): it did not follow the
+     * schedule to its end. */
+    enum lu_sched_misfit misfit;
+    bool redundant; /* DISCARDED because another execution covers it (partial-order reduction,
+                     * or a spinning thread chosen at a cost that kept spinning), not because
+                     * an assumption failed: skip it, it is no behaviour of the program */
     struct lu_sched_thread_info threads[LU_SCHED_MAX_THREADS];
 };
 

@@ -466,7 +466,7 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
     acc.n = 0;
     acc.flags = 0;
     acc.wmask = acc.smask = 0;
-    if (cut || !r || r->id != tid || (live && r->atomic_depth > 0)) {
+    if (cut || !r || r->id != tid || (live && lu__in_section(s, r))) {
         acc.flags = LU__PS_ALL;
     } else if (live && r->k == LU_SCHED_K_FREE) {
         acc.flags = LU__PS_ENDFREE;
@@ -530,7 +530,7 @@ static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand
         *first = ps->exec;
         first->flags &= (uint8_t)~LU__PS_DATA;
         /* its next steps depended on a data choice, or only it may run now */
-        if ((ps->exec.flags & LU__PS_DATA) || (live && cur->atomic_depth > 0))
+        if ((ps->exec.flags & LU__PS_DATA) || (live && lu__in_section(s, cur)))
             first->flags |= LU__PS_ALL;
         if (live && cur->k == LU_SCHED_K_FREE)
             first->flags |= LU__PS_ENDFREE;
@@ -678,6 +678,16 @@ static void lu__por_settle(struct lu_sched *s)
     p->last = -1;
 }
 
+/* A replay that cannot follow its schedule stops here: see
+ * LU_SCHED_MISFITS. */
+static void lu__misfit(struct lu_sched *s, struct lu__thread *cur, enum lu_sched_misfit why)
+{
+    s->res->misfit = why;
+    s->res->culprit = cur->id;
+    s->res->message = lu_sched_misfit_name(why);
+    s->res->outcome = LU_SCHED_OUT_MISFIT;
+}
+
 /* Decides the thread that performs its pending operation next; cur is the
  * thread asking (it may be finished). Returns -1 when nobody can run: the
  * execution is then over, complete or stuck, and s->res says which. */
@@ -698,22 +708,21 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     if (por && tr->len == 0)
         lu__por_begin(s);
 
-    if (cur_live && cur->atomic_depth > 0) {
-        /* a non-preemptible section: only cur may go on */
-        if (lu__enabled_q(s, cur)) {
-            enabled = 1ULL << cur->id;
-            if (lu__spinning_q(s, cur))
-                spinning = enabled;
-        }
-    } else {
-        for (int i = 0; i < s->nthreads; i++) {
-            struct lu__thread *t = &s->threads[i];
-            if (t->state != LU__T_RUNNING || !lu__enabled_q(s, t))
-                continue;
-            enabled |= 1ULL << i;
-            if (lu__spinning_q(s, t))
-                spinning |= 1ULL << i;
-        }
+    /* At a point of a thread in an atomic section (its owner, or a thread
+     * the owner created in it), only the section's threads may go on
+     * (lu__section_of). Others may run while an owner is paused at its
+     * first point inside a section (where pthread_create left it): nothing
+     * of the section has happened yet, so that is the same as running
+     * before it began. */
+    int owner = lu__section_of(s, cur);
+    for (int i = 0; i < s->nthreads; i++) {
+        struct lu__thread *t = &s->threads[i];
+        if (t->state != LU__T_RUNNING || (owner >= 0 && i != owner && t->section != owner) ||
+            !lu__enabled_q(s, t))
+            continue;
+        enabled |= 1ULL << i;
+        if (lu__spinning_q(s, t))
+            spinning |= 1ULL << i;
     }
 
     if (por)
@@ -773,13 +782,17 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * only one that just started: the reduction's exchange argument
      * (docs/por.md) moves such a choice to later points. */
     uint64_t spin_alt = 0;
-    if (!all_spin && !forced && !s->x_rand && !(cur_live && cur->atomic_depth > 0))
+    if (!all_spin && !forced && !s->x_rand && !(cur_live && lu__in_section(s, cur)))
         spin_alt = spinning;
     bool preemptible =
         cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin && !all_spin;
     uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
     int bound = s->cfg.preemption_bound;
     struct lu_sched_step *st = lu__new_step(cur);
+    if (s->cfg.strategy == LU_SCHED_REPLAY && tr->len >= s->replay_len) {
+        lu__misfit(s, cur, LU_SCHED_MISFIT_ENDED);
+        return -1;
+    }
     uint8_t flags =
         (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
                   ((!cur_live || cur->k == LU_SCHED_K_FREE || all_spin || forced) ? LU_SCHED_STEP_FREE : 0));
@@ -803,9 +816,19 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
 
     if (tr->len < s->replay_len) {
         /* following a recorded prefix: it must fit what we see now */
-        bool fits = st->kind == LU_SCHED_CHOOSE_THREAD && ((cand | spin_alt) >> st->chosen & 1) &&
+        bool fits = st->kind == LU_SCHED_CHOOSE_THREAD && st->chosen < 64 &&
+                    ((cand | spin_alt) >> st->chosen & 1) &&
                     (s->cfg.strategy == LU_SCHED_REPLAY || st->enabled == (cand | spin_alt));
+        if (!fits && s->cfg.strategy == LU_SCHED_REPLAY) {
+            lu__misfit(s, cur,
+                       st->kind != LU_SCHED_CHOOSE_THREAD ? LU_SCHED_MISFIT_NOT_THREAD
+                       : st->chosen >= s->nthreads        ? LU_SCHED_MISFIT_NO_THREAD
+                                                          : LU_SCHED_MISFIT_NOT_RUNNABLE);
+            return -1;
+        }
         if (!fits) {
+            /* DFS re-running its own prefix: the program, not the
+             * schedule, changed */
             s->res->culprit = cur->id;
             s->res->message = "a replayed schedule reached a different set of runnable threads";
             s->res->outcome = LU_SCHED_OUT_NONDET;
@@ -894,8 +917,18 @@ int lu__choose_data(struct lu__thread *t, int n)
             s->por->step[s->por->last].exec.flags |= LU__PS_DATA;
     }
     struct lu_sched_step *st = lu__new_step(t);
+    if (s->cfg.strategy == LU_SCHED_REPLAY && tr->len >= s->replay_len) {
+        lu__misfit(s, t, LU_SCHED_MISFIT_ENDED);
+        lu__end_execution(t, LU_SCHED_OUT_MISFIT, NULL);
+    }
     int chosen;
     if (tr->len < s->replay_len) {
+        if (s->cfg.strategy == LU_SCHED_REPLAY && (st->kind != LU_SCHED_CHOOSE_DATA || st->chosen >= n)) {
+            lu__misfit(s, t,
+                       st->kind != LU_SCHED_CHOOSE_DATA ? LU_SCHED_MISFIT_NOT_DATA
+                                                        : LU_SCHED_MISFIT_DATA_RANGE);
+            lu__end_execution(t, LU_SCHED_OUT_MISFIT, NULL);
+        }
         if (st->kind != LU_SCHED_CHOOSE_DATA || st->chosen >= n ||
             (s->cfg.strategy != LU_SCHED_REPLAY && st->enabled != mask)) {
             s->res->culprit = t->id;

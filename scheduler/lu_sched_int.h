@@ -205,6 +205,7 @@ struct lu__thread {
     uint16_t label;
     uintptr_t pc;
     int atomic_depth;
+    int section; /* owner of the atomic section this thread was created in, or -1 */
 
     /* spin detection: locations read since the last change this thread made */
     struct {
@@ -281,6 +282,26 @@ struct lu_sched {
      * asked at every point */
     bool x_por, x_rand;
 };
+
+/* The atomic section t runs in, named by its owner, or -1: t's own while
+ * it is inside one, or the one t was created in while that lasts. At the
+ * points of a section's threads only they may go on: an operation that
+ * starts a helper thread and joins it stays one step of a serial execution
+ * instead of blocking forever on the join. */
+static inline int lu__section_of(const struct lu_sched *s, const struct lu__thread *t)
+{
+    if (t->state == LU__T_RUNNING && t->atomic_depth > 0)
+        return t->id;
+    int o = t->section;
+    if (o >= 0 && o < s->nthreads && s->threads[o].state == LU__T_RUNNING && s->threads[o].atomic_depth > 0)
+        return o;
+    return -1;
+}
+
+static inline bool lu__in_section(const struct lu_sched *s, const struct lu__thread *t)
+{
+    return lu__section_of(s, t) >= 0;
+}
 
 extern __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
 

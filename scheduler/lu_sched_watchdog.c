@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define LU__WD_SIG (SIGRTMIN + 7)
+#define LU__WD_SIG LU_SCHED_WATCHDOG_SIGNAL
 #define LU__ALTSTACK (64 * 1024)
 
 static const char *lu__wd_name = "none";
@@ -200,7 +200,6 @@ static void *lu__fatal_fallback_arg;
 
 static void lu__fatal_handler(int sig, siginfo_t *si, void *ucv)
 {
-    (void)si;
     ucontext_t *uc = ucv;
     uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
     struct lu__thread *t = lu__self;
@@ -209,11 +208,13 @@ static void lu__fatal_handler(int sig, siginfo_t *si, void *ucv)
         cfg->on_fatal(cfg->on_fatal_arg, LU_SCHED_FATAL_SIGNAL, sig, t ? t->id : -1, pc);
     else if (lu__fatal_fallback)
         lu__fatal_fallback(lu__fatal_fallback_arg, LU_SCHED_FATAL_SIGNAL, sig, -1, pc);
-    /* SA_RESETHAND restored the default action: returning re-executes the
-     * fault (or abort() raises again) and the process dies of the signal,
-     * which is what the parent expects to see. */
-    if (sig == SIGABRT || sig == SIGFPE)
-        raise(sig);
+    /* SA_RESETHAND restored the default action, so raising it again kills
+     * the process with this signal, as the parent expects. Returning would
+     * not do for all: it re-executes a faulting load, but not a raise() or
+     * kill() of SIGSEGV (si_code <= 0), an int3 (SIGTRAP) or a seccomp
+     * SIGSYS, which would go on as if nothing happened. */
+    (void)si;
+    raise(sig);
 }
 
 void lu_sched_set_fatal_fallback(void (*fn)(void *, int, int, int, uintptr_t), void *arg)

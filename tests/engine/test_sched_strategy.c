@@ -5,7 +5,8 @@
  * ordering constraints; POS's distribution on programs where its race-driven
  * priority resets decide the answer; iterative delay bounding's golden
  * execution counts (by hand and by an independent model of the round-robin
- * scheduler); determinism for a seed and replay of every strategy.
+ * scheduler); determinism for a seed and replay of every strategy; replays
+ * of schedules that do not fit (cut, padded, edited) stop as MISFIT.
  *
  * The statistical checks use fixed seeds, so each run is deterministic; the
  * margins (5 standard deviations) only make them robust to a change in how
@@ -812,6 +813,102 @@ static void test_replay(void)
     prog_choice = 0;
 }
 
+/* A replay follows its schedule exactly or stops as MISFIT, saying where
+ * and why: a schedule that is cut, padded or edited must never turn into
+ * an execution nobody recorded. */
+static struct lu_sched_result replay_steps(const struct lu_sched_step *steps, uint32_t len)
+{
+    struct lu_sched_config rc = cfg_of(LU_SCHED_REPLAY, 0);
+    rc.replay = len ? steps : NULL;
+    rc.replay_len = len;
+    struct sched rr = open_sched(rc);
+    struct lu_sched_result res;
+    run1(&rr, p_mix, &res);
+    close_sched(&rr);
+    return res;
+}
+
+static bool misfit_at(const struct lu_sched_result *res, enum lu_sched_misfit why, uint32_t at)
+{
+    return res->outcome == LU_SCHED_OUT_MISFIT && res->misfit == why && res->steps == at &&
+           strcmp(res->message, lu_sched_misfit_name(why)) == 0;
+}
+
+static void test_replay_misfit(void)
+{
+    prog_choice = 2;
+    struct sched r = open_sched(cfg_of(LU_SCHED_RANDOM, 11));
+    struct lu_sched_result res;
+    run1(&r, p_mix, &res);
+    enum lu_sched_outcome outcome = res.outcome;
+    uint32_t len = r.tr->len;
+    /* what a replay file keeps: the choices only */
+    struct lu_sched_step *rec = calloc(len + 2, sizeof *rec), *ed = calloc(len + 2, sizeof *ed);
+    int blocked_main = -1;
+    for (uint32_t i = 0; i < len; i++) {
+        rec[i].kind = r.tr->steps[i].kind;
+        rec[i].chosen = r.tr->steps[i].chosen;
+        if (blocked_main < 0 && rec[i].kind == LU_SCHED_CHOOSE_THREAD && !(r.tr->steps[i].enabled & 1))
+            blocked_main = (int)i;
+    }
+    close_sched(&r);
+    CHECK(len > 3 && rec[0].kind == LU_SCHED_CHOOSE_DATA && blocked_main > 0, "a schedule to edit (%u steps)",
+          len);
+
+    res = replay_steps(rec, len);
+    CHECK(res.outcome == outcome && res.misfit == LU_SCHED_MISFIT_NONE && res.steps == len,
+          "the schedule as recorded replays (%s, %u steps)", lu_sched_outcome_name(res.outcome), res.steps);
+    res = replay_steps(rec, len - 1);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_ENDED, len - 1), "a cut schedule stops where it ends (%s, %s, %u)",
+          lu_sched_outcome_name(res.outcome), lu_sched_misfit_name(res.misfit), res.steps);
+    res = replay_steps(rec, 0);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_ENDED, 0), "an empty schedule stops at the first (data) choice");
+    memcpy(ed, rec, len * sizeof *ed);
+    ed[len].kind = ed[len + 1].kind = LU_SCHED_CHOOSE_THREAD;
+    ed[len + 1].chosen = 1;
+    res = replay_steps(ed, len + 2);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_LEFT_OVER, len) && res.culprit == -1,
+          "choices left over after the end do not fit (%s, %s, %u)", lu_sched_outcome_name(res.outcome),
+          lu_sched_misfit_name(res.misfit), res.steps);
+    memcpy(ed, rec, len * sizeof *ed);
+    ed[blocked_main].chosen = 40;
+    res = replay_steps(ed, len);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_NO_THREAD, (uint32_t)blocked_main), "a thread that does not exist");
+    ed[blocked_main].chosen = 0;
+    res = replay_steps(ed, len);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_NOT_RUNNABLE, (uint32_t)blocked_main),
+          "a thread that cannot run (main in join)");
+    ed[blocked_main].kind = LU_SCHED_CHOOSE_DATA;
+    res = replay_steps(ed, len);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_NOT_THREAD, (uint32_t)blocked_main),
+          "a data value where the program chooses a thread");
+    memcpy(ed, rec, len * sizeof *ed);
+    ed[0].chosen = 5;
+    res = replay_steps(ed, len);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_DATA_RANGE, 0), "a data value out of range");
+    ed[0].kind = LU_SCHED_CHOOSE_THREAD;
+    ed[0].chosen = 0;
+    res = replay_steps(ed, len);
+    CHECK(misfit_at(&res, LU_SCHED_MISFIT_NOT_DATA, 0), "a thread where the program chooses a data value");
+
+    /* longer than the trace: refused, not cut */
+    struct lu_sched_config rc = cfg_of(LU_SCHED_REPLAY, 0);
+    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(2));
+    tr->cap = 2;
+    rc.trace = tr;
+    rc.replay = rec;
+    rc.replay_len = 3;
+    int err = 0;
+    struct lu_sched *s = lu_sched_create(&rc, &err);
+    CHECK(!s && err == LU_SCHED_EREPLAY, "a schedule longer than the trace is refused (%s)",
+          lu_sched_strerror(err));
+    lu_sched_destroy(s);
+    free(tr);
+    free(rec);
+    free(ed);
+    prog_choice = 0;
+}
+
 int main(void)
 {
     test_pct_depth1();
@@ -822,6 +919,7 @@ int main(void)
     test_idb();
     test_determinism();
     test_replay();
+    test_replay_misfit();
     printf("%d passed, %d failed\n", passes, failures);
     return failures ? 1 : 0;
 }

@@ -246,6 +246,43 @@ replay_cli)
     usage_error --preemptions -2 "$G/counter_fixed.so"
     has "^lineup: --preemptions takes a whole number up to 64, or -1 for no bound, not '-2'"
     ;;
+replay_fit)
+    # a replay follows the recorded schedule exactly; where it cannot, it
+    # says so (exit 2), never a verdict about the code
+    lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
+    f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $f ]] || fail "no replay file"
+    n=$(sed -n 's/^schedule //p' "$f" | wc -w)
+    nofit() {
+        lu 2 --replay "$@"
+        has "^verdict: the recorded schedule does not fit \(recorded as linearizability violation\)$"
+        has "^lineup: replay: the recorded schedule does not fit this build at choice [0-9]+"
+        has "To check a fix, run the test again: lineup --test 'inc\(0\) get\(0\) \| inc\(0\)' --harness counter "
+        lacks "\(reproduced\)|nondeterminism|^verdict: (pass|linearizability)"
+        [[ $(grep -c '^verdict' "$out") == 1 ]] || fail "not one verdict line"
+    }
+    sed 's/^\(schedule .*\) [td][0-9]*$/\1/' "$f" >short.replay
+    nofit short.replay
+    has "at choice $n \(the schedule ended after $((n - 1)) choices but the execution went on\)"
+    sed 's/^schedule .*/schedule /' "$f" >empty.replay
+    nofit empty.replay
+    has "at choice 1 \(the schedule ended after 0 choices"
+    sed 's/^\(schedule .*\)$/\1 t1 t2/' "$f" >extra.replay
+    nofit extra.replay
+    has "at choice $((n + 1)) of $((n + 2)) \(the execution ended before it; 2 recorded choices were left over\)"
+    sed 's/^\(schedule .*\) [td][0-9]*$/\1 t9/' "$f" >nothread.replay
+    nofit nothread.replay
+    has "at choice $n of $n \(thread 8 \(t9\) does not exist\)"
+    # the harness rebuilt with the fix: the schedule is the old build's
+    nofit "$f" "$G/counter_fixed.so"
+    has "the harness changed since the replay file was written"
+    # the file as written still reproduces the bug
+    lu 1 --replay "$f"
+    has "^verdict: linearizability violation \(reproduced\)$"
+    lacks "does not fit"
+    lu 0 --help
+    has "^schedule does not fit this harness\), 3 internal error"
+    ;;
 *)
     echo "unknown case $case_"
     exit 1

@@ -79,12 +79,45 @@ replay)
     run 1 --replay "$f"
     has "verdict: reach_error() called (reproduced)"
     has "__VERIFIER_nondet_int() = 3"
-    # a schedule that does not fit the program
+    # a schedule that does not fit the program: the replay stops there and
+    # says so (exit 2), never a verdict about the program
     run 1 --strategy dfs -- "$P/deadlock"
     f=$(replay_file)
-    run 1 --replay "$f" -- "$P/lost_fixed"
-    has "verdict: the schedule no longer fits the program"
+    run 2 --replay "$f" -- "$P/lost_fixed"
+    has "verdict: the recorded schedule does not fit (recorded as deadlock)"
+    has "lineup run: replay: the recorded schedule does not fit this program at choice"
+    has "To check a fix, run it again: lineup run -- $P/lost_fixed"
     lacks "(reproduced)"
+    lacks "nondeterminism"
+    run 1 --strategy dfs --replay-dir "$WORK" -- "$P/lost_update"
+    f=$(replay_file)
+    n=$(sed -n 's/^schedule //p' "$f" | wc -w)
+    nofit() {
+        run 2 --replay "$@"
+        has "verdict: the recorded schedule does not fit (recorded as assertion failure)"
+        lacks "(reproduced)"
+        lacks "nondeterminism"
+        lacks "did not fail"
+    }
+    # the program rebuilt with the fix
+    nofit "$f" -- "$P/lost_fixed"
+    # cut, emptied, padded, or naming a thread that does not exist
+    sed 's/^\(schedule .*\) [td][0-9]*$/\1/' "$f" >short.replay
+    nofit short.replay
+    has "at choice $n (the schedule ended after $((n - 1)) choices but the execution went on)"
+    sed 's/^schedule .*/schedule /' "$f" >empty.replay
+    nofit empty.replay
+    has "at choice 1 (the schedule ended after 0 choices but the execution went on)"
+    sed 's/^\(schedule .*\)$/\1 t1 t0/' "$f" >extra.replay
+    nofit extra.replay
+    has "at choice $((n + 1)) of $((n + 2)) (the execution ended before it; 2 recorded choices were left over)"
+    sed 's/^\(schedule .*\) [td][0-9]*$/\1 t9/' "$f" >nothread.replay
+    nofit nothread.replay
+    has "at choice $n of $n (thread 9 (t9) does not exist)"
+    # the file as written still reproduces
+    run 1 --replay "$f"
+    has "verdict: assertion failure (reproduced)"
+    lacks "does not fit"
     ;;
 segv)
     run 1 -- "$P/segv"
@@ -93,6 +126,13 @@ segv)
     f=$(replay_file)
     run 1 --replay "$f"
     has "verdict: crash (reproduced)"
+    # raised, not faulted: nothing re-executes it, the handler must end it
+    run 1 -- "$P/raise_segv"
+    has "FAIL: crash: SIGSEGV (Segmentation fault) in thread 1"
+    lacks "survived the signal"
+    run 1 -- "$P/raise_trap"
+    has "FAIL: crash: SIGTRAP"
+    lacks "survived the signal"
     ;;
 exit)
     # without --expect-exit a status is only noted
@@ -121,7 +161,11 @@ livelock)
 diverge)
     run 1 --watchdog-ms 200 -- "$P/diverge"
     has "FAIL: divergence"
-    has "in thread 1 at waiter (diverge.c:18)"
+    has "in thread 1 at waiter (diverge.c:34)"
+    # blocking and ignoring signals does not turn the watchdog off
+    run 1 --watchdog-ms 200 --timeout 20 -- "$P/diverge_signals_off"
+    has "FAIL: divergence"
+    lacks "FAIL: timeout"
     # the other endless kind: a loop that keeps changing shared memory
     # looks like one too many scheduling choices
     run 1 --max-steps 16 -- "$P/correct"

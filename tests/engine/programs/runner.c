@@ -80,7 +80,7 @@ struct shm {
     /* the exploration */
     int create_err, run_err;
     uint64_t started, executions;
-    uint64_t outcome[LU_SCHED_OUT_ABORTED + 1];
+    uint64_t outcome[LU_SCHED_OUT_COUNT];
     int capped;
     /* what the per-execution checks saw */
     uint64_t bad, other;
@@ -206,7 +206,7 @@ static void explore_in_child(const struct explore *e)
         if (res.redundant)
             continue; /* a spinning thread given extra turns that kept spinning: nothing new */
         sh->executions++;
-        if ((unsigned)res.outcome <= LU_SCHED_OUT_ABORTED)
+        if ((unsigned)res.outcome < LU_SCHED_OUT_COUNT)
             sh->outcome[res.outcome]++;
         if (e->after && e->after(&res))
             break;
@@ -307,7 +307,7 @@ static bool all_complete(void)
 static void print_tally(const char *name, const struct child *c)
 {
     printf("  %-34s %6llu executions:", name, (unsigned long long)sh->executions);
-    for (int o = 0; o <= LU_SCHED_OUT_ABORTED; o++)
+    for (int o = 0; o < LU_SCHED_OUT_COUNT; o++)
         if (sh->outcome[o])
             printf(" %s=%llu", lu_sched_outcome_name((enum lu_sched_outcome)o),
                    (unsigned long long)sh->outcome[o]);
@@ -636,7 +636,7 @@ static bool same_choices(const struct lu_sched_step *a, const struct lu_sched_st
 
 /* Explores body until it ends the process; then replays the schedule it
  * left in the shared trace in a new child, which must end the same way,
- * and replays no schedule (the default choices), which must not. */
+ * and runs the default schedule (DFS's first execution), which must not. */
 static void fatal_and_replay(const char *name, lu_sched_fn body, int kind, int code, int tid, const char *fn,
                              bool (*ended_right)(int status))
 {
@@ -677,8 +677,8 @@ static void fatal_and_replay(const char *name, lu_sched_fn body, int kind, int c
     CHECK(sh->fatal_trace_len == orig.len && same_choices(sh_trace->steps, orig.steps, orig.len),
           "%s replay: the same choices (%u of %u)", name, sh->fatal_trace_len, orig.len);
 
-    struct explore d = {
-        .strategy = LU_SCHED_REPLAY, .bound = -1, .body = body, .replay = orig.steps, .replay_len = 0};
+    /* not an empty replay: that stops at its first choice (it does not fit) */
+    struct explore d = {.strategy = LU_SCHED_DFS, .bound = -1, .cap = 1, .body = body};
     c = explore(&d);
     CHECK(child_ok(&c) && sh->executions == 1 && sh->outcome[LU_SCHED_OUT_COMPLETE] == 1 && !sh->fatal_calls,
           "%s: the default schedule completes without it (%s)", name, how(&c));

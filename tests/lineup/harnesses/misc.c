@@ -9,6 +9,7 @@
 #include <lineup.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,3 +86,59 @@ static int64_t cancel_self(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(cancel, create, free, LINEUP_OP(cancel_self, 0));
+
+/* selfsignal: raises SIGSEGV itself. Unlike a faulting load, a raise() is
+ * not executed again when the handler returns: the crash must be reported,
+ * not lost. */
+static int64_t raise_segv(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    raise(SIGSEGV);
+    return 0;
+}
+
+LINEUP_HARNESS(selfsignal, create, free, LINEUP_OP(raise_segv, 0));
+
+/* helper: an operation that does its work on a thread of its own and joins
+ * it. Phase 1 runs each call alone, but the call's own thread must run
+ * with it, or the join blocks forever (the helper stops at its first
+ * scheduling point, the mutex) and a correct object looks stuck. */
+struct helped {
+    pthread_mutex_t m;
+    int64_t total;
+};
+
+struct helped_call {
+    struct helped *h;
+    int64_t v;
+};
+
+static void *helped_create(void)
+{
+    struct helped *h = calloc(1, sizeof *h);
+    if (h)
+        pthread_mutex_init(&h->m, NULL);
+    return h;
+}
+
+static void *helped_work(void *p)
+{
+    struct helped_call *c = p;
+    pthread_mutex_lock(&c->h->m);
+    int64_t r = c->h->total += c->v;
+    pthread_mutex_unlock(&c->h->m);
+    return (void *)(intptr_t)r;
+}
+
+static int64_t add_via_thread(void *o, int64_t v)
+{
+    struct helped_call c = {o, v};
+    pthread_t t;
+    void *r;
+    if (pthread_create(&t, NULL, helped_work, &c) != 0 || pthread_join(t, &r) != 0)
+        return -1;
+    return (int64_t)(intptr_t)r;
+}
+
+LINEUP_HARNESS(helper, helped_create, free, LINEUP_OP(add_via_thread, 1), LINEUP_OP(add_via_thread, 2));

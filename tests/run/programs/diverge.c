@@ -3,8 +3,13 @@
  * not scheduling points, so only the watchdog can stop it. The empty asm
  * keeps the load in the loop and gives the loop a side effect (C11
  * 6.8.5p6 would let the compiler delete it).
+ *
+ * SIGNALS_OFF: the waiter first blocks every signal and ignores the
+ * real-time ones, as a careless program might: the watchdog must still
+ * fire, not the per-execution timeout.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 
 static int plain_flag;
@@ -13,6 +18,17 @@ static atomic_int started;
 static void *waiter(void *arg)
 {
     (void)arg;
+#ifdef SIGNALS_OFF
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) {
+        signal(s, SIG_IGN);
+        struct sigaction ign = {.sa_handler = SIG_IGN};
+        sigaction(s, &ign, NULL);
+    }
+#endif
     atomic_store(&started, 1);
     while (!plain_flag)
         __asm__ __volatile__("" ::: "memory");

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# What a harness does to lineup's processes and output streams (harness
+# hostile.c). One ctest entry per CASE.
+#
+#   hostile.sh CASE LINEUP HOSTILE_SO WORK
+set -uo pipefail
+
+case_=$1
+L=$2
+SO=$3
+WORK=$4
+fail() {
+    echo "FAIL: $*"
+    for f in "$WORK"/out.txt "$WORK"/err.txt; do
+        [[ -f $f ]] && { echo "---- $f"; cat "$f"; }
+    done
+    exit 1
+}
+rm -rf -- "$WORK"
+mkdir -p -- "$WORK"
+cd -- "$WORK" || exit 1
+
+# every process below pid (children, grandchildren, ...)
+descendants() {
+    local c
+    for c in $(pgrep -P "$1"); do
+        echo "$c"
+        descendants "$c"
+    done
+}
+# alive: exists and is not a zombie waiting to be reaped
+alive() {
+    local st
+    st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+    [[ -n $st && $st != Z ]]
+}
+
+case $case_ in
+stdout)
+    # the harness prints a marker on stdout: it must reach stderr, and
+    # lineup's stdout must hold only its report
+    rc=0
+    timeout 120 "$L" --harness chatty --matrix 2x2 --samples 2 --seed 1 "$SO" >out.txt 2>err.txt || rc=$?
+    [[ $rc == 0 ]] || fail "lineup exited $rc, expected 0"
+    grep -q '^verdict: PASS' out.txt || fail "the report is not on stdout"
+    if grep -q hostile-chatty-marker out.txt; then fail "the harness's output is on lineup's stdout"; fi
+    grep -q hostile-chatty-marker err.txt || fail "the harness's output is not on stderr"
+    ;;
+orphans)
+    # lineup killed with SIGKILL leaves no worker behind, also not one
+    # blocked in a call lineup does not control
+    "$L" --harness blocking --matrix 2x2 --samples 4 --jobs 2 --seed 1 --timeout 300 "$SO" >out.txt 2>err.txt &
+    lp=$!
+    pids=""
+    for _ in $(seq 100); do
+        sleep 0.1
+        pids=$(descendants "$lp")
+        [[ $(echo "$pids" | grep -c .) -ge 2 ]] && break
+    done
+    [[ -n $pids ]] || fail "lineup started no worker"
+    sleep 0.5 # the workers reach read()
+    pids=$(descendants "$lp")
+    kill -KILL "$lp"
+    wait "$lp" 2>/dev/null
+    left=""
+    for _ in $(seq 30); do
+        left=""
+        for p in $pids; do alive "$p" && left="$left $p"; done
+        [[ -z $left ]] && break
+        sleep 0.1
+    done
+    if [[ -n $left ]]; then
+        kill -KILL $left 2>/dev/null
+        fail "workers outlived lineup's SIGKILL:$left"
+    fi
+    ;;
+timeout_budget)
+    # a test that times out is not minimized: each attempt would wait
+    # --timeout again; nor is a crash past the first smaller test that
+    # timed out
+    start=$(date +%s)
+    rc=0
+    timeout 120 "$L" --harness blocking --matrix 2x2 --samples 2 --jobs 2 --seed 1 --timeout 2 --replay-dir . \
+        "$SO" >out.txt 2>err.txt || rc=$?
+    secs=$(($(date +%s) - start))
+    [[ $rc == 1 ]] || fail "lineup exited $rc, expected 1"
+    grep -q 'FAIL harness blocking: timeout' out.txt || fail "no timeout was reported"
+    grep -q 'not minimized: each attempt would wait --timeout' out.txt || fail "the timeout was minimized"
+    ((secs <= 8)) || fail "2 tests with --timeout 2 on 2 jobs took $secs s"
+    start=$(date +%s)
+    rc=0
+    timeout 120 "$L" --harness fuse --test 'arm(0) fire(0)' --timeout 2 --replay-dir . "$SO" >out.txt 2>err.txt ||
+        rc=$?
+    secs=$(($(date +%s) - start))
+    [[ $rc == 1 ]] || fail "lineup exited $rc, expected 1"
+    grep -q 'FAIL harness fuse: crash' out.txt || fail "the crash was not reported"
+    grep -q 'minimization stopped after 2 runs: a smaller test timed out' out.txt ||
+        fail "minimization did not stop at the smaller test that timed out"
+    ((secs <= 6)) || fail "the crash with --timeout 2 took $secs s"
+    ;;
+*)
+    fail "unknown case $case_"
+    ;;
+esac
+echo "1 passed, 0 failed"
