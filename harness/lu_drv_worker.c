@@ -11,6 +11,7 @@
 #include "lu_rt.h"
 
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -262,6 +263,8 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
 
 static void lu__load(void)
 {
+    void *warm[1];
+    (void)backtrace(warm, 1); /* loads libgcc now, not in lu__on_fatal */
     lu_rt_reset();
     void *h = dlopen(W->job.harness_path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
@@ -395,9 +398,35 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
     lu__plog[lu__nplog++] = (struct lu__point_log){L->trace->len, tid, label, pc};
 }
 
+/* abort(), raise(), a failed assert() stop in libc, and a spin on plain
+ * memory in lineup's access hook: the report should name where the
+ * harness's code was, its innermost frame (a call site, so one byte back),
+ * or 0 when pc is in the harness already or it has no frame on the stack.
+ * In a signal handler: backtrace() was called once before (lu__load), so
+ * it does not load libgcc here. */
+static uintptr_t lu__harness_frame(uintptr_t pc)
+{
+    Dl_info hi, di;
+    if (!H || !dladdr(H, &hi) || !hi.dli_fbase)
+        return 0;
+    if (pc && dladdr((void *)pc, &di) && di.dli_fbase == hi.dli_fbase)
+        return 0;
+    void *bt[64];
+    int n = backtrace(bt, 64);
+    for (int i = 0; i < n; i++)
+        if (dladdr(bt[i], &di) && di.dli_fbase == hi.dli_fbase)
+            return (uintptr_t)bt[i] - 1;
+    return 0;
+}
+
 static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     (void)arg;
+    if (kind == LU_SCHED_FATAL_SIGNAL || kind == LU_SCHED_FATAL_DIVERGE) {
+        uintptr_t at = lu__harness_frame(pc);
+        if (at)
+            pc = at;
+    }
     struct lu_drv_fatal *f = &L->fatal;
     f->kind = kind;
     f->code = code;
