@@ -191,15 +191,17 @@ LU__PRIM128 void lu__store128(volatile lu__a128 *a, lu__a128 v)
 void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write, uintptr_t pc,
                                    uint32_t clock);
 
-#define LU__RACE_ON()                                                                                        \
-    __builtin_expect(__atomic_load_n(&lu__ipose_race_atomic_hook, __ATOMIC_RELAXED) != NULL, 0)
-#define LU__RACE_EPOCH() (LU__RACE_ON() ? lu_sched_clock() : 0)
-#define LU__RACE_ATOMIC(a, size, is_write, epoch)                                                            \
+/* The hook is read once per access: a detector turned on in between
+ * misses this access, one turned off ignores it (lu__ipose_race_atomic
+ * checks). */
+#define LU__RACE_PREP()                                                                                      \
+    void (*race_)(const void *, size_t, bool, uintptr_t, uint32_t) =                                         \
+        __atomic_load_n(&lu__ipose_race_atomic_hook, __ATOMIC_RELAXED);                                      \
+    uint32_t epoch_ = __builtin_expect(race_ != NULL, 0) ? lu_sched_clock() : 0
+#define LU__RACE_ATOMIC(a, size, is_write)                                                                   \
     do {                                                                                                     \
-        void (*hook_)(const void *, size_t, bool, uintptr_t, uint32_t) =                                     \
-            __atomic_load_n(&lu__ipose_race_atomic_hook, __ATOMIC_RELAXED);                                  \
-        if (__builtin_expect(hook_ != NULL, 0))                                                              \
-            hook_((const void *)(a), (size), (is_write), (uintptr_t)__builtin_return_address(0), (epoch));   \
+        if (__builtin_expect(race_ != NULL, 0))                                                              \
+            race_((const void *)(a), (size), (is_write), (uintptr_t)__builtin_return_address(0), epoch_);    \
     } while (0)
 
 #define LU__HOOK_LOAD(bits, op, label)                                                                       \
@@ -208,12 +210,12 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         if (!LU__CONTROLLED())                                                                               \
             return lu__load##bits(a);                                                                        \
         LU__PREP(0);                                                                                         \
-        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
+        LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_READ, a, label);                                                    \
         lu__a##bits r = lu__load##bits(a);                                                                   \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, false);                                                                       \
-        LU__RACE_ATOMIC(a, sizeof *a, false, epoch_);                                                        \
+        LU__RACE_ATOMIC(a, sizeof *a, false);                                                                \
         return r;                                                                                            \
     }
 
@@ -226,12 +228,12 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
             return;                                                                                          \
         }                                                                                                    \
         LU__PREP(v);                                                                                         \
-        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
+        LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_WRITE, a, label);                                                   \
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
-        LU__RACE_ATOMIC(a, sizeof *a, true, epoch_);                                                         \
+        LU__RACE_ATOMIC(a, sizeof *a, true);                                                                 \
     }
 
 #define LU__HOOK_XCHG(bits, op, label)                                                                       \
@@ -241,12 +243,12 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         if (!LU__CONTROLLED())                                                                               \
             return lu__exchange##bits(a, v);                                                                 \
         LU__PREP(v);                                                                                         \
-        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
+        LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
-        LU__RACE_ATOMIC(a, sizeof *a, true, epoch_);                                                         \
+        LU__RACE_ATOMIC(a, sizeof *a, true);                                                                 \
         return old;                                                                                          \
     }
 
@@ -257,12 +259,12 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         if (!LU__CONTROLLED())                                                                               \
             return lu__##op##bits(a, v);                                                                     \
         LU__PREP(v);                                                                                         \
-        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
+        LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits old = lu__##op##bits(a, v);                                                              \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, (lu__a##bits)LU__NEW_##op(old, v) != old);                                    \
-        LU__RACE_ATOMIC(a, sizeof *a, true, epoch_);                                                         \
+        LU__RACE_ATOMIC(a, sizeof *a, true);                                                                 \
         return old;                                                                                          \
     }
 
@@ -275,7 +277,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         if (!LU__CONTROLLED())                                                                               \
             return lu__cas##bits(a, c, v);                                                                   \
         LU__PREP(*c);                                                                                        \
-        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
+        LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         lu__a##bits expected = *c;                                                                           \
         bool ok = lu__cas##bits(a, c, v);                                                                    \
@@ -284,7 +286,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         else                                                                                                 \
             LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (expected != v));                                                       \
-        LU__RACE_ATOMIC(a, sizeof *a, ok, epoch_);                                                           \
+        LU__RACE_ATOMIC(a, sizeof *a, ok);                                                                   \
         return ok;                                                                                           \
     }
 
@@ -300,7 +302,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
             return found;                                                                                    \
         }                                                                                                    \
         LU__PREP(c);                                                                                         \
-        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
+        LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_RMW, a, label);                                                     \
         bool ok = lu__cas##bits(a, &found, v);                                                               \
         if (ok)                                                                                              \
@@ -308,7 +310,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         else                                                                                                 \
             LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (c != v));                                                              \
-        LU__RACE_ATOMIC(a, sizeof *a, ok, epoch_);                                                           \
+        LU__RACE_ATOMIC(a, sizeof *a, ok);                                                                   \
         return found;                                                                                        \
     }
 
@@ -356,10 +358,10 @@ LU__API void __tsan_atomic_signal_fence(int mo)
         if (!LU__CONTROLLED())                                                                               \
             return;                                                                                          \
         LU__PREP(0);                                                                                         \
-        uint32_t epoch_ = LU__RACE_EPOCH();                                                                  \
+        LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_##kind, addr, LU_IPOSE_L_TSAN_##op##bytes);                         \
         lu_sched_access_end(addr, LU_SCHED_K_##kind == LU_SCHED_K_WRITE);                                    \
-        LU__RACE_ATOMIC(addr, bytes, LU_SCHED_K_##kind == LU_SCHED_K_WRITE, epoch_);                         \
+        LU__RACE_ATOMIC(addr, bytes, LU_SCHED_K_##kind == LU_SCHED_K_WRITE);                                 \
     }
 #include "lu_ipose_tsan.def"
 

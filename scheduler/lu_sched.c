@@ -612,6 +612,8 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     t->first_run = true;
     t->spawner = self->id;
     t->section = lu__section_of(s, self);
+    if (t->section >= 0)
+        s->section_spawns++;
     memcpy(t->vc, self->vc, sizeof t->vc[0] * (size_t)s->nthreads);
     t->vc[t->id] = 1;
     self->vc[self->id]++;
@@ -731,6 +733,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->ended = false;
     s->spin_run = 0;
     s->ff_tid = -1;
+    s->section_spawns = 0;
     s->nthreads = 1;
     s->nlive = 1;
     s->alone_steps = 0;

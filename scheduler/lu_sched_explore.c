@@ -715,14 +715,31 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * of the section has happened yet, so that is the same as running
      * before it began. */
     int owner = lu__section_of(s, cur);
-    for (int i = 0; i < s->nthreads; i++) {
-        struct lu__thread *t = &s->threads[i];
-        if (t->state != LU__T_RUNNING || (owner >= 0 && i != owner && t->section != owner) ||
-            !lu__enabled_q(s, t))
-            continue;
-        enabled |= 1ULL << i;
-        if (lu__spinning_q(s, t))
-            spinning |= 1ULL << i;
+    if (owner >= 0 && !s->section_spawns) {
+        /* the usual section (phase 1's calls): its owner, cur, alone */
+        if (lu__enabled_q(s, cur)) {
+            enabled = 1ULL << cur->id;
+            if (lu__spinning_q(s, cur))
+                spinning = enabled;
+        }
+    } else if (owner < 0) {
+        for (int i = 0; i < s->nthreads; i++) {
+            struct lu__thread *t = &s->threads[i];
+            if (t->state != LU__T_RUNNING || !lu__enabled_q(s, t))
+                continue;
+            enabled |= 1ULL << i;
+            if (lu__spinning_q(s, t))
+                spinning |= 1ULL << i;
+        }
+    } else {
+        for (int i = 0; i < s->nthreads; i++) {
+            struct lu__thread *t = &s->threads[i];
+            if (t->state != LU__T_RUNNING || (i != owner && t->section != owner) || !lu__enabled_q(s, t))
+                continue;
+            enabled |= 1ULL << i;
+            if (lu__spinning_q(s, t))
+                spinning |= 1ULL << i;
+        }
     }
 
     if (por)
@@ -782,7 +799,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * only one that just started: the reduction's exchange argument
      * (docs/por.md) moves such a choice to later points. */
     uint64_t spin_alt = 0;
-    if (!all_spin && !forced && !s->x_rand && !(cur_live && lu__in_section(s, cur)))
+    if (!all_spin && !forced && !s->x_rand && !(cur_live && owner >= 0))
         spin_alt = spinning;
     bool preemptible =
         cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin && !all_spin;

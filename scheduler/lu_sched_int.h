@@ -257,6 +257,7 @@ struct lu_sched {
      * until it stops spinning, for at most LU__FF_LOOKS more looks */
     int ff_tid;
     uint32_t ff_looks;
+    uint32_t section_spawns; /* threads created inside atomic sections in this execution */
     struct lu__obj *objs;
     struct lu__obj *free_objs;
     /* direct-mapped cache in front of objs: most points look up one of a
