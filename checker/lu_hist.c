@@ -304,6 +304,18 @@ bool lu_hist_eq(const struct lu_hist *a, const struct lu_hist *b)
     return true;
 }
 
+size_t lu_hist_divergence(const struct lu_hist *a, const struct lu_hist *b)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    for (size_t i = 0; i < n; i++) {
+        const struct lu_hist_event *x = &a->ev[i], *y = &b->ev[i];
+        if (x->op != y->op || x->kind != y->kind ||
+            (x->kind == LU_HIST_RETURN && !lu_hist_result_eq(&x->res, &y->res)))
+            return i;
+    }
+    return n;
+}
+
 bool lu_hist_is_serial(const struct lu_hist *h)
 {
     for (size_t i = 0; i < h->len; i++) {

@@ -81,6 +81,10 @@ uint64_t lu_hist_hash(const struct lu_hist *h);
 bool lu_hist_eq(const struct lu_hist *a, const struct lu_hist *b);
 /* True when calls and returns alternate and each return matches its call. */
 bool lu_hist_is_serial(const struct lu_hist *h);
+/* The index of the first event where a and b differ (another call or
+ * return, or another result), or the length of the shorter one when it is
+ * a prefix of the other; a->len when they are equal. */
+size_t lu_hist_divergence(const struct lu_hist *a, const struct lu_hist *b);
 /* Bitmask of operations called but not returned. */
 uint64_t lu_hist_pending(const struct lu_hist *h);
 

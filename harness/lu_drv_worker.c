@@ -535,6 +535,41 @@ static int lu__run_one(struct lu_sched *s, struct lu_sched_result *res, int phas
     return rc;
 }
 
+/* Where two contradicting serial histories part: they are serial, so the
+ * same event sequence up to there means the same calls in the same order,
+ * and the spec compared them because they share that prefix; the orders
+ * after it may differ and do not matter. */
+static void lu__report_divergence(struct lu_buf *b, const struct lu_hist *first, const struct lu_hist *later)
+{
+    size_t i = lu_hist_divergence(first, later);
+    /* the call whose outcome differs: its return, or the end of a stuck one */
+    const struct lu_hist_event *r1 = i < first->len ? &first->ev[i] : NULL;
+    const struct lu_hist_event *r2 = i < later->len ? &later->ev[i] : NULL;
+    if (i == 0 || (r1 && r1->kind != LU_HIST_RETURN) || (r2 && r2->kind != LU_HIST_RETURN))
+        return;
+    unsigned op = first->ev[i - 1].op;
+    size_t calls = i / 2 + 1;
+    if (calls == 1)
+        lu_buf_printf(b, "where they differ: their first call, %s, ", lu__htest.ops[op].label);
+    else
+        lu_buf_printf(b,
+                      "where they differ: both make the same %zu calls in the same order, and the last, %s, ",
+                      calls, lu__htest.ops[op].label);
+    for (int k = 0; k < 2; k++) {
+        const struct lu_hist_event *r = k ? r2 : r1;
+        bool same_verb = k && r1 && r2;
+        if (k)
+            lu_buf_puts(b, " and ");
+        if (r && !same_verb)
+            lu_buf_puts(b, "returned ");
+        if (r)
+            lu_hist_render_result(b, &r->res);
+        else
+            lu_buf_puts(b, "got stuck");
+        lu_buf_puts(b, k ? " in the later one\n" : " in the first");
+    }
+}
+
 static struct lu_spec *lu__phase1(void)
 {
     atomic_store(&W->phase, 1);
@@ -580,6 +615,7 @@ static struct lu_spec *lu__phase1(void)
             lu_buf_puts(&b, "\nserial execution seen later:\n    ");
             lu_hist_render_serial(&b, &lu__htest, &lu__hist);
             lu_buf_puts(&b, "\n");
+            lu__report_divergence(&b, &conflict, &lu__hist);
             lu__set_report(&b);
             lu__finish(LU_DRV_V_NONDET, 1);
         }

@@ -563,6 +563,16 @@ static void test_hist_basics(void)
     CHECK(lu_hist_is_serial(&h) && lu_hist_pending(&h) == 2);
     lu_hist_call(&h, 2);
     CHECK(!lu_hist_is_serial(&h) && lu_hist_pending(&h) == 6);
+    /* where two histories part: a result, a prefix, nowhere */
+    CHECK(lu_hist_copy(&c, &h) == 0 && lu_hist_divergence(&c, &h) == h.len);
+    c.ev[1].res.value = 7;
+    CHECK(lu_hist_divergence(&c, &h) == 1 && lu_hist_divergence(&h, &c) == 1);
+    c.ev[1].res.value = 0;
+    c.len = 3;
+    CHECK(lu_hist_divergence(&c, &h) == 3 && lu_hist_divergence(&h, &c) == 3);
+    c.len = 4;
+    c.ev[3].op = 5;
+    CHECK(lu_hist_divergence(&c, &h) == 3);
     CHECK(lu_hist_return(&h, 1, 0, NULL, 3) == -1); /* bytes missing */
     lu_hist_free(&h);
     lu_hist_free(&c);
