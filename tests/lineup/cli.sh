@@ -12,31 +12,15 @@ case_=$1
 L=$2
 G=$3
 WORK=$4
-fail() {
-    echo "FAIL: $*"
-    echo "---- last output"
-    cat "$out" 2>/dev/null
-    exit 1
-}
+LU_BIN=$L
+# shellcheck source=tests/cli_lib.sh
+source "$(dirname "$0")/../cli_lib.sh"
 rm -rf -- "$WORK"
 mkdir -p -- "$WORK"
 cd -- "$WORK" || exit 1
 out=$WORK/out.txt
 QUICK=(--quiet --matrix 2x2 --samples 2 --seed 1)
 
-# lu WANT_RC ARGS...: runs lineup, output (stdout and stderr) in $out
-lu() {
-    local want=$1 rc=0
-    shift
-    timeout 120 "$L" "$@" >"$out" 2>&1 || rc=$?
-    [[ $rc == "$want" ]] || fail "lineup $* exited $rc, expected $want"
-}
-has() {
-    grep -qE -- "$1" "$out" || fail "the output lacks /$1/"
-}
-lacks() {
-    if grep -qE -- "$1" "$out"; then fail "the output has /$1/"; fi
-}
 # a usage error found at option parsing: nothing was checked
 usage_error() {
     lu 2 "$@"

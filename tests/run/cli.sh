@@ -16,25 +16,10 @@ rm -rf -- "$WORK"
 mkdir -p -- "$WORK"
 cd -- "$WORK" || exit 1
 out=$WORK/out.txt
-fail() {
-    echo "FAIL: $*"
-    echo "---- last output"
-    cat "$out" 2>/dev/null
-    exit 1
-}
-# lu WANT_RC ARGS...: lineup ARGS, output (stdout and stderr) in $out
-lu() {
-    local want=$1 rc=0
-    shift
-    timeout 100 "$LINEUP" "$@" >"$out" 2>&1 || rc=$?
-    [[ $rc == "$want" ]] || fail "lineup $* exited $rc, expected $want"
-}
-has() {
-    grep -qE -- "$1" "$out" || fail "the output lacks /$1/"
-}
-lacks() {
-    if grep -qE -- "$1" "$out"; then fail "the output has /$1/"; fi
-}
+LU_BIN=$LINEUP
+LU_TIMEOUT=100
+# shellcheck source=tests/cli_lib.sh
+source "$(dirname "$0")/../cli_lib.sh"
 # a usage error found at option parsing: nothing was run
 usage_error() {
     lu 2 "$@"
