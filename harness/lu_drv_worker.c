@@ -784,7 +784,7 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
     if (stuck)
         atomic_fetch_add(&W->stuck, 1);
     lu__hist.stuck = stuck;
-    uint64_t hash = lu_hist_hash(&lu__hist);
+    uint64_t hash = lu_hist_hash_canon(&lu__hist);
     int fresh = lu_drv_seen_insert(lu__seen, hash);
     if (fresh < 0)
         lu__fail(LU_DRV_V_INTERNAL, 2, "more distinct histories than lineup can keep\n");

@@ -237,9 +237,13 @@ struct lu_sched_config {
     /* DFS: partial-order reduction (docs/por.md). Skips schedules that differ
      * from an explored one only in the order of independent steps, keeping
      * the preemption bound sound: the set of outcomes (histories, final
-     * states, deadlocks) within the bound is unchanged. Executions found to
-     * be redundant part-way end as LU_SCHED_OUT_DISCARDED (counted in
-     * stats.por_pruned). Ignored with delay bounding and other strategies. */
+     * states, deadlocks) within the bound is unchanged. What the layer above
+     * records right after a FREE point (a call) or at the end of a thread's
+     * run to its next FREE point or to its end (a return) is ordered call
+     * against return, but two calls, or two returns, of different threads
+     * may come in either order. Executions found to be redundant part-way
+     * end as LU_SCHED_OUT_DISCARDED (counted in stats.por_pruned). Ignored
+     * with delay bounding and other strategies. */
     bool por;
 };
 
@@ -409,7 +413,8 @@ void lu_sched_exit(void *ret) __attribute__((noreturn));
 /* ---- Scheduling points the layer above declares ---- */
 
 /* An operation boundary: a point where switching threads costs no
- * preemption. Scheduling point. */
+ * preemption. With config.por, the calling thread's call event belongs right
+ * after it (see config.por). Scheduling point. */
 void lu_sched_point_free(uint16_t label);
 
 /* A spin hint (sched_yield, sleep, lineup_yield): the caller is spinning, so

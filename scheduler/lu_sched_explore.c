@@ -125,7 +125,7 @@ static void lu__sig_add(struct lu__por_sig *g, uint64_t key, bool write, bool sy
 
 static void lu__sig_merge(struct lu__por_sig *d, const struct lu__por_sig *x)
 {
-    d->flags |= x->flags & (LU__PS_ALL | LU__PS_BOUNDARY | LU__PS_ALLSYNC);
+    d->flags |= x->flags & (LU__PS_ALL | LU__PS_BOUNDARY | LU__PS_ALLSYNC | LU__PS_CALL | LU__PS_RET);
     for (int i = 0; i < x->n; i++)
         lu__sig_add(d, x->key[i], x->wmask >> i & 1, x->smask >> i & 1);
 }
@@ -325,6 +325,8 @@ static void lu__sig_of(const struct lu_sched *s, struct lu__por_sig *g, enum lu_
     }
     switch (k) {
     case LU_SCHED_K_FREE:
+        g->flags = LU__PS_CALL;
+        break;
     case LU_SCHED_K_YIELD:
     case LU_SCHED_K_CREATE:
     case LU_SCHED_K_JOIN:
@@ -412,7 +414,12 @@ static bool lu__dep(const struct lu__por_sig *a, const struct lu__por_sig *b)
 {
     if ((a->flags | b->flags) & LU__PS_ALL)
         return true;
-    if (a->flags & b->flags & LU__PS_BOUNDARY)
+    const uint8_t events = LU__PS_BOUNDARY | LU__PS_CALL | LU__PS_RET;
+    if (((a->flags & LU__PS_BOUNDARY) && (b->flags & events)) ||
+        ((b->flags & LU__PS_BOUNDARY) && (a->flags & events)))
+        return true;
+    if (((a->flags & LU__PS_CALL) && (b->flags & LU__PS_RET)) ||
+        ((a->flags & LU__PS_RET) && (b->flags & LU__PS_CALL)))
         return true;
     if (((a->flags & LU__PS_ALLSYNC) && b->smask) || ((b->flags & LU__PS_ALLSYNC) && a->smask))
         return true;
@@ -522,7 +529,9 @@ static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand
     struct lu__por_step *ps = &p->step[j];
     /* the layer above records a return after an operation's last step; a
      * thread's end enables joins; a spawn numbers the new thread */
-    if (!live || cur->k == LU_SCHED_K_FREE || s->nthreads != p->nthreads)
+    if (!live || cur->k == LU_SCHED_K_FREE)
+        ps->exec.flags |= LU__PS_RET;
+    if (s->nthreads != p->nthreads)
         ps->exec.flags |= LU__PS_BOUNDARY;
     struct lu__por_alt *a = lu__por_cur_alt(ps, cur->id);
     if (a && (a->pending & LU__PA_FIRST)) {

@@ -110,11 +110,15 @@ struct lu__por_sig {
 
 #define LU__PS_ALL 0x01 /* dependent with everything */
 #define LU__PS_BOUNDARY                                                                                      \
-    0x02                    /* a boundary step (FREE, YIELD, CREATE, JOIN, JOIN_ALL, OTHER) or one that      \
-                             * ends an operation or a thread: ordered with every other one */
+    0x02                    /* a boundary step (YIELD, CREATE, JOIN, JOIN_ALL, OTHER, or one that starts a   \
+                             * thread): ordered with every other boundary, call and return */
 #define LU__PS_ALLSYNC 0x04 /* changes a sync object it does not name (cond wait's mutex) */
 #define LU__PS_ENDFREE 0x08 /* the thread is at a FREE point after it */
 #define LU__PS_DATA 0x10    /* a data choice happened in the step's transition */
+#define LU__PS_CALL 0x20    /* chosen at a FREE point: the layer above records a call in it */
+#define LU__PS_RET                                                                                           \
+    0x40 /* ends at a FREE point or ends its thread: the layer above records a return in it; calls and       \
+          * returns are ordered with each other, calls commute with calls, returns with returns */
 
 /* A thread explored at a step, and what it did from there in the first
  * execution of that branch: its step alone, and its run up to its next FREE

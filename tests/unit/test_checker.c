@@ -1179,6 +1179,80 @@ static void test_cross_stuck(void)
     lu_hist_free(&h);
 }
 
+/* Histories that differ only in the order of consecutive calls, or of
+ * consecutive returns, have the same real-time order and results: the
+ * driver checks one of them (lu_hist_hash_canon), so they must get the same
+ * verdict, and a call moved across a return must not be mistaken for one. */
+static void test_canon(void)
+{
+    unsigned cases = 0, swaps = 0, crossings = 0;
+    struct lu_hist h, g;
+    lu_hist_init(&h);
+    lu_hist_init(&g);
+    quiet_begin();
+    for (int spec_i = 0; spec_i < 300; spec_i++) {
+        struct desc d;
+        random_desc(&d, 3, 3);
+        struct lu_spec *s = make_spec(&d);
+        CHECK_QUIET(s != NULL, "make_spec");
+        if (!s)
+            continue;
+        for (int k = 0; k < 12; k++) {
+            random_history(&d, &h, true);
+            bool stuck = lu_hist_pending(&h) && rnd(2);
+            h.stuck = stuck;
+            if (rnd(2))
+                perturb(&h);
+            CHECK_QUIET(lu_hist_copy(&g, &h) == 0, "copy");
+            unsigned n = 0;
+            for (int r = 0; r < 8 && g.len > 1; r++) {
+                size_t i = rnd((uint32_t)g.len - 1);
+                if (g.ev[i].kind != g.ev[i + 1].kind)
+                    continue;
+                struct lu_hist_event e = g.ev[i];
+                g.ev[i] = g.ev[i + 1];
+                g.ev[i + 1] = e;
+                n++;
+            }
+            if (!n)
+                continue;
+            cases++;
+            swaps += n;
+            CHECK_QUIET(lu_hist_hash_canon(&g) == lu_hist_hash_canon(&h), "case %u: canonical hashes differ",
+                        cases);
+            struct lu_lin_verdict vh, vg;
+            int rh, rg;
+            if (stuck) {
+                rh = lu_lin_check_stuck(s, &h, &vh, NULL);
+                rg = lu_lin_check_stuck(s, &g, &vg, NULL);
+            } else {
+                rh = lu_lin_check_full(s, &h, &vh, NULL);
+                rg = lu_lin_check_full(s, &g, &vg, NULL);
+            }
+            CHECK_QUIET(rh == 0 && rg == 0 && vh.ok == vg.ok, "case %u: verdicts %d and %d", cases, vh.ok,
+                        vg.ok);
+            /* a call and the return before it exchanged: another history */
+            for (size_t i = 0; i + 1 < g.len; i++) {
+                if (g.ev[i].kind == LU_HIST_RETURN && g.ev[i + 1].kind == LU_HIST_CALL) {
+                    struct lu_hist_event e = g.ev[i];
+                    g.ev[i] = g.ev[i + 1];
+                    g.ev[i + 1] = e;
+                    crossings++;
+                    CHECK_QUIET(lu_hist_hash_canon(&g) != lu_hist_hash_canon(&h),
+                                "case %u: a return moved after a call, same canonical hash", cases);
+                    break;
+                }
+            }
+        }
+        lu_spec_free(s);
+    }
+    quiet_end("canonical histories");
+    fprintf(stderr, "canonical histories: %u cases, %u swaps, %u crossings\n", cases, swaps, crossings);
+    CHECK(cases > 1000 && crossings > 500);
+    lu_hist_free(&h);
+    lu_hist_free(&g);
+}
+
 /* ---- hitting families ---- */
 
 int lu__lin_hitting_family(const struct lu_spec *s, const struct lu_hist *h, unsigned d,
@@ -1506,6 +1580,7 @@ int main(void)
     test_bytes();
     test_render();
     test_cross_full();
+    test_canon();
     test_cross_stuck();
     test_cross_pending();
     test_hitting_depth();
