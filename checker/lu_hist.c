@@ -295,32 +295,24 @@ uint64_t lu_hist_hash_canon(const struct lu_hist *h)
     uint64_t x = mix(0x6c7563616e6f6e00ull, h->len);
     size_t i = 0;
     while (i < h->len) {
+        /* a run of calls (returns) is a set: its events' hashes are
+         * summed, which no order changes, instead of sorting them */
         uint8_t kind = h->ev[i].kind;
-        size_t j = i;
-        uint16_t idx[LU_HIST_MAX_OPS];
-        unsigned n = 0;
-        while (j < h->len && h->ev[j].kind == kind && n < LU_HIST_MAX_OPS) {
-            /* insertion sort by operation id: runs are short */
-            unsigned k = n++;
-            while (k && h->ev[idx[k - 1]].op > h->ev[j].op) {
-                idx[k] = idx[k - 1];
-                k--;
+        uint64_t sum = 0;
+        size_t n = 0;
+        for (; i < h->len && h->ev[i].kind == kind; i++, n++) {
+            const struct lu_hist_event *e = &h->ev[i];
+            uint64_t y = mix(0x6576656e74000000ull, e->op);
+            if (kind == LU_HIST_RETURN) {
+                y = mix(y, (uint64_t)e->res.value);
+                y = mix(y, e->res.nbytes);
+                for (uint32_t k = 0; k < e->res.nbytes; k++)
+                    y = mix(y, e->res.bytes[k]);
             }
-            idx[k] = (uint16_t)j;
-            j++;
+            sum += y;
         }
         x = mix(x, (uint64_t)n << 8 | kind);
-        for (unsigned k = 0; k < n; k++) {
-            const struct lu_hist_event *e = &h->ev[idx[k]];
-            x = mix(x, e->op);
-            if (kind != LU_HIST_RETURN)
-                continue;
-            x = mix(x, (uint64_t)e->res.value);
-            x = mix(x, e->res.nbytes);
-            for (uint32_t b = 0; b < e->res.nbytes; b++)
-                x = mix(x, e->res.bytes[b]);
-        }
-        i = j;
+        x = mix(x, sum);
     }
     return mix(x, h->stuck);
 }

@@ -1428,8 +1428,10 @@ static void lu__progress(const struct lu__opts *o, unsigned done, unsigned total
 }
 
 /* Executions, distinct histories and checks of each phase: a history is
- * checked once however many executions produce it, so checks equal
- * distinct histories in phase 2; phase 1 compares every serial execution
+ * checked once however many executions produce it (histories that differ
+ * only in the order of consecutive calls or returns are one, see
+ * lu_hist_hash_canon), so checks equal distinct histories in phase 2;
+ * phase 1 compares every serial execution
  * with the observations so far (the determinism check). */
 static void lu__json_counts(FILE *f, const struct lu__res *r)
 {

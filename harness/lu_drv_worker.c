@@ -784,6 +784,8 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
     if (stuck)
         atomic_fetch_add(&W->stuck, 1);
     lu__hist.stuck = stuck;
+    /* one check per real-time order and results: the reduction explores
+     * only one order of consecutive calls (returns) anyway */
     uint64_t hash = lu_hist_hash_canon(&lu__hist);
     int fresh = lu_drv_seen_insert(lu__seen, hash);
     if (fresh < 0)
