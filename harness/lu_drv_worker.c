@@ -471,6 +471,7 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     cfg.watchdog_ms = W->job.watchdog_ms;
     cfg.on_fatal = lu__on_fatal;
     cfg.por = o->por;
+    cfg.no_clocks = true; /* Line-Up checks histories, not data races */
     if (o->strategy == LU_SCHED_REPLAY) {
         cfg.replay = lu_drv_shm_replay(W);
         cfg.replay_len = W->job.replay_len;

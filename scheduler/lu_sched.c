@@ -343,11 +343,14 @@ static void lu__vc_join(uint32_t *dst, const uint32_t *src, int n)
 
 void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o)
 {
-    lu__vc_join(t->vc, o->vc, t->s->nthreads);
+    if (!t->s->cfg.no_clocks)
+        lu__vc_join(t->vc, o->vc, t->s->nthreads);
 }
 
 void lu__hb_release(struct lu__thread *t, struct lu__obj *o)
 {
+    if (t->s->cfg.no_clocks)
+        return;
     lu__vc_join(o->vc, t->vc, t->s->nthreads);
     t->vc[t->id]++;
 }
@@ -614,9 +617,11 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     t->section = lu__section_of(s, self);
     if (t->section >= 0)
         s->section_spawns++;
-    memcpy(t->vc, self->vc, sizeof t->vc[0] * (size_t)s->nthreads);
+    if (!s->cfg.no_clocks) {
+        memcpy(t->vc, self->vc, sizeof t->vc[0] * (size_t)s->nthreads);
+        self->vc[self->id]++;
+    }
     t->vc[t->id] = 1;
-    self->vc[self->id]++;
     /* let the child run its invisible prefix now, then come back */
     lu__switch_to(s, &self->sp, t);
     return t->id;
@@ -883,6 +888,8 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     if (!addr) {
         /* a fence: nothing to spin on; it orders the relaxed accesses
          * around it */
+        if (s->cfg.no_clocks)
+            return;
         if (lu__mo_acquires(mo1))
             lu__vc_join(t->vc, t->acq_pending, n);
         if (lu__mo_releases(mo1)) {
@@ -898,7 +905,7 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     if (k != LU_SCHED_K_WRITE) {
         if (lu__mo_acquires(mo1))
             lu__hb_acquire(t, o);
-        else {
+        else if (!s->cfg.no_clocks) {
             lu__vc_join(t->acq_pending, o->vc, n); /* for a later acquire fence */
             t->acq_used = true;
         }
@@ -906,7 +913,7 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     if (k != LU_SCHED_K_READ) {
         if (lu__mo_releases(mo1))
             lu__hb_release(t, o);
-        else if (t->fenced)
+        else if (t->fenced && !s->cfg.no_clocks)
             lu__vc_join(o->vc, t->fence_rel, n); /* after a release fence */
     }
     if (changed) {
@@ -960,7 +967,8 @@ int lu_sched_join(int tid, void **ret, uint16_t label)
         return EINVAL;
     lu__point(t, LU_SCHED_K_JOIN, target, label);
     target->joined = true;
-    lu__vc_join(t->vc, target->vc, s->nthreads);
+    if (!s->cfg.no_clocks)
+        lu__vc_join(t->vc, target->vc, s->nthreads);
     if (ret)
         *ret = target->retval;
     return 0;
@@ -971,7 +979,7 @@ void lu_sched_join_all(uint16_t label)
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
     lu__point(t, LU_SCHED_K_JOIN_ALL, NULL, label);
-    for (int i = 0; i < t->s->nthreads; i++)
+    for (int i = 0; i < t->s->nthreads && !t->s->cfg.no_clocks; i++)
         if (i != t->id)
             lu__vc_join(t->vc, t->s->threads[i].vc, t->s->nthreads);
 }

@@ -245,6 +245,10 @@ struct lu_sched_config {
      * end as LU_SCHED_OUT_DISCARDED (counted in stats.por_pruned). Ignored
      * with delay bounding and other strategies. */
     bool por;
+    /* Skip the happens-before clocks, for a layer above that detects no data
+     * races: lu_sched_vc and lu_sched_clock then order nothing (clocks keep
+     * their initial values). Saves the clock joins at every access. */
+    bool no_clocks;
 };
 
 /* Fatal kinds passed to on_fatal. */

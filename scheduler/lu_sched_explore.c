@@ -76,6 +76,13 @@ unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a)
     return (unsigned)__builtin_popcountll(rot & below);
 }
 
+/* More than one bit set: without -mpopcnt, __builtin_popcountll is a
+ * libgcc call, and this runs at every choice. */
+static inline bool lu__several(uint64_t m)
+{
+    return (m & (m - 1)) != 0;
+}
+
 /* ---- partial-order reduction (docs/por.md) ----
  *
  * Sleep sets in the stateless DFS, made sound with the preemption bound.
@@ -793,7 +800,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             return -1;
         }
         int pick = lu__pick_default(enabled, cur_live ? cur->id : -1, s->nthreads);
-        if (cur_live && pick == cur->id && __builtin_popcountll(enabled) > 1)
+        if (cur_live && pick == cur->id && lu__several(enabled))
             pick = lu__pick_default(enabled & ~(1ULL << cur->id), cur->id, s->nthreads);
         cand = 1ULL << pick;
     } else {
@@ -886,13 +893,13 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
                 return -1;
             }
         }
-        if (__builtin_popcountll(allowed) > 1 && s->cfg.strategy == LU_SCHED_RANDOM) {
+        if (lu__several(allowed) && s->cfg.strategy == LU_SCHED_RANDOM) {
             int k = (int)(lu__rand(s) % (uint64_t)__builtin_popcountll(allowed));
             uint64_t m = allowed;
             while (k--)
                 m &= m - 1;
             chosen = __builtin_ctzll(m);
-        } else if (__builtin_popcountll(allowed) > 1 &&
+        } else if (lu__several(allowed) &&
                    (s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS)) {
             chosen = lu__strat_pick(s, cur, allowed);
             LU__ASSERT(allowed >> chosen & 1);
