@@ -146,7 +146,8 @@ static struct lu__obj **lu__ocache_slot(struct lu_sched *s, const void *addr)
     return &s->ocache[((uintptr_t)addr >> 3) & (LU__OCACHE - 1)];
 }
 
-struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
+/* The object at addr in the table, whatever its epoch. */
+static struct lu__obj *lu__obj_lookup(struct lu_sched *s, const void *addr)
 {
     struct lu__obj **c = lu__ocache_slot(s, addr), *o = *c;
     if (o && o->addr == addr)
@@ -157,9 +158,29 @@ struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
     return o;
 }
 
+struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
+{
+    struct lu__obj *o = lu__obj_lookup(s, addr);
+    return o && o->epoch == s->epoch ? o : NULL;
+}
+
 struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
 {
-    struct lu__obj *o = lu__obj_find(s, addr);
+    struct lu__obj *o = lu__obj_lookup(s, addr);
+    if (o && o->epoch != s->epoch) {
+        /* left by an earlier execution: start it afresh. A location's
+         * model is its version (and clock); the union is a sync object's,
+         * cleared when a location is adopted as one below. */
+        o->epoch = s->epoch;
+        o->type = type;
+        o->version = 0;
+        if (!s->cfg.no_clocks)
+            memset(o->vc, 0, sizeof o->vc);
+        if (type == LU__O_LOC)
+            return o;
+        memset(&o->u, 0, sizeof o->u);
+        goto init;
+    }
     if (o) {
         if (o->type == LU__O_LOC && type != LU__O_LOC) {
             /* First seen as memory (e.g. a static initializer read), now used
@@ -179,6 +200,7 @@ struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
         lu__sched_bug(__FILE__, __LINE__, "out of memory for the object model");
     memset(o, 0, sizeof *o);
     o->addr = addr;
+    o->epoch = s->epoch;
     o->type = type;
     HASH_ADD(hh, s->objs, addr, sizeof o->addr, o);
     *lu__ocache_slot(s, addr) = o;
@@ -198,7 +220,7 @@ init:
 
 void lu__obj_remove(struct lu_sched *s, const void *addr)
 {
-    struct lu__obj *o = lu__obj_find(s, addr);
+    struct lu__obj *o = lu__obj_lookup(s, addr);
     if (!o)
         return;
     struct lu__obj **c = lu__ocache_slot(s, addr);
@@ -209,7 +231,8 @@ void lu__obj_remove(struct lu_sched *s, const void *addr)
     s->free_objs = o;
 }
 
-static void lu__objs_reset(struct lu_sched *s)
+/* Empties the table (its objects go to the free list). */
+static void lu__objs_clear(struct lu_sched *s)
 {
     memset(s->ocache, 0, sizeof s->ocache);
     struct lu__obj *o, *tmp;
@@ -218,6 +241,18 @@ static void lu__objs_reset(struct lu_sched *s)
         HASH_DEL(s->objs, o);
         o->next_free = s->free_objs;
         s->free_objs = o;
+    }
+}
+
+/* A new execution: every object of the last one is gone (a new epoch).
+ * The table keeps them for their addresses, unless it grew large (the
+ * heap may move from one execution to the next) or the epoch wraps. */
+static void lu__objs_reset(struct lu_sched *s)
+{
+    if (++s->epoch == 0 || HASH_COUNT(s->objs) > LU__OBJS_KEEP) {
+        lu__objs_clear(s);
+        if (s->epoch == 0)
+            s->epoch = 1;
     }
 }
 
@@ -698,7 +733,7 @@ void lu_sched_destroy(struct lu_sched *s)
             join(s->threads[i].real, NULL);
     }
     lu__wd_fini();
-    lu__objs_reset(s);
+    lu__objs_clear(s);
     while (s->free_objs) {
         struct lu__obj *o = s->free_objs;
         s->free_objs = o->next_free;

@@ -52,9 +52,13 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };
 
 /* The model of one object the code under test synchronizes on, keyed by its
- * address. Reset at the start of every execution. */
+ * address. Reset at the start of every execution: an object whose epoch is
+ * not the execution's is not there (lu__obj_find), and lu__obj_get resets
+ * it in place, so that the objects of one execution are not re-added to
+ * the table in the next (most addresses come back). */
 struct lu__obj {
     const void *addr;
+    uint32_t epoch;
     int type;
     uint64_t version; /* bumped on every state change: spin detection */
     union {
@@ -91,7 +95,8 @@ struct lu__obj {
 
 /* ---- partial-order reduction state (lu_sched_explore.c, docs/por.md) ---- */
 
-#define LU__OCACHE 64 /* object cache slots (a power of two) */
+#define LU__OCACHE 64      /* object cache slots (a power of two) */
+#define LU__OBJS_KEEP 4096 /* objects kept from one execution to the next; more: the table is emptied */
 #define LU__FF_LOOKS                                                                                         \
     64                 /* looks a spinning thread chosen at a cost may take before the execution is dropped */
 #define LU__POR_KEYS 8 /* locations/objects a signature names before it becomes "everything" */
@@ -263,6 +268,7 @@ struct lu_sched {
     uint32_t ff_looks;
     uint32_t section_spawns; /* threads created inside atomic sections in this execution */
     struct lu__obj *objs;
+    uint32_t epoch; /* of this execution's objects; never 0 */
     struct lu__obj *free_objs;
     /* direct-mapped cache in front of objs: most points look up one of a
      * few objects, and the hash lookup was a tenth of the run time */
