@@ -96,7 +96,7 @@ struct lu__obj {
 /* ---- partial-order reduction state (lu_sched_explore.c, docs/por.md) ---- */
 
 #define LU__OCACHE 64      /* object cache slots (a power of two) */
-#define LU__OBJS_KEEP 4096 /* objects kept from one execution to the next; more: the table is emptied */
+#define LU__OBJS_KEEP 1024 /* objects kept from one execution to the next; more: the table is emptied */
 #define LU__FF_LOOKS                                                                                         \
     64                 /* looks a spinning thread chosen at a cost may take before the execution is dropped */
 #define LU__POR_KEYS 8 /* locations/objects a signature names before it becomes "everything" */
