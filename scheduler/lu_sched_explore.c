@@ -415,8 +415,10 @@ static bool lu__may_block(enum lu_sched_kind k)
     }
 }
 
-/* Whether two steps (or runs) may fail to commute. Boundaries are ordered
- * with each other so that the history of calls and returns is kept. */
+/* Whether two steps (or runs) may fail to commute. A call and a return are
+ * ordered, so that the real-time order of the operations is kept; two calls
+ * or two returns are not (their order changes no verdict). Boundaries are
+ * ordered with every boundary, call and return. */
 static bool lu__dep(const struct lu__por_sig *a, const struct lu__por_sig *b)
 {
     if ((a->flags | b->flags) & LU__PS_ALL)
