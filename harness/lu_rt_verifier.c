@@ -974,6 +974,7 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int 
      * child learns about the schedules it ran reaches this process's
      * backtracking */
     cfg.por = por;
+    cfg.no_clocks = !R->cfg.races; /* only the race detector reads them */
     cfg.preemption_bound = bound;
     cfg.bound_kind = bound_kind;
     cfg.pct_depth = depth;
