@@ -302,9 +302,11 @@ uint64_t lu_hist_hash_canon(const struct lu_hist *h)
         size_t n = 0;
         for (; i < h->len && h->ev[i].kind == kind; i++, n++) {
             const struct lu_hist_event *e = &h->ev[i];
-            uint64_t y = mix(0x6576656e74000000ull, e->op);
-            if (kind == LU_HIST_RETURN) {
-                y = mix(y, (uint64_t)e->res.value);
+            /* one mix per event on the usual path: a call's operation, or a
+             * return's operation and value */
+            uint64_t y = mix(0x6576656e74000000ull ^ (uint64_t)e->op << 8,
+                             kind == LU_HIST_RETURN ? (uint64_t)e->res.value : 0);
+            if (kind == LU_HIST_RETURN && e->res.nbytes) {
                 y = mix(y, e->res.nbytes);
                 for (uint32_t k = 0; k < e->res.nbytes; k++)
                     y = mix(y, e->res.bytes[k]);

@@ -1231,6 +1231,24 @@ static void test_canon(void)
             }
             CHECK_QUIET(rh == 0 && rg == 0 && vh.ok == vg.ok, "case %u: verdicts %d and %d", cases, vh.ok,
                         vg.ok);
+            /* another result: another history (a value, or one byte) */
+            for (size_t i = 0; i < g.len; i++) {
+                struct lu_hist_result *r = &g.ev[i].res;
+                if (g.ev[i].kind != LU_HIST_RETURN)
+                    continue;
+                uint64_t before = lu_hist_hash_canon(&g);
+                if (r->nbytes)
+                    ((unsigned char *)r->bytes)[0] ^= 1;
+                else
+                    r->value++;
+                CHECK_QUIET(lu_hist_hash_canon(&g) != before, "case %u: another result, same canonical hash",
+                            cases);
+                if (r->nbytes)
+                    ((unsigned char *)r->bytes)[0] ^= 1;
+                else
+                    r->value--;
+                break;
+            }
             /* a call and the return before it exchanged: another history */
             for (size_t i = 0; i + 1 < g.len; i++) {
                 if (g.ev[i].kind == LU_HIST_RETURN && g.ev[i + 1].kind == LU_HIST_CALL) {
