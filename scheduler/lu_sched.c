@@ -218,19 +218,6 @@ init:
     return o;
 }
 
-void lu__obj_remove(struct lu_sched *s, const void *addr)
-{
-    struct lu__obj *o = lu__obj_lookup(s, addr);
-    if (!o)
-        return;
-    struct lu__obj **c = lu__ocache_slot(s, addr);
-    if (*c == o)
-        *c = NULL;
-    HASH_DEL(s->objs, o);
-    o->next_free = s->free_objs;
-    s->free_objs = o;
-}
-
 /* Empties the table (its objects go to the free list). */
 static void lu__objs_clear(struct lu_sched *s)
 {

@@ -321,7 +321,6 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
 int lu__choose_data(struct lu__thread *t, int n);
 struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type);
 struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr);
-void lu__obj_remove(struct lu_sched *s, const void *addr);
 void lu__progress(struct lu__thread *t);
 /* happens-before edges: acquire joins the object's clock into the thread's,
  * release joins the thread's into the object's and ticks the thread. */
