@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define LU_DRV_MAX_THREADS 8
 #define LU_DRV_MAX_CALLS 16
@@ -301,6 +302,19 @@ void lu_drv_vdie_usage(const char *prog, const char *fmt, va_list ap) __attribut
 
 /* Parses a whole number in [0, max] for option opt, or dies as above. */
 uint64_t lu_drv_parse_u64(const char *prog, const char *opt, const char *v, uint64_t max);
+
+/* Reads a small file (a /proc or /sys entry) into buf, NUL-terminated.
+ * Returns its length, or -1 when it cannot be read or is empty. */
+ssize_t lu_drv_read_small(const char *path, char *buf, size_t cap);
+
+/* How much an explorer's private memory may grow before it restarts, in
+ * MB, by default (LINEUP_RECYCLE_MB overrides it): a quarter of the memory
+ * available (MemAvailable, or what a cgroup v2 limit leaves) shared by the
+ * jobs, between LU_DRV_RECYCLE_MIN_MB and LU_DRV_RECYCLE_MAX_MB. Restarts
+ * lose what the reduction learnt (docs/guide.md, "Memory"). */
+#define LU_DRV_RECYCLE_MIN_MB 32
+#define LU_DRV_RECYCLE_MAX_MB 256
+uint32_t lu_drv_recycle_mb(unsigned jobs);
 
 /* Parses "on" or "off" for option opt, or dies as above. */
 bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v);

@@ -711,7 +711,8 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     if (e && *e)
         o->recycle_every = lu__parse_u64("LINEUP_RECYCLE_EVERY", e, UINT64_MAX);
     e = getenv("LINEUP_RECYCLE_MB");
-    o->recycle_mb = e && *e ? (uint32_t)lu__parse_u64("LINEUP_RECYCLE_MB", e, 1u << 20) : 32;
+    o->recycle_mb = e && *e ? (uint32_t)lu__parse_u64("LINEUP_RECYCLE_MB", e, 1u << 20)
+                            : lu_drv_recycle_mb(o->jobs < 64 ? o->jobs : 64);
 }
 
 /* ---- the shared object ---- */
@@ -1615,6 +1616,7 @@ int main(int argc, char **argv)
             fprintf(json, ", \"depth\": %d", o.depth);
         fprintf(json, ", \"max_executions\": %" PRIu64, o.max_executions);
         fprintf(json, ", \"reduction\": %s", o.reduction ? "true" : "false");
+        fprintf(json, ", \"recycle_mb\": %" PRIu32, o.recycle_mb);
         if (o.shard_n)
             fprintf(json, ", \"shard\": [%u, %u]", o.shard_k, o.shard_n);
         fputs(", \"harnesses\": [", json);

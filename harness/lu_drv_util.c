@@ -89,6 +89,51 @@ unsigned lu_drv_job_explorers(const struct lu_drv_job *j)
     return j->explorers < LU_DRV_MAX_EXPLORERS ? j->explorers : LU_DRV_MAX_EXPLORERS;
 }
 
+ssize_t lu_drv_read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    return n;
+}
+
+/* The number in a small file (after the text after), or 0 (missing,
+ * unreadable, "max"). */
+static uint64_t lu__file_u64(const char *path, const char *after)
+{
+    char buf[4096];
+    if (lu_drv_read_small(path, buf, sizeof buf) < 0)
+        return 0;
+    const char *p = buf;
+    if (after && !(p = strstr(buf, after)))
+        return 0;
+    p += after ? strlen(after) : 0;
+    while (*p == ' ')
+        p++;
+    return isdigit((unsigned char)*p) ? strtoull(p, NULL, 10) : 0;
+}
+
+uint32_t lu_drv_recycle_mb(unsigned jobs)
+{
+    uint64_t avail = lu__file_u64("/proc/meminfo", "MemAvailable:") >> 10; /* kB to MB */
+    uint64_t limit = lu__file_u64("/sys/fs/cgroup/memory.max", NULL) >> 20;
+    if (limit) {
+        uint64_t used = lu__file_u64("/sys/fs/cgroup/memory.current", NULL) >> 20;
+        uint64_t left = limit > used ? limit - used : 0;
+        if (!avail || left < avail)
+            avail = left;
+    }
+    uint64_t mb = avail / 4 / (jobs ? jobs : 1);
+    if (mb < LU_DRV_RECYCLE_MIN_MB)
+        mb = LU_DRV_RECYCLE_MIN_MB;
+    return mb > LU_DRV_RECYCLE_MAX_MB ? LU_DRV_RECYCLE_MAX_MB : (uint32_t)mb;
+}
+
 void lu_drv_vdie_usage(const char *prog, const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: ", prog);

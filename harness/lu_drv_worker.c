@@ -741,14 +741,8 @@ static uint64_t lu__give_after = 256;
 static uint64_t lu__rss_anon(void)
 {
     char buf[128];
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (lu_drv_read_small("/proc/self/statm", buf, sizeof buf) < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = 0;
     unsigned long long size, res, shared;
     if (sscanf(buf, "%llu %llu %llu", &size, &res, &shared) != 3)
         return 0;

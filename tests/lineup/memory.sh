@@ -2,38 +2,76 @@
 # Stuck executions leak the object (destroy() is never called on an object
 # threads are stuck in): with a 2 MB object and ~300 stuck executions, an
 # explorer that never restarted would pass 600 MB. lineup restarts it from
-# its clean copy when its private memory grew by LINEUP_RECYCLE_MB (32 by
-# default), so the largest process of the run stays far below that, and the
-# search is unchanged.
+# its clean copy when its private memory grew by LINEUP_RECYCLE_MB, so the
+# largest process of the run stays near that, and the search is unchanged.
+# Run twice: at LINEUP_RECYCLE_MB=32, and at the default, which depends on
+# the memory available (between 32 and 256 MB, reported as recycle_mb).
 set -uo pipefail
 lineup=$1
 so=$2
 json=$(mktemp)
 trap 'rm -f "$json"' EXIT
 python3 - "$lineup" "$so" "$json" <<'PY'
-import json, resource, subprocess, sys
+import json, os, resource, subprocess, sys
 lineup, so, out = sys.argv[1:4]
-# without reduction: restarts (here when memory grows) lose what the
-# reduction learnt, so the count would depend on where they happen
-cmd = [lineup, '--quiet', '--jobs', '1', '--max-executions', '0', '--reduction', 'off', '--json', out,
-       '--test', 'pass(0) | pass(0) open_gate(0) | pass(0)', so]
-rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
-peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-t = json.load(open(out))['harnesses'][0]['tests'][0]
-p2 = t['phase2']
-problems = []
-if rc != 0 or t['verdict'] != 'PASS':
-    problems.append('exit status %d, verdict %s' % (rc, t['verdict']))
-if p2['stuck_executions'] < 250 or p2['executions'] != 294:
-    problems.append('expected 294 executions, most of them stuck: %s' % p2)
-if p2['restarts'] < 3:
-    problems.append('the explorer restarted %d times' % p2['restarts'])
-if peak_mb > 120:
-    problems.append('largest process: %.0f MB' % peak_mb)
-print('largest process %.0f MB, %d stuck executions, %d restarts' % (peak_mb, p2['stuck_executions'], p2['restarts']))
-if problems:
-    print('FAIL: ' + '; '.join(problems))
-    print('0 passed, 1 failed')
-    sys.exit(1)
-print('1 passed, 0 failed')
+failed = 0
+
+def expected_mb():
+    # the default: a quarter of MemAvailable (or of what a cgroup v2 limit
+    # leaves) for the one job, clamped to 32..256 MB
+    try:
+        avail = next(int(l.split()[1]) for l in open('/proc/meminfo') if l.startswith('MemAvailable:')) >> 10
+    except (OSError, StopIteration):
+        return None
+    try:
+        lim = open('/sys/fs/cgroup/memory.max').read().strip()
+        if lim.isdigit():
+            used = int(open('/sys/fs/cgroup/memory.current').read())
+            avail = min(avail, max(0, (int(lim) - used) >> 20))
+    except OSError:
+        pass
+    return min(256, max(32, avail // 4))
+
+for limit in ('32', None):
+    env = dict(os.environ)
+    env.pop('LINEUP_RECYCLE_MB', None)
+    if limit:
+        env['LINEUP_RECYCLE_MB'] = limit
+    # without reduction: restarts (here when memory grows) lose what the
+    # reduction learnt, so the count would depend on where they happen
+    cmd = [lineup, '--quiet', '--jobs', '1', '--max-executions', '0', '--reduction', 'off', '--json', out,
+           '--test', 'pass(0) | pass(0) open_gate(0) | pass(0)', so]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
+    # ru_maxrss of children is the largest of all so far: runs go from small to large limits
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    d = json.load(open(out))
+    t = d['harnesses'][0]['tests'][0]
+    p2 = t['phase2']
+    mb = d['recycle_mb']
+    problems = []
+    if rc != 0 or t['verdict'] != 'PASS':
+        problems.append('exit status %d, verdict %s' % (rc, t['verdict']))
+    if p2['stuck_executions'] < 250 or p2['executions'] != 294:
+        problems.append('expected 294 executions, most of them stuck: %s' % p2)
+    if limit and mb != int(limit):
+        problems.append('recycle_mb %d, not the %s of LINEUP_RECYCLE_MB' % (mb, limit))
+    if not 32 <= mb <= 256:
+        problems.append('recycle_mb %d outside 32..256' % mb)
+    if not limit:
+        want = expected_mb()
+        if want is not None and abs(mb - want) > max(8, want // 8):
+            problems.append('recycle_mb %d, expected about %d (a quarter of the memory available)' % (mb, want))
+    # ~590 MB leaked in all: at least one restart per recycle_mb of it
+    if p2['restarts'] < 590 // (mb + 2) or p2['restarts'] < 1:
+        problems.append('the explorer restarted %d times' % p2['restarts'])
+    if peak_mb > mb + 90:
+        problems.append('largest process: %.0f MB' % peak_mb)
+    print('recycle_mb %d: largest process %.0f MB, %d stuck executions, %d restarts'
+          % (mb, peak_mb, p2['stuck_executions'], p2['restarts']))
+    if problems:
+        print('FAIL: ' + '; '.join(problems))
+        failed += 1
+print('%d passed, %d failed' % (2 - failed, failed))
+sys.exit(1 if failed else 0)
 PY
