@@ -991,7 +991,15 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
                       int index)
 {
     struct lu_drv_shm *shm = sl->shm;
-    memset(shm, 0, offsetof(struct lu_drv_shm, trace));
+    /* A finding's buffers (5 MB) are read only up to their lengths: clearing
+     * them for every test cost the parent 2 ms of memset per test. */
+    memset(shm, 0, offsetof(struct lu_drv_shm, findings));
+    for (int i = 0; i < LU_DRV_F_COUNT; i++) {
+        shm->findings[i].verdict = LU_DRV_V_PASS;
+        shm->findings[i].sched_len = 0;
+        shm->findings[i].report[0] = 0;
+    }
+    memset(&shm->pool, 0, offsetof(struct lu_drv_shm, trace) - offsetof(struct lu_drv_shm, pool));
     shm->job = *job;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     shm->job.cpu = ncpu > 1 ? (int)((sl - lu__slots) % ncpu) : -1;
