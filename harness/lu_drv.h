@@ -137,6 +137,7 @@ struct lu_drv_finding {
 struct lu_drv_fatal {
     int kind; /* enum lu_sched_fatal, 0 = none */
     int code;
+    int exit_fn; /* LU_SCHED_FATAL_EXIT: enum lu_sched_exit_fn */
     int tid;
     uintptr_t pc_off; /* pc - module base */
     char module[512];

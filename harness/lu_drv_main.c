@@ -861,8 +861,9 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         lu_buf_puts(&b, "\n");
     } else if (f->kind == LU_SCHED_FATAL_EXIT) {
         r->verdict = LU_DRV_V_CRASH;
-        lu_buf_printf(&b, "crash: exit(%d) called by %s %d in phase %d, at ", f->code,
-                      f->tid == 0 ? "the main thread" : "thread", f->tid <= 0 ? 0 : f->tid - 1, phase);
+        lu_buf_printf(&b, "crash: %s(%d) called by %s %d in phase %d, at ", lu_sched_exit_fn_name(f->exit_fn),
+                      f->code, f->tid == 0 ? "the main thread" : "thread", f->tid <= 0 ? 0 : f->tid - 1,
+                      phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
         lu_buf_puts(&b, "\n");
     } else {

@@ -142,6 +142,7 @@ struct lu_run_exec {
     int main_returned;
     int exited; /* exit() or main returned: status is valid */
     int status;
+    int exit_fn; /* enum lu_sched_exit_fn that exit_tid called */
     int exit_tid;
     struct lu_run_loc exit_at;
     int fatal_kind; /* enum lu_sched_fatal, 0 none */

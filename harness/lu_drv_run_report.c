@@ -207,7 +207,7 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         else if (E->exited && E->main_returned)
             lu_buf_printf(b, "no failure: main returned %d", E->status);
         else if (E->exited && E->exit_tid >= 0)
-            lu_buf_printf(b, "no failure: exit(%d)", E->status);
+            lu_buf_printf(b, "no failure: %s(%d)", lu_sched_exit_fn_name(E->exit_fn), E->status);
         else
             lu_buf_printf(b, "no failure: the program ended with status %d", E->status);
         return;
@@ -228,8 +228,8 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
             lu_buf_printf(b, "exit status %d (expected %d): main returned %d", E->status, m->cfg.expect_exit,
                           E->status);
         else if (E->exit_tid >= 0)
-            lu_buf_printf(b, "exit status %d (expected %d): exit(%d) called by ", E->status,
-                          m->cfg.expect_exit, E->status);
+            lu_buf_printf(b, "exit status %d (expected %d): %s(%d) called by ", E->status, m->cfg.expect_exit,
+                          lu_sched_exit_fn_name(E->exit_fn), E->status);
         else
             lu_buf_printf(b, "exit status %d (expected %d)", E->status, m->cfg.expect_exit);
         if (E->main_returned || E->exit_tid < 0)
@@ -324,7 +324,7 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
         else if (E->kind == LU_RUN_K_EXIT && E->main_returned)
             lu_buf_printf(b, "returned %d from main", E->status);
         else if (E->kind == LU_RUN_K_EXIT)
-            lu_buf_printf(b, "exit(%d)", E->status);
+            lu_buf_printf(b, "%s(%d)", lu_sched_exit_fn_name(E->exit_fn), E->status);
         else if (E->kind == LU_RUN_K_REACH_ERROR)
             lu_buf_puts(b, "reach_error() called");
         else
@@ -342,7 +342,7 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
             lu_buf_printf(b, "returned %d from main\n", E->status);
             return;
         }
-        lu_buf_printf(b, "called exit(%d) at ", E->status);
+        lu_buf_printf(b, "called %s(%d) at ", lu_sched_exit_fn_name(E->exit_fn), E->status);
         lu__loc(b, m, &E->exit_at);
         lu_buf_puts(b, "\n");
     } else {

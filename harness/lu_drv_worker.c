@@ -430,6 +430,7 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
     struct lu_drv_fatal *f = &L->fatal;
     f->kind = kind;
     f->code = code;
+    f->exit_fn = kind == LU_SCHED_FATAL_EXIT ? lu_sched_fatal_exit_fn() : 0;
     f->tid = tid;
     Dl_info di;
     if (pc && dladdr((void *)pc, &di) && di.dli_fname) {

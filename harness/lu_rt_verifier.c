@@ -390,11 +390,16 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
     if (kind == LU_SCHED_FATAL_EXIT) {
         E->exited = 1;
         E->status = code & 0xff;
+        E->exit_fn = lu_sched_fatal_exit_fn();
         E->exit_tid = tid;
         E->exit_at.pc = pc;
         E->exit_at.call = 1;
         lu__threads_at_death(E);
-        fflush(NULL);
+        /* what exit() does before the end, unlike _exit, _Exit and
+         * quick_exit (whose at_quick_exit handlers, like atexit's, are not
+         * run: docs/run.md) */
+        if (E->exit_fn == LU_SCHED_EXIT_EXIT)
+            fflush(NULL);
         return;
     }
     if (E->fatal_kind)

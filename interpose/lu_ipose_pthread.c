@@ -921,7 +921,7 @@ LU_IPOSE_EXPORT void exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
-        lu__sched_fatal_exit(status);
+        lu__sched_fatal_exit(status, LU_SCHED_EXIT_EXIT);
     }
     LU_IPOSE_REAL(exit)(status);
     __builtin_unreachable();
@@ -931,7 +931,7 @@ LU_IPOSE_EXPORT void _exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
-        lu__sched_fatal_exit(status);
+        lu__sched_fatal_exit(status, LU_SCHED_EXIT_UEXIT);
     }
     LU_IPOSE_REAL(_exit)(status);
     __builtin_unreachable();
@@ -941,7 +941,7 @@ LU_IPOSE_EXPORT void _Exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
-        lu__sched_fatal_exit(status);
+        lu__sched_fatal_exit(status, LU_SCHED_EXIT_UEXIT_C);
     }
     LU_IPOSE_REAL(_Exit)(status);
     __builtin_unreachable();
@@ -951,7 +951,7 @@ LU_IPOSE_EXPORT void quick_exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
-        lu__sched_fatal_exit(status);
+        lu__sched_fatal_exit(status, LU_SCHED_EXIT_QUICK_EXIT);
     }
     LU_IPOSE_REAL(quick_exit)(status);
     __builtin_unreachable();

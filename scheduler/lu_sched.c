@@ -1050,9 +1050,27 @@ void lu_sched_abort(const char *why)
     lu__end_execution(t, LU_SCHED_OUT_ABORTED, why);
 }
 
-void lu__sched_fatal_exit(int status)
+static int lu__exit_fn; /* what lu_sched_fatal_exit_fn reports */
+
+const char *lu_sched_exit_fn_name(int fn)
+{
+    static const char *const names[] = {
+#define LU__X(id, name) name,
+        LU_SCHED_EXITS(LU__X)
+#undef LU__X
+    };
+    return fn >= 0 && fn < LU_SCHED_EXIT_FN_COUNT ? names[fn] : "exit";
+}
+
+int lu_sched_fatal_exit_fn(void)
+{
+    return lu__exit_fn;
+}
+
+void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn)
 {
     struct lu__thread *t = lu__self;
+    lu__exit_fn = fn;
     if (t && t->s->cfg.on_fatal)
         t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_EXIT, status, t->id, LU__CALLER_PC());
     syscall(SYS_exit_group, status);

@@ -254,6 +254,31 @@ struct lu_sched_config {
 /* Fatal kinds passed to on_fatal. */
 enum lu_sched_fatal { LU_SCHED_FATAL_SIGNAL = 1, LU_SCHED_FATAL_EXIT, LU_SCHED_FATAL_DIVERGE };
 
+/* The calls that end the process (LU_SCHED_FATAL_EXIT): they differ in what
+ * runs before the end (exit flushes stdio and runs atexit handlers,
+ * quick_exit runs at_quick_exit handlers, _exit and _Exit nothing), so a
+ * report names the one called. */
+#define LU_SCHED_EXITS(X)                                                                                    \
+    X(EXIT, "exit")                                                                                          \
+    X(UEXIT, "_exit")                                                                                        \
+    X(UEXIT_C, "_Exit")                                                                                      \
+    X(QUICK_EXIT, "quick_exit")
+
+enum lu_sched_exit_fn {
+#define LU__X(id, name) LU_SCHED_EXIT_##id,
+    LU_SCHED_EXITS(LU__X)
+#undef LU__X
+        LU_SCHED_EXIT_FN_COUNT
+};
+
+/* "exit", "_exit"...; "exit" for an unknown value. Not a scheduling point. */
+const char *lu_sched_exit_fn_name(int fn);
+
+/* Inside on_fatal(LU_SCHED_FATAL_EXIT, ...): the call that is ending the
+ * process (enum lu_sched_exit_fn). Async-signal-safe; not a scheduling
+ * point. */
+int lu_sched_fatal_exit_fn(void);
+
 /* What a thread was doing when an execution ended. */
 struct lu_sched_thread_info {
     int state;            /* LU_SCHED_TS_* */
@@ -525,9 +550,10 @@ void lu_sched_discard(const char *why) __attribute__((noreturn));
  * when a harness misbehaves). Never returns. */
 void lu_sched_abort(const char *why) __attribute__((noreturn));
 
-/* exit()/_exit() called by code under test on a controlled thread: reports
- * it through config.on_fatal and ends the process. Never returns. */
-void lu__sched_fatal_exit(int status) __attribute__((noreturn));
+/* exit() or another call of LU_SCHED_EXITS (fn) called by code under test
+ * on a controlled thread: reports it through config.on_fatal and ends the
+ * process. Never returns. */
+void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn) __attribute__((noreturn));
 
 /* Which divergence watchdog the controller's kernel thread uses (for diagnostics). */
 const char *lu_sched_watchdog_name(void);

@@ -143,7 +143,15 @@ exit)
     run 1 --expect-exit 0 -- "$P/exit_main"
     has "FAIL: exit status 1 (expected 0): main returned 1"
     run 1 --expect-exit 0 -- "$P/exit_thread"
-    has "FAIL: exit status 3 (expected 0): exit(3) called by thread 1 at worker (exit_status.c:18)"
+    has "FAIL: exit status 3 (expected 0): exit(3) called by thread 1 at worker (exit_status.c:31)"
+    has "| worker: buffered before the exit call"
+    # the report names the call; only exit() flushes stdio
+    for f in now:_exit c99:_Exit quick:quick_exit; do
+        run 1 --expect-exit 0 -- "$P/exit_thread_${f%%:*}"
+        has "FAIL: exit status 3 (expected 0): ${f#*:}(3) called by thread 1 at worker (exit_status.c:31)"
+        has "thread 1     ${f#*:}(3) at worker"
+        lacks "buffered before the exit call"
+    done
     run 0 --expect-exit 0 --strategy dfs -- "$P/lost_fixed"
     ;;
 deadlock)

@@ -2,7 +2,8 @@
  * Harnesses that misbehave on purpose, each selected with --harness:
  *   spin      waits on a plain (not atomic) flag: the watchdog must report
  *             divergence, not hang;
- *   quit      calls exit(3) inside an operation: a crash report, lineup goes on;
+ *   quit      calls exit(3) inside an operation: a crash report, lineup goes on
+ *             (its other operation calls _Exit(4): the report names it);
  *   snapshot  a correct set whose to_array() returns its contents as bytes,
  *             to exercise byte-string results (no failure expected).
  */
@@ -32,6 +33,13 @@ static int64_t quit(void *o, int64_t unused)
     (void)o;
     (void)unused;
     exit(3);
+}
+
+static int64_t quit_now(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    _Exit(4);
 }
 
 struct set {
@@ -72,7 +80,7 @@ static int64_t to_array(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(spin, create, free, LINEUP_OP(spin_wait, 0));
-LINEUP_HARNESS(quit, create, free, LINEUP_OP(quit, 0));
+LINEUP_HARNESS(quit, create, free, LINEUP_OP(quit, 0), LINEUP_OP(quit_now, 0));
 LINEUP_HARNESS(snapshot, set_create, free, LINEUP_OP(add, 1), LINEUP_OP(add, 2), LINEUP_OP(to_array, 0));
 
 /* cancel: uses pthread_cancel, which lineup cannot model: a clear

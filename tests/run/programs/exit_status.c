@@ -2,11 +2,21 @@
  * A program that reports its own failure through its exit status: main
  * returns 1 when the worker has not set its flag yet when main looks (as in
  * the schedule without preemptions), 0 otherwise. With EXIT_IN_THREAD the
- * worker calls exit(3) itself when it runs after main's store.
+ * worker calls exit(3) itself when it runs after main's store; with
+ * EXIT_FN=f (_exit, _Exit, quick_exit) it calls f(3), after a line printed
+ * to a buffered stdout that only exit() flushes.
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+
+#ifdef EXIT_FN
+#define EXIT_IN_THREAD
+#else
+#define EXIT_FN exit
+#endif
 
 static atomic_int flag, late;
 
@@ -14,8 +24,12 @@ static void *worker(void *arg)
 {
     (void)arg;
 #ifdef EXIT_IN_THREAD
-    if (atomic_load(&late))
-        exit(3);
+    if (atomic_load(&late)) {
+        static char buf[BUFSIZ];
+        setvbuf(stdout, buf, _IOFBF, sizeof buf);
+        fputs("worker: buffered before the exit call\n", stdout);
+        EXIT_FN(3);
+    }
 #endif
     atomic_store(&flag, 1);
     return NULL;
