@@ -74,6 +74,34 @@ orphans)
         fail "workers outlived lineup's SIGKILL:$left"
     fi
     ;;
+explorer_orphans)
+    # the same in phase 2, whose explorers are the worker's children: a long
+    # exhaustive search of one test split between two explorers
+    "$L" --harness sigpipe --test "put(1) put(1) put(1) | put(1) put(1) put(1) | put(1) put(1) put(1)" \
+        --jobs 2 --preemptions -1 --max-executions 0 --reduction off --timeout 300 "$SO" >out.txt 2>err.txt &
+    lp=$!
+    pids=""
+    for _ in $(seq 200); do
+        sleep 0.1
+        pids=$(descendants "$lp")
+        # the worker and its two explorers
+        [[ $(echo "$pids" | grep -c .) -ge 3 ]] && break
+    done
+    [[ $(echo "$pids" | grep -c .) -ge 3 ]] || fail "lineup started no explorers: $(echo $pids)"
+    kill -KILL "$lp"
+    wait "$lp" 2>/dev/null
+    left=""
+    for _ in $(seq 30); do
+        left=""
+        for p in $pids; do alive "$p" && left="$left $p"; done
+        [[ -z $left ]] && break
+        sleep 0.1
+    done
+    if [[ -n $left ]]; then
+        kill -KILL $left 2>/dev/null
+        fail "explorers outlived lineup's SIGKILL:$left"
+    fi
+    ;;
 timeout_budget)
     # a test that times out is not minimized: each attempt would wait
     # --timeout again; nor is a crash past the first smaller test that
