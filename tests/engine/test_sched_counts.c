@@ -16,6 +16,7 @@
 
 #include "interleavings.h"
 #include "lu_test.h"
+#include "lu_test_sched.h"
 
 static _Atomic long counter;
 static int k_steps;
@@ -50,22 +51,10 @@ static void *main_thread(void *arg)
 static struct lu_sched *dfs_new(int bound)
 {
     static struct lu_sched_trace *tr;
-    if (!tr) {
-        tr = malloc(lu_sched_trace_size(4096));
-        tr->cap = 4096;
-    }
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = LU_SCHED_DFS;
-    cfg.preemption_bound = bound;
-    cfg.trace = tr;
-    int err = 0;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
-    if (!s) {
-        printf("lu_sched_create: %s\n", lu_sched_strerror(err));
-        exit(1);
-    }
-    return s;
+    if (!tr)
+        tr = lu_test_trace(4096);
+    struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, bound, tr);
+    return lu_test_sched(&cfg);
 }
 
 static uint64_t count_executions(int threads, int k, int bound, long *bad)

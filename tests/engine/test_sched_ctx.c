@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lu_test.h"
+#include "lu_test_sched.h"
 
 #define NT 4
 
@@ -82,21 +83,10 @@ static void *identity_main(void *arg)
 
 static struct lu_sched *new_sched(enum lu_sched_strategy st, int bound, struct lu_sched_trace **tr)
 {
-    *tr = malloc(lu_sched_trace_size(1 << 16));
-    (*tr)->cap = 1 << 16;
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = st;
-    cfg.preemption_bound = bound;
+    *tr = lu_test_trace(1 << 16);
+    struct lu_sched_config cfg = lu_test_config(st, bound, *tr);
     cfg.seed = 7;
-    cfg.trace = *tr;
-    int err = 0;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
-    if (!s) {
-        printf("lu_sched_create: %s\n", lu_sched_strerror(err));
-        exit(1);
-    }
-    return s;
+    return lu_test_sched(&cfg);
 }
 
 static void test_identity(void)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lu_test.h"
+#include "lu_test_sched.h"
 
 static int scenario;
 static char mutex_obj[64];
@@ -84,16 +85,10 @@ static void *main_thread(void *arg)
 static int run(int which, bool no_clocks)
 {
     scenario = which;
-    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(1024));
-    tr->cap = 1024;
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = LU_SCHED_DFS;
-    cfg.preemption_bound = -1;
-    cfg.trace = tr;
+    struct lu_sched_trace *tr = lu_test_trace(1024);
+    struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, -1, tr);
     cfg.no_clocks = no_clocks;
-    int err;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
+    struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
     int execs = 0, ordered = 0;
     while (lu_sched_more(s) && lu_sched_run(s, main_thread, NULL, &res) == 0) {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "lu_test.h"
+#include "lu_test_sched.h"
 
 #define MANY 5000
 
@@ -54,16 +55,10 @@ static void run(int n, bool no_clocks)
 {
     ncells = n;
     locked_before = 0;
-    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(1 << 14));
-    tr->cap = 1 << 14;
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = LU_SCHED_DFS;
-    cfg.preemption_bound = -1;
-    cfg.trace = tr;
+    struct lu_sched_trace *tr = lu_test_trace(1 << 14);
+    struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, -1, tr);
     cfg.no_clocks = no_clocks;
-    int err;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
+    struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
     int execs = 0, complete = 0;
     while (lu_sched_more(s) && lu_sched_run(s, main_thread, NULL, &res) == 0) {

@@ -37,6 +37,7 @@
 
 #include "interleavings.h"
 #include "lu_test.h"
+#include "lu_test_sched.h"
 
 #define TRACE_CAP 4096
 #define MAXT 4
@@ -567,21 +568,11 @@ static void explore(const struct prog *p, int bound, bool por, struct run *r, bo
 {
     memset(r, 0, sizeof *r);
     P = p;
-    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(TRACE_CAP));
-    tr->cap = TRACE_CAP;
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = LU_SCHED_DFS;
-    cfg.preemption_bound = bound;
+    struct lu_sched_trace *tr = lu_test_trace(TRACE_CAP);
+    struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, bound, tr);
     cfg.spin_bound = 12;
-    cfg.trace = tr;
     cfg.por = por;
-    int err = 0;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
-    if (!s) {
-        printf("lu_sched_create: %s\n", lu_sched_strerror(err));
-        exit(1);
-    }
+    struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
     while (lu_sched_more(s)) {
         if (lu_sched_run(s, main_body, NULL, &res) != 0)
@@ -1237,17 +1228,11 @@ static void test_replay_nondet(void)
     p.ops[2][0] = OP(O_LOCK, 0, 0, 0);
     p.ops[2][1] = OP(O_READ, 1, 0, 0);
     P = &p;
-    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(TRACE_CAP));
-    struct lu_sched_trace *tr2 = malloc(lu_sched_trace_size(TRACE_CAP));
-    tr->cap = tr2->cap = TRACE_CAP;
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = LU_SCHED_DFS;
-    cfg.preemption_bound = 2;
-    cfg.trace = tr;
+    struct lu_sched_trace *tr = lu_test_trace(TRACE_CAP), *tr2 = lu_test_trace(TRACE_CAP);
+    struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, 2, tr);
     cfg.por = true;
     int err = 0, replayed = 0, same = 0;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
+    struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res, res2;
     while (s && lu_sched_more(s)) {
         if (lu_sched_run(s, main_body, NULL, &res) != 0)
@@ -1569,16 +1554,10 @@ static double now(void)
 
 static struct meas measure(lu_sched_fn body, int nt, int bound, bool por)
 {
-    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(TRACE_CAP));
-    tr->cap = TRACE_CAP;
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = LU_SCHED_DFS;
-    cfg.preemption_bound = bound;
-    cfg.trace = tr;
+    struct lu_sched_trace *tr = lu_test_trace(TRACE_CAP);
+    struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, bound, tr);
     cfg.por = por;
-    int err = 0;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
+    struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
     struct meas m = {0, 0, 0, 0, 0.0};
     struct set hist = {0}, traces = {0};

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "lu_test.h"
+#include "lu_test_sched.h"
 
 #define TRACE_CAP 4096
 
@@ -238,15 +239,9 @@ static struct lu_sched_config cfg_of(enum lu_sched_strategy strategy, uint64_t s
 static struct sched open_sched(struct lu_sched_config cfg)
 {
     struct sched r;
-    r.tr = malloc(lu_sched_trace_size(TRACE_CAP));
-    r.tr->cap = TRACE_CAP;
+    r.tr = lu_test_trace(TRACE_CAP);
     cfg.trace = r.tr;
-    int err = 0;
-    r.s = lu_sched_create(&cfg, &err);
-    if (!r.s) {
-        printf("lu_sched_create: %s\n", lu_sched_strerror(err));
-        exit(1);
-    }
+    r.s = lu_test_sched(&cfg);
     return r;
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "lu_test.h"
+#include "lu_test_sched.h"
 
 /* Optional scheduler API the interposer uses when present (see
  * lu_ipose_pthread.c); tests that depend on it are skipped without it. */
@@ -59,20 +60,10 @@ static struct tally explore(lu_sched_fn body, int bound, check_fn check, void *c
     struct tally t;
     memset(&t, 0, sizeof t);
     uint32_t cap = 4096;
-    struct lu_sched_trace *tr = malloc(lu_sched_trace_size(cap));
-    tr->cap = cap;
-    struct lu_sched_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.strategy = LU_SCHED_DFS;
-    cfg.preemption_bound = bound;
-    cfg.trace = tr;
+    struct lu_sched_trace *tr = lu_test_trace(cap);
+    struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, bound, tr);
     cur_trace = tr;
-    int err = 0;
-    struct lu_sched *s = lu_sched_create(&cfg, &err);
-    if (!s) {
-        printf("lu_sched_create: %s\n", lu_sched_strerror(err));
-        exit(2);
-    }
+    struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
     while (lu_sched_more(s)) {
         if (t.executions == MAX_EXECUTIONS) {
@@ -1311,15 +1302,9 @@ static void test_exit(void)
         if (pid == 0) {
             close(fatal_pipe[0]);
             atexit(atexit_handler);
-            struct lu_sched_trace *tr = malloc(lu_sched_trace_size(1024));
-            tr->cap = 1024;
-            struct lu_sched_config cfg;
-            memset(&cfg, 0, sizeof cfg);
-            cfg.strategy = LU_SCHED_DFS;
-            cfg.preemption_bound = -1;
-            cfg.trace = tr;
+            struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, -1, lu_test_trace(1024));
             cfg.on_fatal = on_fatal;
-            struct lu_sched *s = lu_sched_create(&cfg, NULL);
+            struct lu_sched *s = lu_test_sched(&cfg);
             struct lu_sched_result res;
             lu_sched_run(s, exit_body, NULL, &res);
             _exit(100); /* the execution must not come back */
