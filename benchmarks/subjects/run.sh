@@ -15,7 +15,8 @@
 #
 # Environment: STRESS_SECONDS (default 60), SEEDS (5), SAMPLES (most random
 # tests per lineup run, 40; 4 for a known miss), ONLY (grep -E on variant names, e.g.
-# 'treiber|seqlock'), LINEUP=0 / STRESS=0 (skip a side), KEEP=1 (keep the
+# 'treiber|seqlock'), LINEUP=0 / STRESS=0 (skip a side), LINEUP_ARGS (more
+# lineup options, split on spaces, e.g. '--reduction off'), KEEP=1 (keep the
 # temporary directory). The whole suite with the defaults takes about
 # 25 x 60 s for the stress side alone.
 set -euo pipefail
@@ -106,7 +107,8 @@ while IFS=';' read -r name src flags expect pattern search test; do
             for k in 4 16 "$max"; do
                 ((k <= max)) || k=$max
                 rc=0
-                "$build/bin/lineup" --quiet --jobs 1 --no-minimize --max-reports 1 "${sa[@]}" --samples "$k" \
+                # shellcheck disable=SC2086
+                "$build/bin/lineup" --quiet --jobs 1 --no-minimize --max-reports 1 ${LINEUP_ARGS:-} "${sa[@]}" --samples "$k" \
                     --seed "$seed" --replay-dir "$tmp" --json "$tmp/$name.json" "$tmp/$name.so" >"$tmp/$name.out" \
                     2>&1 || rc=$?
                 if ((rc > 1)); then

@@ -41,7 +41,6 @@ for limit in ('32', None):
     # reduction learnt, so the count would depend on where they happen
     cmd = [lineup, '--quiet', '--jobs', '1', '--max-executions', '0', '--reduction', 'off', '--json', out,
            '--test', 'pass(0) | pass(0) open_gate(0) | pass(0)', so]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
     # ru_maxrss of children is the largest of all so far: runs go from small to large limits
     peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
