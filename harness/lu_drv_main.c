@@ -1897,8 +1897,8 @@ int main(int argc, char **argv)
         free(sample);
     }
     double el = lu__now() - t0;
-    printf("\nsummary: %u tests, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests - tt.failed, tt.failed,
-           el);
+    printf("\nsummary: %u test%s, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests == 1 ? "" : "s",
+           tt.tests - tt.failed, tt.failed, el);
     printf("  phase 1: %" PRIu64 " serial executions, %" PRIu64 " distinct serial histories, %" PRIu64
            " determinism checks\n",
            tt.ex1, tt.serial, tt.spec_checks);
@@ -1912,13 +1912,13 @@ int main(int argc, char **argv)
                "); no bound is covered completely\n",
                o.max_executions, lu_drv_strategy_text(o.strategy), o.seed);
     else if (tt.truncated && tt.min_complete < 0)
-        printf("  phase 2 coverage: in %u passing tests the budget of %" PRIu64 " executions ran out before "
+        printf("  phase 2 coverage: in %u passing test%s the budget of %" PRIu64 " executions ran out before "
                "any bound was covered completely (raise --max-executions)\n",
-               tt.truncated, o.max_executions);
+               tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions);
     else if (tt.truncated)
-        printf("  phase 2 coverage: in %u passing tests the budget of %" PRIu64 " executions ran out; every "
+        printf("  phase 2 coverage: in %u passing test%s the budget of %" PRIu64 " executions ran out; every "
                "schedule with at most %d %s was covered (raise --max-executions for more)\n",
-               tt.truncated, o.max_executions, tt.min_complete,
+               tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions, tt.min_complete,
                o.strategy == LU_DRV_S_IDB ? "delays" : "preemptions");
     else if (tt.tests > tt.failed && o.preemptions < 0)
         printf("  phase 2 coverage: every schedule in every passing test\n");
