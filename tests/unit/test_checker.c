@@ -428,6 +428,17 @@ static void random_desc(struct desc *d, unsigned max_threads, unsigned max_per_t
     }
 }
 
+/* A random 3x3 test and its specification, for the loops over random
+ * objects below; NULL (a failed check) when the specification cannot be
+ * built. */
+static struct lu_spec *random_spec(struct desc *d)
+{
+    random_desc(d, 3, 3);
+    struct lu_spec *s = make_spec(d);
+    CHECK_QUIET(s != NULL, "make_spec");
+    return s;
+}
+
 /* A concurrent history: each operation takes effect atomically at a random
  * moment between its call and return, so the history is linearizable unless
  * perturbed afterwards. Ends stuck when only blocked calls remain. */
@@ -1029,9 +1040,7 @@ static void test_cross_full(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 400; spec_i++) {
         struct desc d;
-        random_desc(&d, 3, 3);
-        struct lu_spec *s = make_spec(&d);
-        CHECK_QUIET(s != NULL, "make_spec");
+        struct lu_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 12; k++) {
@@ -1070,8 +1079,7 @@ static void test_cross_pending(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 200; spec_i++) {
         struct desc d;
-        random_desc(&d, 3, 3);
-        struct lu_spec *s = make_spec(&d);
+        struct lu_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 12; k++) {
@@ -1106,8 +1114,7 @@ static void test_hitting_depth(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 100; spec_i++) {
         struct desc d;
-        random_desc(&d, 3, 3);
-        struct lu_spec *s = make_spec(&d);
+        struct lu_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 10; k++) {
@@ -1192,9 +1199,7 @@ static void test_canon(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 300; spec_i++) {
         struct desc d;
-        random_desc(&d, 3, 3);
-        struct lu_spec *s = make_spec(&d);
-        CHECK_QUIET(s != NULL, "make_spec");
+        struct lu_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 12; k++) {
