@@ -34,6 +34,34 @@ alive() {
     st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
     [[ -n $st && $st != Z ]]
 }
+# wait_descendants PID N: the processes below PID once there are N of
+# them, or fewer after 20 s
+wait_descendants() {
+    local pids=""
+    for _ in $(seq 200); do
+        sleep 0.1
+        pids=$(descendants "$1")
+        [[ $(echo "$pids" | grep -c .) -ge $2 ]] && break
+    done
+    echo "$pids"
+}
+# kill_lineup PID WHAT PIDS...: SIGKILL lineup (PID); each of PIDS must
+# be gone within 3 s
+kill_lineup() {
+    local lp=$1 what=$2 left p
+    shift 2
+    kill -KILL "$lp"
+    wait "$lp" 2>/dev/null
+    for _ in $(seq 30); do
+        left=""
+        for p in "$@"; do alive "$p" && left="$left $p"; done
+        [[ -z $left ]] && return 0
+        sleep 0.1
+    done
+    # shellcheck disable=SC2086
+    kill -KILL $left 2>/dev/null
+    fail "$what outlived lineup's SIGKILL:$left"
+}
 
 case $case_ in
 stdout)
@@ -51,28 +79,11 @@ orphans)
     # blocked in a call lineup does not control
     "$L" --harness blocking --matrix 2x2 --samples 4 --jobs 2 --seed 1 --timeout 300 "$SO" >out.txt 2>err.txt &
     lp=$!
-    pids=""
-    for _ in $(seq 100); do
-        sleep 0.1
-        pids=$(descendants "$lp")
-        [[ $(echo "$pids" | grep -c .) -ge 2 ]] && break
-    done
+    pids=$(wait_descendants "$lp" 2)
     [[ -n $pids ]] || fail "lineup started no worker"
     sleep 0.5 # the workers reach read()
-    pids=$(descendants "$lp")
-    kill -KILL "$lp"
-    wait "$lp" 2>/dev/null
-    left=""
-    for _ in $(seq 30); do
-        left=""
-        for p in $pids; do alive "$p" && left="$left $p"; done
-        [[ -z $left ]] && break
-        sleep 0.1
-    done
-    if [[ -n $left ]]; then
-        kill -KILL $left 2>/dev/null
-        fail "workers outlived lineup's SIGKILL:$left"
-    fi
+    # shellcheck disable=SC2046
+    kill_lineup "$lp" workers $(descendants "$lp")
     ;;
 explorer_orphans)
     # the same in phase 2, whose explorers are the worker's children: a long
@@ -80,27 +91,11 @@ explorer_orphans)
     "$L" --harness sigpipe --test "put(1) put(1) put(1) | put(1) put(1) put(1) | put(1) put(1) put(1)" \
         --jobs 2 --preemptions -1 --max-executions 0 --reduction off --timeout 300 "$SO" >out.txt 2>err.txt &
     lp=$!
-    pids=""
-    for _ in $(seq 200); do
-        sleep 0.1
-        pids=$(descendants "$lp")
-        # the worker and its two explorers
-        [[ $(echo "$pids" | grep -c .) -ge 3 ]] && break
-    done
-    [[ $(echo "$pids" | grep -c .) -ge 3 ]] || fail "lineup started no explorers: $(echo $pids)"
-    kill -KILL "$lp"
-    wait "$lp" 2>/dev/null
-    left=""
-    for _ in $(seq 30); do
-        left=""
-        for p in $pids; do alive "$p" && left="$left $p"; done
-        [[ -z $left ]] && break
-        sleep 0.1
-    done
-    if [[ -n $left ]]; then
-        kill -KILL $left 2>/dev/null
-        fail "explorers outlived lineup's SIGKILL:$left"
-    fi
+    # the worker and, below it, the phase-2 processes
+    pids=$(wait_descendants "$lp" 3)
+    [[ $(echo "$pids" | grep -c .) -ge 3 ]] || fail "lineup started no explorers: ${pids//$'\n'/ }"
+    # shellcheck disable=SC2086
+    kill_lineup "$lp" explorers $pids
     ;;
 timeout_budget)
     # a test that times out is not minimized: each attempt would wait
