@@ -204,7 +204,8 @@ static void lu__usage(FILE *f)
         "options:\n"
         "  --matrix TxN        T threads, N calls each (default 3x3)\n"
         "  --samples K         random test matrices to check (default 100)\n"
-        "  --seed S            seed of the random matrices (default: from the clock; always printed)\n"
+        "  --seed S            seed of the random matrices and of the randomized strategies (default: from\n"
+        "                      the clock; printed whenever something is drawn)\n"
         "  --preemptions P     preemption bound of phase 2 (default 2; -1: unbounded); with idb, the\n"
         "                      delay bound\n"
         "  --strategy S        phase 2 search: default, dfs, ipb, idb, random, pct or pos (see the guide)\n"
@@ -700,6 +701,11 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
                       "would draw its own from the clock");
     if (o->depth_given && o->strategy != LU_DRV_S_PCT)
         lu__die_usage("--depth is the bug depth of --strategy pct");
+    if (o->seed_given && o->test && !lu_drv_strategy_randomized(o->strategy))
+        lu__die_usage(
+            "--seed draws the random tests of --samples and the schedules of --strategy random, pct "
+            "and pos; with --test and --strategy %s nothing is drawn",
+            lu_drv_strategy_id(o->strategy));
     if (!o->depth)
         o->depth = 3;
     if (lu_drv_strategy_randomized(o->strategy) && o->max_executions == 0)
@@ -1671,8 +1677,11 @@ int main(int argc, char **argv)
                 sample[ntests++] = i;
             }
         }
-        printf("lineup %s: harness %s (%s), %s, seed %" PRIu64 ", %s", LINEUP_VERSION, h->name, o.path,
-               o.test ? "one explicit test" : "random tests", o.seed, lu_drv_strategy_text(o.strategy));
+        printf("lineup %s: harness %s (%s), %s", LINEUP_VERSION, h->name, o.path,
+               o.test ? "one explicit test" : "random tests");
+        if (!o.test || randomized) /* nothing is drawn otherwise */
+            printf(", seed %" PRIu64, o.seed);
+        printf(", %s", lu_drv_strategy_text(o.strategy));
         if (randomized)
             printf(", %" PRIu64 " executions per test", o.max_executions);
         if (o.strategy == LU_DRV_S_PCT)
