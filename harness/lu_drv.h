@@ -203,6 +203,7 @@ struct lu_drv_shm {
     _Atomic uint64_t digest;        /* sum of their hashes: equal sets give equal sums */
     _Atomic uint64_t checks;        /* phase-2 linearizability checks */
     _Atomic uint64_t stuck;         /* phase-2 executions that got stuck */
+    _Atomic uint64_t cut;           /* phase-2 executions cut short as redundant (counted in executions) */
     _Atomic uint64_t recycles;      /* explorer restarts */
     _Atomic uint64_t points;
     uint64_t spec_checks;      /* phase 1: serial histories checked for determinism */

@@ -793,7 +793,7 @@ struct lu__res {
     int complete_bound;
     bool truncated;
     uint64_t ex1, ex2, histories, digest, serial_full, serial_stuck;
-    uint64_t checks, spec_checks, stuck, recycles;
+    uint64_t checks, spec_checks, stuck, cut, recycles;
     unsigned explorers;
     uint64_t explorer_ex[LU_DRV_MAX_EXPLORERS];
     double secs;
@@ -930,6 +930,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
     r->digest = atomic_load(&shm->digest);
     r->checks = atomic_load(&shm->checks);
     r->stuck = atomic_load(&shm->stuck);
+    r->cut = atomic_load(&shm->cut);
     r->recycles = atomic_load(&shm->recycles);
     r->spec_checks = shm->spec_checks;
     r->serial_full = shm->serial_full;
@@ -1425,7 +1426,7 @@ static void lu__json_str(FILE *f, const char *s)
 struct lu__totals {
     unsigned tests, failed, truncated;
     int min_complete;
-    uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, recycles;
+    uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, cut, recycles;
     unsigned max_explorers;
     unsigned by_verdict[LU_DRV_V_COUNT];
     int exit_code;
@@ -1454,9 +1455,10 @@ static void lu__json_counts(FILE *f, const struct lu__res *r)
     fprintf(f,
             ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
             "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
-            ", \"stuck_executions\": %" PRIu64 ", \"explorers\": %u, \"restarts\": %" PRIu64,
+            ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64 ", \"explorers\": %u"
+            ", \"restarts\": %" PRIu64,
             r->ex1, r->serial_full + r->serial_stuck, r->spec_checks, r->ex2, r->histories, r->checks,
-            r->stuck, r->explorers, r->recycles);
+            r->stuck, r->cut, r->explorers, r->recycles);
     if (r->explorers > 1) {
         /* how evenly the explorers shared the test's search */
         fputs(", \"explorer_executions\": [", f);
@@ -1746,6 +1748,7 @@ int main(int argc, char **argv)
             tt.spec_checks += r.spec_checks;
             tt.checks += r.checks;
             tt.stuck += r.stuck;
+            tt.cut += r.cut;
             tt.recycles += r.recycles;
             if (r.explorers > tt.max_explorers)
                 tt.max_explorers = r.explorers;
@@ -1914,6 +1917,8 @@ int main(int argc, char **argv)
     printf("  phase 2 (%s): %" PRIu64 " executions, %" PRIu64 " distinct histories, %" PRIu64
            " linearizability checks\n",
            lu_drv_strategy_id(o.strategy), tt.ex2, tt.histories, tt.checks);
+    if (tt.cut)
+        printf("  phase 2 reduction: %" PRIu64 " of the executions were cut short as redundant\n", tt.cut);
     if (tt.max_explorers > 1)
         printf("  phase 2 of each test was split among %u worker processes\n", tt.max_explorers);
     if (randomized)
@@ -1943,10 +1948,10 @@ int main(int argc, char **argv)
                 "], \"summary\": {\"tests\": %u, \"failed\": %u, \"seconds\": %.3f, \"exit\": %d"
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
-                ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"restarts\": %" PRIu64
-                "}}}\n",
+                ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
+                ", \"restarts\": %" PRIu64 "}}}\n",
                 tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2,
-                tt.histories, tt.checks, tt.stuck, tt.recycles);
+                tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles);
         if (o.json_direct ? lu__json_write_direct(json, &json_mem, &json_mem_len, o.json_path)
                           : fclose(json) != 0 || rename(lu__json_tmp, o.json_path) != 0) {
             fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));

@@ -774,8 +774,11 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
     lu__run_one(s, &res, 2);
     atomic_fetch_add(&W->explorer_executions[lu__lane_no], 1);
     lu__outcome_finding(&res, 2);
-    if (res.outcome == LU_SCHED_OUT_DISCARDED)
+    if (res.outcome == LU_SCHED_OUT_DISCARDED) {
+        if (res.redundant)
+            atomic_fetch_add(&W->cut, 1);
         return res.steps; /* redundant (partial-order reduction): its history is incomplete */
+    }
     bool stuck = res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK;
     if (stuck)
         atomic_fetch_add(&W->stuck, 1);
