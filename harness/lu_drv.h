@@ -309,14 +309,18 @@ uint64_t lu_drv_parse_u64(const char *prog, const char *opt, const char *v, uint
  * Returns its length, or -1 when it cannot be read or is empty. */
 ssize_t lu_drv_read_small(const char *path, char *buf, size_t cap);
 
+/* The memory this process could still use, in MB: MemAvailable, or what a
+ * cgroup v2 limit leaves if that is less; 0 when unknown. */
+uint64_t lu_drv_mem_available_mb(void);
+
 /* How much an explorer's private memory may grow before it restarts, in
- * MB, by default (LINEUP_RECYCLE_MB overrides it): a quarter of the memory
- * available (MemAvailable, or what a cgroup v2 limit leaves) shared by the
- * jobs, between LU_DRV_RECYCLE_MIN_MB and LU_DRV_RECYCLE_MAX_MB. Restarts
- * lose what the reduction learnt (docs/guide.md, "Memory"). */
+ * MB, by default (LINEUP_RECYCLE_MB overrides it): a quarter of avail_mb
+ * shared by the jobs, between LU_DRV_RECYCLE_MIN_MB and
+ * LU_DRV_RECYCLE_MAX_MB. Restarts lose what the reduction learnt
+ * (docs/guide.md, "Memory"). */
 #define LU_DRV_RECYCLE_MIN_MB 32
 #define LU_DRV_RECYCLE_MAX_MB 256
-uint32_t lu_drv_recycle_mb(unsigned jobs);
+uint32_t lu_drv_recycle_mb(uint64_t avail_mb, unsigned jobs);
 
 /* Parses "on" or "off" for option opt, or dies as above. */
 bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v);

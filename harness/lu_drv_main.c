@@ -717,8 +717,15 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     if (e && *e)
         o->recycle_every = lu__parse_u64("LINEUP_RECYCLE_EVERY", e, UINT64_MAX);
     e = getenv("LINEUP_RECYCLE_MB");
-    o->recycle_mb = e && *e ? (uint32_t)lu__parse_u64("LINEUP_RECYCLE_MB", e, 1u << 20)
-                            : lu_drv_recycle_mb(o->jobs < 64 ? o->jobs : 64);
+    if (e && *e) {
+        o->recycle_mb = (uint32_t)lu__parse_u64("LINEUP_RECYCLE_MB", e, 1u << 20);
+    } else {
+        /* LINEUP_MEM_AVAILABLE_MB: what the default is computed from, for tests */
+        e = getenv("LINEUP_MEM_AVAILABLE_MB");
+        uint64_t avail = e && *e ? lu__parse_u64("LINEUP_MEM_AVAILABLE_MB", e, UINT64_MAX >> 20)
+                                 : lu_drv_mem_available_mb();
+        o->recycle_mb = lu_drv_recycle_mb(avail, o->jobs < 64 ? o->jobs : 64);
+    }
 }
 
 /* ---- the shared object ---- */

@@ -118,7 +118,7 @@ static uint64_t lu__file_u64(const char *path, const char *after)
     return isdigit((unsigned char)*p) ? strtoull(p, NULL, 10) : 0;
 }
 
-uint32_t lu_drv_recycle_mb(unsigned jobs)
+uint64_t lu_drv_mem_available_mb(void)
 {
     uint64_t avail = lu__file_u64("/proc/meminfo", "MemAvailable:") >> 10; /* kB to MB */
     uint64_t limit = lu__file_u64("/sys/fs/cgroup/memory.max", NULL) >> 20;
@@ -128,7 +128,12 @@ uint32_t lu_drv_recycle_mb(unsigned jobs)
         if (!avail || left < avail)
             avail = left;
     }
-    uint64_t mb = avail / 4 / (jobs ? jobs : 1);
+    return avail;
+}
+
+uint32_t lu_drv_recycle_mb(uint64_t avail_mb, unsigned jobs)
+{
+    uint64_t mb = avail_mb / 4 / (jobs ? jobs : 1);
     if (mb < LU_DRV_RECYCLE_MIN_MB)
         mb = LU_DRV_RECYCLE_MIN_MB;
     return mb > LU_DRV_RECYCLE_MAX_MB ? LU_DRV_RECYCLE_MAX_MB : (uint32_t)mb;

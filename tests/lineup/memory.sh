@@ -5,7 +5,9 @@
 # its clean copy when its private memory grew by LINEUP_RECYCLE_MB, so the
 # largest process of the run stays near that, and the search is unchanged.
 # Run twice: at LINEUP_RECYCLE_MB=32, and at the default, which depends on
-# the memory available (between 32 and 256 MB, reported as recycle_mb).
+# the memory available (between 32 and 256 MB, reported as recycle_mb);
+# then the default's formula, from memory amounts given in
+# LINEUP_MEM_AVAILABLE_MB.
 set -uo pipefail
 lineup=$1
 so=$2
@@ -15,22 +17,6 @@ python3 - "$lineup" "$so" "$json" <<'PY'
 import json, os, resource, subprocess, sys
 lineup, so, out = sys.argv[1:4]
 failed = 0
-
-def expected_mb():
-    # the default: a quarter of MemAvailable (or of what a cgroup v2 limit
-    # leaves) for the one job, clamped to 32..256 MB
-    try:
-        avail = next(int(l.split()[1]) for l in open('/proc/meminfo') if l.startswith('MemAvailable:')) >> 10
-    except (OSError, StopIteration):
-        return None
-    try:
-        lim = open('/sys/fs/cgroup/memory.max').read().strip()
-        if lim.isdigit():
-            used = int(open('/sys/fs/cgroup/memory.current').read())
-            avail = min(avail, max(0, (int(lim) - used) >> 20))
-    except OSError:
-        pass
-    return min(256, max(32, avail // 4))
 
 for limit in ('32', None):
     env = dict(os.environ)
@@ -57,10 +43,6 @@ for limit in ('32', None):
         problems.append('recycle_mb %d, not the %s of LINEUP_RECYCLE_MB' % (mb, limit))
     if not 32 <= mb <= 256:
         problems.append('recycle_mb %d outside 32..256' % mb)
-    if not limit:
-        want = expected_mb()
-        if want is not None and abs(mb - want) > max(8, want // 8):
-            problems.append('recycle_mb %d, expected about %d (a quarter of the memory available)' % (mb, want))
     # ~590 MB leaked in all: at least one restart per recycle_mb of it
     if p2['restarts'] < 590 // (mb + 2) or p2['restarts'] < 1:
         problems.append('the explorer restarted %d times' % p2['restarts'])
@@ -71,6 +53,25 @@ for limit in ('32', None):
     if problems:
         print('FAIL: ' + '; '.join(problems))
         failed += 1
-print('%d passed, %d failed' % (2 - failed, failed))
+
+# The default's formula, from a given amount of memory available: a
+# quarter of it per job, between 32 and 256 MB; LINEUP_RECYCLE_MB wins.
+cases = [('400', '1', None, 100), ('400', '2', None, 50), ('40', '1', None, 32), ('100000', '1', None, 256),
+         ('400', '1', '77', 77)]
+for avail, jobs, fixed, want in cases:
+    env = dict(os.environ)
+    env.pop('LINEUP_RECYCLE_MB', None)
+    env['LINEUP_MEM_AVAILABLE_MB'] = avail
+    if fixed:
+        env['LINEUP_RECYCLE_MB'] = fixed
+    cmd = [lineup, '--quiet', '--jobs', jobs, '--json', out, '--test', 'open_gate(0) | pass(0)', so]
+    rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env).returncode
+    mb = json.load(open(out))['recycle_mb'] if rc == 0 else None
+    if mb != want:
+        print('FAIL: %s MB available, --jobs %s%s: recycle_mb %s, expected %d (exit status %d)'
+              % (avail, jobs, ', LINEUP_RECYCLE_MB=' + fixed if fixed else '', mb, want, rc))
+        failed += 1
+print('recycle_mb from the memory available: %d cases' % len(cases))
+print('%d passed, %d failed' % (2 + len(cases) - failed, failed))
 sys.exit(1 if failed else 0)
 PY
