@@ -389,10 +389,26 @@ LU_IPOSE_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 
 /* ================================================================ rwlocks */
 
+/* glibc keeps the kind in the lock (PTHREAD_RWLOCK_*_INITIALIZER_NP set it
+ * too); only the writer-preferring kind behaves differently. */
+static inline bool lu_ipose_rw_prefers_writer(const pthread_rwlock_t *rw)
+{
+    return rw->__data.__flags == PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP;
+}
+
+static inline void lu_ipose_adopt_rw(pthread_rwlock_t *rw)
+{
+    if (lu_sched_known && !lu_sched_known(rw))
+        lu_sched_rw_init(rw, lu_ipose_rw_prefers_writer(rw));
+}
+
 LU_IPOSE_EXPORT int pthread_rwlock_init(pthread_rwlock_t *rw, const pthread_rwlockattr_t *a)
 {
-    /* the model's rwlock starts free: nothing to tell it */
-    return LU_IPOSE_REAL(pthread_rwlock_init)(rw, a);
+    int rc = LU_IPOSE_REAL(pthread_rwlock_init)(rw, a);
+    if (rc != 0 || lu_sched_self() < 0)
+        return rc;
+    lu_sched_rw_init(rw, lu_ipose_rw_prefers_writer(rw));
+    return 0;
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
@@ -405,30 +421,35 @@ LU_IPOSE_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *rw)
 LU_IPOSE_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *rw)
 {
     LU_IPOSE_PASS(pthread_rwlock_rdlock, (rw));
+    lu_ipose_adopt_rw(rw);
     return lu_sched_rw_rdlock(rw, LU_IPOSE_L(pthread_rwlock_rdlock));
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *rw)
 {
     LU_IPOSE_PASS(pthread_rwlock_wrlock, (rw));
+    lu_ipose_adopt_rw(rw);
     return lu_sched_rw_wrlock(rw, LU_IPOSE_L(pthread_rwlock_wrlock));
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *rw)
 {
     LU_IPOSE_PASS(pthread_rwlock_tryrdlock, (rw));
+    lu_ipose_adopt_rw(rw);
     return lu_sched_rw_tryrdlock(rw, LU_IPOSE_L(pthread_rwlock_tryrdlock));
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *rw)
 {
     LU_IPOSE_PASS(pthread_rwlock_trywrlock, (rw));
+    lu_ipose_adopt_rw(rw);
     return lu_sched_rw_trywrlock(rw, LU_IPOSE_L(pthread_rwlock_trywrlock));
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struct timespec *ts)
 {
     LU_IPOSE_PASS(pthread_rwlock_timedrdlock, (rw, ts));
+    lu_ipose_adopt_rw(rw);
     if (lu_ipose_ts_bad(ts))
         return EINVAL;
     return lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_timedrdlock));
@@ -437,6 +458,7 @@ LU_IPOSE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struc
 LU_IPOSE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *ts)
 {
     LU_IPOSE_PASS(pthread_rwlock_timedwrlock, (rw, ts));
+    lu_ipose_adopt_rw(rw);
     if (lu_ipose_ts_bad(ts))
         return EINVAL;
     return lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_timedwrlock));
@@ -445,6 +467,7 @@ LU_IPOSE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struc
 LU_IPOSE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *ts)
 {
     LU_IPOSE_PASS(pthread_rwlock_clockrdlock, (rw, clk, ts));
+    lu_ipose_adopt_rw(rw);
     if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
         return EINVAL;
     return lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_clockrdlock));
@@ -453,6 +476,7 @@ LU_IPOSE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t c
 LU_IPOSE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *ts)
 {
     LU_IPOSE_PASS(pthread_rwlock_clockwrlock, (rw, clk, ts));
+    lu_ipose_adopt_rw(rw);
     if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
         return EINVAL;
     return lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_clockwrlock));
@@ -461,6 +485,7 @@ LU_IPOSE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t c
 LU_IPOSE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
 {
     LU_IPOSE_PASS(pthread_rwlock_unlock, (rw));
+    lu_ipose_adopt_rw(rw);
     return lu_sched_rw_unlock(rw, LU_IPOSE_L(pthread_rwlock_unlock));
 }
 

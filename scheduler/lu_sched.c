@@ -264,12 +264,20 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
         /* the owner relocking: recursive counts, errorcheck fails, normal
          * deadlocks on itself */
         return o->u.mutex.owner == t->id && o->u.mutex.kind != PTHREAD_MUTEX_NORMAL;
+    /* the writer relocking gets EDEADLK at once, as in glibc */
     case LU_SCHED_K_RW_RDLOCK:
         o = lu__obj_find(s, t->obj);
-        return !o || o->u.rw.writer == -1;
+        return !o || o->u.rw.writer == t->id ||
+               (o->u.rw.writer == -1 && !(o->u.rw.prefer_writer && o->u.rw.writers_waiting));
     case LU_SCHED_K_RW_WRLOCK:
+        /* on a writer-preferring lock, a writer that must wait first
+         * registers (lu__rw_op) */
         o = lu__obj_find(s, t->obj);
-        return !o || (o->u.rw.writer == -1 && o->u.rw.readers == 0);
+        return !o || o->u.rw.writer == t->id || o->u.rw.prefer_writer ||
+               (o->u.rw.writer == -1 && o->u.rw.readers == 0);
+    case LU_SCHED_K_RW_WR_BLOCKED:
+        o = lu__obj_find(s, t->obj);
+        return o && o->u.rw.writer == -1 && o->u.rw.readers == 0;
     case LU_SCHED_K_COND_REACQUIRE:
         if (!t->signalled)
             return false;

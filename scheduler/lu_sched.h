@@ -143,6 +143,7 @@ const char *lu_sched_misfit_name(enum lu_sched_misfit m);
     X(RW_TIMED_RD, "rwlock timed rdlock")                                                                    \
     X(RW_TIMED_WR, "rwlock timed wrlock")                                                                    \
     X(RW_UNLOCK, "rwlock unlock")                                                                            \
+    X(RW_WR_BLOCKED, "rwlock wrlock (waiting)")                                                              \
     X(COND_WAIT, "cond wait")                                                                                \
     X(COND_TIMEDWAIT, "cond timedwait")                                                                      \
     X(COND_REACQUIRE, "cond reacquire")                                                                      \
@@ -475,6 +476,16 @@ int lu_sched_mutex_trylock(void *m, uint16_t label);
 int lu_sched_mutex_timedlock(void *m, uint16_t label); /* may time out: a choice */
 int lu_sched_mutex_unlock(void *m, uint16_t label);
 
+/* Reader-writer locks follow glibc: a thread may hold several read locks
+ * (each needs its unlock); rdlock or wrlock by the writer returns EDEADLK
+ * (a trylock EBUSY); wrlock by a reader waits forever. With prefer_writer
+ * (the kind PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP) a writer that
+ * finds the lock taken registers, and from then on new read locks wait
+ * (tryrdlock: EBUSY) until no writer is registered: a reader nesting a read
+ * lock then deadlocks, as in glibc. The default kinds let readers in while
+ * writers wait. rw_init is not a scheduling point; a lock it was not called
+ * on is of the default kind. */
+void lu_sched_rw_init(void *rw, bool prefer_writer);
 int lu_sched_rw_rdlock(void *rw, uint16_t label);
 int lu_sched_rw_wrlock(void *rw, uint16_t label);
 int lu_sched_rw_tryrdlock(void *rw, uint16_t label);

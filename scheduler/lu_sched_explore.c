@@ -371,6 +371,7 @@ static void lu__sig_of(const struct lu_sched *s, struct lu__por_sig *g, enum lu_
     case LU_SCHED_K_RW_TIMED_RD:
     case LU_SCHED_K_RW_TIMED_WR:
     case LU_SCHED_K_RW_UNLOCK:
+    case LU_SCHED_K_RW_WR_BLOCKED:
     case LU_SCHED_K_COND_SIGNAL:
     case LU_SCHED_K_COND_BROADCAST:
     case LU_SCHED_K_SEM_WAIT:
@@ -402,6 +403,7 @@ static bool lu__may_block(enum lu_sched_kind k)
     case LU_SCHED_K_MUTEX_LOCK:
     case LU_SCHED_K_RW_RDLOCK:
     case LU_SCHED_K_RW_WRLOCK:
+    case LU_SCHED_K_RW_WR_BLOCKED:
     case LU_SCHED_K_COND_REACQUIRE:
     case LU_SCHED_K_COND_TIMEDWAIT:
     case LU_SCHED_K_SEM_WAIT:

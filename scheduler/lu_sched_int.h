@@ -69,8 +69,10 @@ struct lu__obj {
         } mutex;
         struct {
             int writer;
-            int readers;
-            uint64_t reader_mask;
+            int readers;                         /* read locks held, by all threads */
+            uint64_t writers_waiting;            /* writers registered in wrlock (prefer_writer only) */
+            bool prefer_writer;                  /* PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP */
+            uint16_t held[LU_SCHED_MAX_THREADS]; /* read locks held per thread (glibc allows nesting) */
         } rw;
         struct {
             uint64_t waiters; /* threads waiting, in no order */

@@ -112,25 +112,44 @@ int lu_sched_mutex_unlock(void *m, uint16_t label)
 
 /* ---- reader-writer locks ---- */
 
+void lu_sched_rw_init(void *rw, bool prefer_writer)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_get(t->s, rw, LU__O_RW);
+    memset(&o->u.rw, 0, sizeof o->u.rw);
+    o->u.rw.writer = -1;
+    o->u.rw.prefer_writer = prefer_writer;
+}
+
+/* Whether a read lock can be taken now (the writer itself gets EDEADLK
+ * before this is asked). */
+static bool lu__rw_read_free(const struct lu__obj *o)
+{
+    return o->u.rw.writer == -1 && !(o->u.rw.prefer_writer && o->u.rw.writers_waiting);
+}
+
 static int lu__rw_acquire(struct lu__thread *t, struct lu__obj *o, bool write, int busy_rc)
 {
+    /* glibc's blocking and timed calls check only the writer (a reader
+     * asking for the write lock waits for itself); its trylocks check
+     * nobody */
+    if (o->u.rw.writer == t->id)
+        return busy_rc == EBUSY ? EBUSY : EDEADLK;
     if (write) {
-        if (o->u.rw.writer == t->id || (o->u.rw.reader_mask >> t->id & 1))
-            return EDEADLK;
         if (o->u.rw.writer != -1 || o->u.rw.readers) {
             lu__sync_unchanged(t, o);
             return busy_rc;
         }
         o->u.rw.writer = t->id;
     } else {
-        if (o->u.rw.writer == t->id)
-            return EDEADLK;
-        if (o->u.rw.writer != -1) {
+        if (!lu__rw_read_free(o)) {
             lu__sync_unchanged(t, o);
             return busy_rc;
         }
+        if (o->u.rw.held[t->id] == UINT16_MAX)
+            return EAGAIN; /* glibc's "too many read locks" */
         o->u.rw.readers++;
-        o->u.rw.reader_mask |= 1ULL << t->id;
+        o->u.rw.held[t->id]++;
     }
     lu__sync_changed(t, o);
     return 0;
@@ -142,7 +161,19 @@ static int lu__rw_op(void *rw, enum lu_sched_kind k, bool write, int busy_rc, ui
     t->pc = pc;
     lu__obj_get(t->s, rw, LU__O_RW);
     lu__point(t, k, rw, label);
-    int rc = lu__rw_acquire(t, lu__obj_find(t->s, rw), write, busy_rc);
+    struct lu__obj *o = lu__obj_find(t->s, rw);
+    if (k == LU_SCHED_K_RW_WRLOCK && o->u.rw.prefer_writer && o->u.rw.writer != t->id &&
+        (o->u.rw.writer != -1 || o->u.rw.readers)) {
+        /* a writer-preferring lock: the writer registers (new readers wait
+         * from now on), then waits for the lock; the registration is a
+         * step of its own, so that readers may also come first */
+        o->u.rw.writers_waiting |= 1ULL << t->id;
+        lu__sync_changed(t, o);
+        lu__point(t, LU_SCHED_K_RW_WR_BLOCKED, rw, label);
+        o = lu__obj_find(t->s, rw);
+        o->u.rw.writers_waiting &= ~(1ULL << t->id);
+    }
+    int rc = lu__rw_acquire(t, o, write, busy_rc);
     LU__ASSERT(rc != -1);
     return rc;
 }
@@ -186,8 +217,8 @@ int lu_sched_rw_unlock(void *rw, uint16_t label)
     struct lu__obj *o = lu__obj_find(t->s, rw);
     if (o->u.rw.writer == t->id) {
         o->u.rw.writer = -1;
-    } else if (o->u.rw.reader_mask >> t->id & 1) {
-        o->u.rw.reader_mask &= ~(1ULL << t->id);
+    } else if (o->u.rw.held[t->id]) {
+        o->u.rw.held[t->id]--;
         o->u.rw.readers--;
     } else {
         return EPERM;

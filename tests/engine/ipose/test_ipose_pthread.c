@@ -1070,6 +1070,200 @@ static void test_rwlock(void)
     CHECK(c[1] > 0, "readers share the lock in some execution");
 }
 
+/* glibc's rules beyond exclusion: nested read locks, the writer relocking,
+ * and the writer-preferring kind. */
+static pthread_rwlock_t rwk_dyn, rwk_srw = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static pthread_rwlock_t *rwk_p = &rwk_dyn;
+#define rwk (*rwk_p)
+static bool rwk_static;
+static int rwk_rc[4];
+
+static void *rwk_writer(void *arg)
+{
+    (void)arg;
+    pthread_rwlock_wrlock(&rwk);
+    pthread_rwlock_unlock(&rwk);
+    return NULL;
+}
+
+/* A default-kind lock, made anew in each execution. */
+static void rwk_fresh(void)
+{
+    rwk_p = &rwk_dyn;
+    pthread_rwlock_init(&rwk, NULL);
+}
+
+/* Read twice, unlock twice: the lock is free again for a writer. */
+static void *rwk_nested_body(void *arg)
+{
+    (void)arg;
+    rwk_fresh();
+    rwk_rc[0] = pthread_rwlock_rdlock(&rwk) | pthread_rwlock_rdlock(&rwk);
+    rwk_rc[1] = pthread_rwlock_unlock(&rwk) | pthread_rwlock_unlock(&rwk);
+    rwk_rc[2] = pthread_rwlock_unlock(&rwk); /* not held any more */
+    pthread_t w;
+    pthread_create(&w, NULL, rwk_writer, NULL);
+    pthread_join(w, NULL);
+    return NULL;
+}
+
+static void *rwk_writer_relock_body(void *arg)
+{
+    (void)arg;
+    rwk_fresh();
+    pthread_rwlock_wrlock(&rwk);
+    rwk_rc[0] = pthread_rwlock_rdlock(&rwk);
+    rwk_rc[1] = pthread_rwlock_wrlock(&rwk);
+    rwk_rc[2] = pthread_rwlock_tryrdlock(&rwk);
+    pthread_rwlock_unlock(&rwk);
+    return NULL;
+}
+
+/* A reader asking for the write lock waits for itself (glibc: forever). */
+static void *rwk_upgrade_body(void *arg)
+{
+    (void)arg;
+    rwk_fresh();
+    pthread_rwlock_rdlock(&rwk);
+    rwk_rc[0] = pthread_rwlock_trywrlock(&rwk);
+    pthread_rwlock_wrlock(&rwk);
+    return NULL;
+}
+
+static int rwk_kind;
+
+static void rwk_init(void)
+{
+    rwk_p = rwk_static ? &rwk_srw : &rwk_dyn;
+    if (rwk_static)
+        return;
+    pthread_rwlockattr_t a;
+    pthread_rwlockattr_init(&a);
+    pthread_rwlockattr_setkind_np(&a, rwk_kind);
+    pthread_rwlock_init(&rwk, &a);
+    pthread_rwlockattr_destroy(&a);
+}
+
+static void *rwk_try_reader(void *arg)
+{
+    (void)arg;
+    int rc = pthread_rwlock_tryrdlock(&rwk);
+    rwk_rc[0] = rc;
+    if (rc == 0)
+        pthread_rwlock_unlock(&rwk);
+    return NULL;
+}
+
+/* main reads; a writer comes; a second reader tries: with writers
+ * preferred it is turned away once the writer has registered. */
+static void *rwk_pref_body(void *arg)
+{
+    (void)arg;
+    rwk_init();
+    rwk_rc[0] = -1;
+    pthread_rwlock_rdlock(&rwk);
+    pthread_t w, r;
+    pthread_create(&w, NULL, rwk_writer, NULL);
+    pthread_create(&r, NULL, rwk_try_reader, NULL);
+    pthread_join(r, NULL);
+    pthread_rwlock_unlock(&rwk);
+    pthread_join(w, NULL);
+    return NULL;
+}
+
+/* The reader nests a read lock while a writer waits: with writers
+ * preferred that deadlocks (hence glibc's "nonrecursive"). */
+static void *rwk_pref_nested_body(void *arg)
+{
+    (void)arg;
+    rwk_init();
+    pthread_rwlock_rdlock(&rwk);
+    pthread_t w;
+    pthread_create(&w, NULL, rwk_writer, NULL);
+    pthread_rwlock_rdlock(&rwk);
+    pthread_rwlock_unlock(&rwk);
+    pthread_rwlock_unlock(&rwk);
+    pthread_join(w, NULL);
+    return NULL;
+}
+
+static void rwk_count(const struct lu_sched_result *r, void *ctx)
+{
+    int *c = ctx;
+    (void)r;
+    if (rwk_rc[0] == 0)
+        c[0]++;
+    if (rwk_rc[0] == EBUSY)
+        c[1]++;
+}
+
+static void rwk_same(const struct lu_sched_result *r, void *ctx)
+{
+    int *c = ctx;
+    (void)r;
+    c[0] += rwk_rc[0] == 0 && rwk_rc[1] == 0 && rwk_rc[2] == EPERM;
+}
+
+static void rwk_relock(const struct lu_sched_result *r, void *ctx)
+{
+    int *c = ctx;
+    (void)r;
+    c[0] += rwk_rc[0] == EDEADLK && rwk_rc[1] == EDEADLK && rwk_rc[2] == EBUSY;
+}
+
+static void test_rwlock_kinds(void)
+{
+    int c[2] = {0, 0};
+    struct tally t = explore(rwk_nested_body, -1, rwk_same, c);
+    print_outcomes("rwlock nested read locks", &t);
+    CHECK(all_complete(&t) && c[0] == (int)t.executions,
+          "two read locks need two unlocks, then a writer gets the lock (%d of %llu)", c[0],
+          (unsigned long long)t.executions);
+
+    c[0] = 0;
+    t = explore(rwk_writer_relock_body, -1, rwk_relock, c);
+    CHECK(all_complete(&t) && c[0] == (int)t.executions,
+          "the writer relocking gets EDEADLK, and EBUSY from tryrdlock, as in glibc");
+
+    rwk_rc[0] = -1;
+    t = explore(rwk_upgrade_body, -1, NULL, NULL);
+    CHECK(t.executions == 1 && t.outcome[LU_SCHED_OUT_DEADLOCK] == 1 && rwk_rc[0] == EBUSY,
+          "a reader's wrlock waits for itself: a deadlock, not EDEADLK");
+
+    for (int k = 0; k < 2; k++) {
+        rwk_kind = k ? PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP : PTHREAD_RWLOCK_PREFER_READER_NP;
+        c[0] = c[1] = 0;
+        t = explore(rwk_pref_body, -1, rwk_count, c);
+        printf("  rwlock kind %d: tryrdlock 0 in %d, EBUSY in %d of %llu executions\n", rwk_kind, c[0], c[1],
+               (unsigned long long)t.executions);
+        CHECK(all_complete(&t) && c[0] > 0, "kind %d: tryrdlock succeeds while only readers hold the lock",
+              rwk_kind);
+        if (k)
+            CHECK(c[1] > 0, "writer preferred: tryrdlock is EBUSY once a writer waits");
+        else
+            CHECK(c[1] == 0, "readers preferred: tryrdlock never fails while only readers hold the lock");
+
+        t = explore(rwk_pref_nested_body, -1, NULL, NULL);
+        print_outcomes(k ? "rwlock writer-pref nesting" : "rwlock reader-pref nesting", &t);
+        if (k)
+            CHECK(t.outcome[LU_SCHED_OUT_DEADLOCK] > 0 && t.outcome[LU_SCHED_OUT_COMPLETE] > 0,
+                  "writer preferred: a nested read lock deadlocks when a writer waits, completes otherwise");
+        else
+            CHECK(all_complete(&t), "readers preferred: nested read locks never deadlock");
+    }
+
+    /* a static initializer's kind is read from the lock's memory */
+    rwk_static = true;
+    c[0] = c[1] = 0;
+    t = explore(rwk_pref_body, -1, rwk_count, c);
+    rwk_static = false;
+    if (lu_sched_known)
+        CHECK(all_complete(&t) && c[0] > 0 && c[1] > 0,
+              "PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP is adopted as writer-preferring");
+    else
+        printf("  (skipped: static rwlock initializer needs lu_sched_known)\n");
+}
+
 /* ======================================================= thread-specific data */
 
 static pthread_key_t tsd_key;
@@ -1446,6 +1640,7 @@ int main(void)
     test_threads();
     test_mutex_kinds();
     test_rwlock();
+    test_rwlock_kinds();
     test_tsd();
     test_sleep();
     test_spin();
