@@ -734,32 +734,95 @@ struct group {
     size_t count;
     unsigned depth;
     const struct lu__edge *path[LU_HIST_MAX_OPS];
+    /* Hashes of the lines listed: two threads making the same call give
+     * serial histories that read the same, and one line says it. */
+    uint64_t *seen;
+    size_t nseen, seen_cap;
 };
+
+/* Whether the line was listed already (and if not, remembers it). When
+ * memory runs out the line is listed again: only cosmetic. */
+static bool group_seen(struct group *g, const struct lu_buf *line)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < line->len; i++)
+        h = (h ^ (unsigned char)line->s[i]) * 1099511628211ULL;
+    h |= 1; /* 0 marks a free slot */
+    if (2 * (g->nseen + 1) > g->seen_cap) {
+        size_t cap = g->seen_cap ? 2 * g->seen_cap : 64;
+        uint64_t *t = calloc(cap, sizeof *t);
+        if (!t)
+            return false;
+        for (size_t i = 0; i < g->seen_cap; i++)
+            for (size_t j = g->seen[i] % cap; g->seen[i]; j = (j + 1) % cap)
+                if (!t[j]) {
+                    t[j] = g->seen[i];
+                    break;
+                }
+        free(g->seen);
+        g->seen = t;
+        g->seen_cap = cap;
+    }
+    for (size_t j = h % g->seen_cap;; j = (j + 1) % g->seen_cap) {
+        if (g->seen[j] == h)
+            return true;
+        if (!g->seen[j]) {
+            g->seen[j] = h;
+            g->nseen++;
+            return false;
+        }
+    }
+}
 
 static void group_emit(struct group *g)
 {
-    if (g->count++ >= g->max)
-        return;
-    lu_buf_puts(g->b, GROUP_INDENT);
+    struct lu_buf line;
+    lu_buf_init(&line);
+    lu_buf_puts(&line, GROUP_INDENT);
     for (unsigned i = 0; i < g->depth; i++) {
         if (i > 0)
-            lu_buf_puts(g->b, " ");
-        render_label(g->b, g->s, g->path[i]->op);
-        lu_buf_puts(g->b, "->");
-        lu_hist_render_result(g->b, &g->path[i]->res);
+            lu_buf_puts(&line, " ");
+        render_label(&line, g->s, g->path[i]->op);
+        lu_buf_puts(&line, "->");
+        lu_hist_render_result(&line, &g->path[i]->res);
     }
     if (g->stuck_op >= 0) {
         if (g->depth > 0)
-            lu_buf_puts(g->b, " ");
-        render_label(g->b, g->s, (unsigned)g->stuck_op);
+            lu_buf_puts(&line, " ");
+        render_label(&line, g->s, (unsigned)g->stuck_op);
         if (g->returning && g->last) {
-            lu_buf_puts(g->b, "->");
-            lu_hist_render_result(g->b, &g->last->res);
+            lu_buf_puts(&line, "->");
+            lu_hist_render_result(&line, &g->last->res);
         } else {
-            lu_buf_puts(g->b, " #");
+            lu_buf_puts(&line, " #");
         }
     }
-    lu_buf_puts(g->b, "\n");
+    lu_buf_puts(&line, "\n");
+    if (!line.failed && !group_seen(g, &line) && g->count++ < g->max)
+        lu_buf_puts(g->b, line.s);
+    lu_buf_free(&line);
+}
+
+/* The serial executions of target's operations that get stuck before all
+ * of them returned: listed when none completes them all, since then these
+ * are everything phase 1 saw of these calls. */
+static void group_stuck_dfs(struct group *g, uint32_t node, uint64_t mask)
+{
+    if (node == LEAF || mask == g->target)
+        return;
+    const struct lu__node *n = &g->s->nodes[node];
+    for (uint64_t cand = n->kids & g->target & ~mask; cand; cand &= cand - 1) {
+        unsigned op = ctz64(cand);
+        const struct lu__edge *e = edge_of(n, op);
+        if (e->stuck) {
+            g->stuck_op = (int)op;
+            group_emit(g);
+            continue;
+        }
+        g->path[g->depth++] = e;
+        group_stuck_dfs(g, e->child, mask | BIT(op));
+        g->depth--;
+    }
 }
 
 static void group_dfs(struct group *g, uint32_t node, uint64_t mask, bool agree)
@@ -792,6 +855,24 @@ static void group_dfs(struct group *g, uint32_t node, uint64_t mask, bool agree)
     }
 }
 
+/* Whether some serial execution runs every operation of target to its
+ * return. */
+static bool serial_completes(const struct lu_spec *s, uint32_t node, uint64_t mask, uint64_t target)
+{
+    if (mask == target)
+        return true;
+    if (node == LEAF)
+        return false;
+    const struct lu__node *n = &s->nodes[node];
+    for (uint64_t cand = n->kids & target & ~mask; cand; cand &= cand - 1) {
+        unsigned op = ctz64(cand);
+        const struct lu__edge *e = edge_of(n, op);
+        if (!e->stuck && serial_completes(s, e->child, mask | BIT(op), target))
+            return true;
+    }
+    return false;
+}
+
 void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struct lu_hist *h, int failing_op,
                           unsigned max)
 {
@@ -808,28 +889,39 @@ void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struc
         .b = b,
         .max = max,
     };
-    /* Those that agree with h on every result come first: they are the
-     * paper's observation group, wrong only in their order. */
-    g.agree = true;
-    group_dfs(&g, 0, 0, true);
-    g.agree = false;
-    group_dfs(&g, 0, 0, true);
-    if (g.count == 0 && failing_op >= 0) {
-        /* No serial history gets stuck there (that is the finding): show
-         * the ones where the pending call returns, which is what the
-         * object does serially after the same completed calls. */
-        lu_buf_puts(b, GROUP_INDENT
-                    "(no serial history gets stuck there; serially the pending call returns:)\n");
-        g.returning = true;
+    if (!serial_completes(s, 0, 0, g.target)) {
+        /* Nothing to compare with: serially, the calls that returned here
+         * never all return. What phase 1 saw instead is where they stick. */
+        lu_buf_puts(b, GROUP_INDENT "(every serial execution of the ");
+        lu_buf_puts(b, failing_op >= 0 ? "completed calls" : "calls");
+        lu_buf_puts(b, " gets stuck before they all return:)\n");
+        g.stuck_op = -1;
+        group_stuck_dfs(&g, 0, 0);
+    } else {
+        /* Those that agree with h on every result come first: they are the
+         * paper's observation group, wrong only in their order. */
         g.agree = true;
         group_dfs(&g, 0, 0, true);
         g.agree = false;
         group_dfs(&g, 0, 0, true);
+        if (g.count == 0 && failing_op >= 0) {
+            /* No serial history gets stuck there (that is the finding): show
+             * the ones where the pending call returns, which is what the
+             * object does serially after the same completed calls. */
+            lu_buf_puts(b, GROUP_INDENT
+                        "(no serial history gets stuck there; serially the pending call returns:)\n");
+            g.returning = true;
+            g.agree = true;
+            group_dfs(&g, 0, 0, true);
+            g.agree = false;
+            group_dfs(&g, 0, 0, true);
+        }
     }
     if (g.count == 0)
         lu_buf_puts(b, GROUP_INDENT "(no serial history of these calls was observed)\n");
     else if (g.count > max)
         lu_buf_printf(b, GROUP_INDENT "... and %zu more\n", g.count - max);
+    free(g.seen);
 }
 
 #define EX_VALS 3
@@ -948,6 +1040,12 @@ static void render_vals(struct lu_buf *b, const struct ex_vals *x)
 static void explain_full(struct lu_buf *b, const struct lu_spec *s, const struct lu_hist *h,
                          const struct hinfo *hi)
 {
+    if (!serial_completes(s, 0, 0, hi->returned)) {
+        lu_buf_puts(b,
+                    "Every serial execution of these calls gets stuck before they all return, but here they"
+                    " all returned.");
+        return;
+    }
     struct explain *x = calloc(1, sizeof *x);
     if (!x) {
         b->failed = true;
@@ -1065,8 +1163,13 @@ void lu_lin_explain(struct lu_buf *b, const struct lu_spec *s, const struct lu_h
         return;
     }
     struct ex_stuck x = {.s = s, .target = hi.returned & ~BIT(e), .op = (unsigned)e};
-    ex_stuck_dfs(&x, 0, 0);
     render_label(b, s, (unsigned)e);
+    if (!serial_completes(s, 0, 0, x.target)) {
+        lu_buf_puts(b, " is stuck here after the other calls returned, but serially they never all return:"
+                       " every serial execution of them gets stuck first.");
+        return;
+    }
+    ex_stuck_dfs(&x, 0, 0);
     if (x.stuck) {
         lu_buf_puts(b, " is stuck here; serial executions of the completed calls followed by ");
         render_label(b, s, (unsigned)e);

@@ -852,6 +852,25 @@ static const char *lu__signame(int sig)
 
 /* The report of a worker that died: the parent writes it from what the
  * worker left in the shared region. */
+/* "1 preemption", "2 preemptions" (or delays, for idb). */
+static const char *lu__bound_unit(int strategy, int n)
+{
+    if (strategy == LU_DRV_S_IDB)
+        return n == 1 ? "delay" : "delays";
+    return n == 1 ? "preemption" : "preemptions";
+}
+
+/* Scheduler thread 0 runs create(), the setup and teardown calls and
+ * destroy(): it is "the main thread", and scheduler thread k > 0 is the
+ * report's "thread k-1". */
+static void lu__render_tid(struct lu_buf *b, int tid)
+{
+    if (tid <= 0)
+        lu_buf_puts(b, "the main thread");
+    else
+        lu_buf_printf(b, "thread %d", tid - 1);
+}
+
 static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res *r, bool timed_out)
 {
     struct lu_buf b;
@@ -874,9 +893,9 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         lu_buf_puts(&b, "\n");
     } else if (f->kind == LU_SCHED_FATAL_EXIT) {
         r->verdict = LU_DRV_V_CRASH;
-        lu_buf_printf(&b, "crash: %s(%d) called by %s %d in phase %d, at ", lu_sched_exit_fn_name(f->exit_fn),
-                      f->code, f->tid == 0 ? "the main thread" : "thread", f->tid <= 0 ? 0 : f->tid - 1,
-                      phase);
+        lu_buf_printf(&b, "crash: %s(%d) called by ", lu_sched_exit_fn_name(f->exit_fn), f->code);
+        lu__render_tid(&b, f->tid);
+        lu_buf_printf(&b, " in phase %d, at ", phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
         lu_buf_puts(&b, "\n");
     } else {
@@ -888,8 +907,9 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
             lu_buf_printf(&b, "crash: the worker exited with status %d",
                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         if (f->kind == LU_SCHED_FATAL_SIGNAL) {
-            lu_buf_printf(&b, " in %s %d, at ", f->tid == 0 ? "the main thread" : "thread",
-                          f->tid <= 0 ? 0 : f->tid - 1);
+            lu_buf_puts(&b, " in ");
+            lu__render_tid(&b, f->tid);
+            lu_buf_puts(&b, ", at ");
             lu_drv_addr2line(&b, f->module, f->pc_off);
         }
         lu_buf_printf(&b, " (phase %d)\n", phase);
@@ -1840,7 +1860,16 @@ int main(int argc, char **argv)
                         if (strcmp(seen[q], key.s) == 0)
                             dup = true;
                     char replay_path[PATH_MAX] = "";
-                    if (!dup) {
+                    if (dup) {
+                        /* the same finding as a report above: say so, or
+                         * the reports would not add up to the failures */
+                        printf("\nFAIL harness %s: %s\n", h->name, lu_drv_verdict_name(kind));
+                        printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
+                        if (runs)
+                            printf("  minimized (%u runs) to: %s, reported above\n", runs, mt.s);
+                        else
+                            printf("  the same test as reported above\n");
+                    } else {
                         seen = realloc(seen, (nseen + 1) * sizeof *seen);
                         seen[nseen++] = strdup(key.s);
                         printf("\nFAIL harness %s: %s\n", h->name, lu_drv_verdict_name(kind));
@@ -1904,9 +1933,9 @@ int main(int argc, char **argv)
             fputs("]}", json);
         for (int v = 0; v < LU_DRV_V_COUNT; v++)
             if (unreported[v])
-                printf("\n(%u more tests of harness %s showed a %s; not minimized or reported: "
+                printf("\n(%u more test%s of harness %s failed with: %s; not minimized or reported: "
                        "see --max-reports)\n",
-                       unreported[v], h->name, lu_drv_verdict_name(v));
+                       unreported[v], unreported[v] == 1 ? "" : "s", h->name, lu_drv_verdict_name(v));
         for (unsigned s = 0; s < nseen; s++)
             free(seen[s]);
         free(seen);
@@ -1940,12 +1969,12 @@ int main(int argc, char **argv)
         printf("  phase 2 coverage: in %u passing test%s the budget of %" PRIu64 " executions ran out; every "
                "schedule with at most %d %s was covered (raise --max-executions for more)\n",
                tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions, tt.min_complete,
-               o.strategy == LU_DRV_S_IDB ? "delays" : "preemptions");
+               lu__bound_unit(o.strategy, tt.min_complete));
     else if (tt.tests > tt.failed && o.preemptions < 0)
         printf("  phase 2 coverage: every schedule in every passing test\n");
     else if (tt.tests > tt.failed)
         printf("  phase 2 coverage: every schedule with at most %d %s in every passing test\n", o.preemptions,
-               o.strategy == LU_DRV_S_IDB ? "delays" : "preemptions");
+               lu__bound_unit(o.strategy, o.preemptions));
     for (int v = 0; v < LU_DRV_V_COUNT; v++)
         if (tt.by_verdict[v])
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);

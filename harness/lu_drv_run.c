@@ -596,8 +596,8 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
     else if (s->bound_done >= 0)
         printf("every schedule with at most %d %s%s was explored\n", s->bound_done, unit, us);
     else if (s->budget_out && m->cfg.strategy == LU_RUN_DFS && m->cfg.preemptions >= 0)
-        printf("the budget ran out before every schedule with at most %d preemptions was explored\n",
-               m->cfg.preemptions);
+        printf("the budget ran out before every schedule with at most %d preemption%s was explored\n",
+               m->cfg.preemptions, m->cfg.preemptions == 1 ? "" : "s");
     else if (s->budget_out && m->cfg.strategy == LU_RUN_DFS)
         printf("the budget ran out before every schedule was explored\n");
     else if (s->budget_out)

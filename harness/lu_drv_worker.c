@@ -660,9 +660,10 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
     lu_buf_puts(b, "test:\n");
     lu__report_test(b);
     const struct lu_sched_trace *tr = L->trace;
-    lu_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u %s):\n",
-                  atomic_load(&W->executions[2]), tr->len ? (unsigned)tr->steps[tr->len - 1].preempts : 0u,
-                  W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delays" : "preemptions");
+    unsigned np = tr->len ? (unsigned)tr->steps[tr->len - 1].preempts : 0u;
+    lu_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u %s%s):\n",
+                  atomic_load(&W->executions[2]), np,
+                  W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption", np == 1 ? "" : "s");
     lu_hist_render_timeline(b, &lu__htest, &lu__hist);
     if (stuck)
         lu__report_threads(b, res);

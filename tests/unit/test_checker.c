@@ -796,6 +796,47 @@ static void test_stuck(void)
         &b, "take() is stuck here; serial executions of the completed calls followed by take() can get "
             "stuck, but none of them matches"));
     lu_buf_free(&b);
+    lu_spec_free(s);
+
+    /* Two takes and nothing enqueued: serially the calls never all return,
+     * so the report shows where they stick, each line once (the two takes
+     * read the same), and says that is the reason. */
+    desc_init(&d);
+    desc_add(&d, 0, TAKE, 0);
+    desc_add(&d, 1, TAKE, 0);
+    s = make_spec(&d);
+    CHECK(s != NULL && lu_spec_full_count(s) == 0);
+    if (!s) {
+        lu_hist_free(&h);
+        return;
+    }
+    hist_parse(&h, "0[ ]0 1[ ]1", (int64_t[]){7, 7});
+    CHECK(lu_lin_check_full(s, &h, &v, NULL) == 0 && !v.ok);
+    lu_buf_init(&b);
+    lu_spec_render_group(&b, s, &h, -1, 10);
+    CHECK(b.s && strcmp(b.s, "    (every serial execution of the calls gets stuck before they all return:)\n"
+                             "    take() #\n") == 0);
+    lu_buf_free(&b);
+    lu_buf_init(&b);
+    lu_lin_explain(&b, s, &h, &v);
+    CHECK(contains(&b,
+                   "Every serial execution of these calls gets stuck before they all return, but here they"
+                   " all returned."));
+    lu_buf_free(&b);
+    /* the same when one of them is stuck after the other returned */
+    hist_parse(&h, "0[ ]0 1[ #", (int64_t[]){7, 0});
+    CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == 0 && !v.ok && v.failing_op == 1);
+    lu_buf_init(&b);
+    lu_spec_render_group(&b, s, &h, 1, 10);
+    CHECK(contains(&b, "(every serial execution of the completed calls gets stuck before they all return:)\n"
+                       "    take() #\n"));
+    CHECK(!strstr(b.s, "no serial history gets stuck there") && !strstr(b.s, "was observed"));
+    lu_buf_free(&b);
+    lu_buf_init(&b);
+    lu_lin_explain(&b, s, &h, &v);
+    CHECK(contains(
+        &b, "take() is stuck here after the other calls returned, but serially they never all return"));
+    lu_buf_free(&b);
     lu_hist_free(&h);
     lu_spec_free(s);
 }

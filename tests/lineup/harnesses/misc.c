@@ -5,7 +5,8 @@
  *   quit      calls exit(3) inside an operation: a crash report, lineup goes on
  *             (its other operation calls _Exit(4): the report names it);
  *   snapshot  a correct set whose to_array() returns its contents as bytes,
- *             to exercise byte-string results (no failure expected).
+ *             to exercise byte-string results (no failure expected);
+ *   selfsignal, baddestroy  raise SIGSEGV in an operation, in destroy().
  */
 #include <lineup.h>
 
@@ -107,6 +108,22 @@ static int64_t raise_segv(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(selfsignal, create, free, LINEUP_OP(raise_segv, 0));
+
+/* baddestroy: its destroy() crashes, on the main thread (not a test thread:
+ * the report must not number it like one). */
+static void crash_destroy(void *o)
+{
+    free(o);
+    raise(SIGSEGV);
+}
+
+static int64_t nop(void *o, int64_t v)
+{
+    (void)o;
+    return v;
+}
+
+LINEUP_HARNESS(baddestroy, create, crash_destroy, LINEUP_OP(nop, 0));
 
 /* helper: an operation that does its work on a thread of its own and joins
  * it. Phase 1 runs each call alone, but the call's own thread must run
