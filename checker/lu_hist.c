@@ -383,8 +383,14 @@ void lu_hist_render_result(struct lu_buf *b, const struct lu_hist_result *r)
     uint32_t n = r->nbytes < RESULT_MAX_HEX ? r->nbytes : RESULT_MAX_HEX;
     for (uint32_t i = 0; i < n; i++)
         lu_buf_printf(b, "%02x", r->bytes[i]);
-    if (n < r->nbytes)
-        lu_buf_puts(b, "...");
+    if (n < r->nbytes) {
+        /* two long results that share their first bytes must still read
+         * differently when they differ */
+        uint32_t h = 2166136261u;
+        for (uint32_t i = 0; i < r->nbytes; i++)
+            h = (h ^ r->bytes[i]) * 16777619u;
+        lu_buf_printf(b, "... %" PRIu32 " bytes, hash %08" PRIx32, r->nbytes, h);
+    }
     lu_buf_puts(b, "]");
 }
 

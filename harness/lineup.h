@@ -67,8 +67,9 @@ void lineup_register_sequence(const char *name, int teardown, const struct lineu
  * Inside an operation only: makes the byte string [data, data + len) part of
  * the operation's result, in addition to its return value (for operations
  * that return a snapshot, e.g. to_array()). The bytes are copied; a later
- * call in the same operation replaces them. Not a scheduling point. Outside
- * an operation run by lineup it does nothing.
+ * call in the same operation replaces them. At most 4096 bytes: more is a
+ * harness error. Not a scheduling point. Outside an operation run by lineup
+ * it does nothing.
  */
 void lineup_result_bytes(const void *data, size_t len);
 

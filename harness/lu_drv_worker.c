@@ -79,6 +79,14 @@ static void lu__run_op(const struct lineup_op *op, unsigned id, struct lu__tctx 
     lu_rt_set_bytes_target(&c->bytes);
     int64_t r = op->fn(lu__obj, op->arg);
     lu_rt_set_bytes_target(NULL);
+    if (c->bytes.set && c->bytes.overflow) {
+        /* comparing a cut result could pass a wrong one: refuse */
+        static char why[160];
+        snprintf(why, sizeof why,
+                 "operation %s passed %zu bytes to lineup_result_bytes; at most %d are supported", op->name,
+                 c->bytes.offered, LU__BYTES_CAP);
+        lu_sched_abort(why);
+    }
     if (lu__serial)
         lu_sched_atomic_end();
     lu__record_return(id, r, &c->bytes);

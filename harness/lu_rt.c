@@ -172,6 +172,7 @@ LU_EXPORT void lineup_result_bytes(const void *data, size_t len)
         return;
     b->set = true;
     b->overflow = len > b->cap;
+    b->offered = len;
     b->len = len > b->cap ? b->cap : len;
     if (b->len)
         memcpy(b->data, data, b->len);

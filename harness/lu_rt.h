@@ -28,7 +28,8 @@ struct lu_rt_bytes {
     unsigned char *data;
     size_t len, cap;
     bool set;
-    bool overflow; /* more than cap bytes were offered: truncated */
+    bool overflow;  /* more than cap bytes were offered: truncated */
+    size_t offered; /* the length asked for */
 };
 
 /* Registered harnesses and sequences, in registration order. */

@@ -6,7 +6,8 @@
  *             (its other operation calls _Exit(4): the report names it);
  *   snapshot  a correct set whose to_array() returns its contents as bytes,
  *             to exercise byte-string results (no failure expected);
- *   selfsignal, baddestroy  raise SIGSEGV in an operation, in destroy().
+ *   selfsignal, baddestroy  raise SIGSEGV in an operation, in destroy();
+ *   bytes     byte-string results at and over the size limit.
  */
 #include <lineup.h>
 
@@ -124,6 +125,19 @@ static int64_t nop(void *o, int64_t v)
 }
 
 LINEUP_HARNESS(baddestroy, create, crash_destroy, LINEUP_OP(nop, 0));
+
+/* bytes: results of 4096 bytes (the most lineup keeps) and of 4097, which
+ * must be a harness error, not a result silently cut to 4096. */
+static int64_t bytes(void *o, int64_t n)
+{
+    static unsigned char buf[4097];
+    (void)o;
+    memset(buf, (int)n, sizeof buf);
+    lineup_result_bytes(buf, (size_t)n);
+    return 0;
+}
+
+LINEUP_HARNESS(bytes, create, free, LINEUP_OP(bytes, 4096), LINEUP_OP(bytes, 4097));
 
 /* helper: an operation that does its work on a thread of its own and joins
  * it. Phase 1 runs each call alone, but the call's own thread must run
