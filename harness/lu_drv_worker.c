@@ -277,6 +277,9 @@ static void lu__load(void)
     void *h = dlopen(W->job.harness_path, RTLD_NOW | RTLD_LOCAL);
     if (!h)
         lu__fail(LU_DRV_V_HARNESS, 0, "cannot load %s: %s\n", W->job.harness_path, dlerror());
+    /* A constructor that ignored SIGCHLD would have the kernel reap the
+     * phase-2 processes this worker waits for. */
+    signal(SIGCHLD, SIG_DFL);
     unsigned n;
     const struct lineup_harness *const *hs = lu_rt_harnesses(&n);
     if (lu_rt_rejected())

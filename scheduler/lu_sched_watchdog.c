@@ -126,6 +126,13 @@ void lu__wd_init(struct lu_sched *s)
 {
     if (lu__wd.armed)
         return;
+    /* Uncontrolled code that ran before (a harness's or a program's
+     * constructor) may have blocked every signal; the interposers keep the
+     * watchdog's signal unblocked only from here on. */
+    sigset_t wd;
+    sigemptyset(&wd);
+    sigaddset(&wd, LU__WD_SIG);
+    pthread_sigmask(SIG_UNBLOCK, &wd, NULL);
     /* half the period per tick, two silent ticks to fire: divergence is
      * reported after between 1 and 1.5 watchdog periods of CPU time */
     uint64_t ns = (uint64_t)s->cfg.watchdog_ms * 500000ULL;

@@ -169,9 +169,13 @@ livelock)
 diverge)
     run 1 --watchdog-ms 200 -- "$P/diverge"
     has "FAIL: divergence"
-    has "in thread 1 at waiter (diverge.c:34)"
+    has "in thread 1 at waiter (diverge.c:46)"
     # blocking and ignoring signals does not turn the watchdog off
     run 1 --watchdog-ms 200 --timeout 20 -- "$P/diverge_signals_off"
+    has "FAIL: divergence"
+    lacks "FAIL: timeout"
+    # nor does a constructor that blocked them before lineup took over
+    run 1 --watchdog-ms 200 --timeout 20 -- "$P/diverge_signals_ctor"
     has "FAIL: divergence"
     lacks "FAIL: timeout"
     # the other endless kind: a loop that keeps changing shared memory
