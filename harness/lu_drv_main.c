@@ -254,12 +254,29 @@ static void lu__json_cleanup(void)
         unlink(lu__json_tmp);
 }
 
-/* SIGINT, SIGTERM, SIGHUP while FILE.partial exists: remove it, then die
- * of the signal as before (SA_RESETHAND restored the default action). */
-static void lu__json_on_signal(int sig)
+/* SIGINT, SIGTERM, SIGHUP. While tests run (lu__graceful), the first one
+ * only sets lu__interrupted: no test is started any more, the running ones
+ * are stopped, and what finished is reported. Otherwise, or again a second
+ * or more later, lineup dies of the signal, removing FILE.partial of
+ * --json first. (timeout(1) sends its signal to the command and then to
+ * its process group: twice at once, which is still one request.) */
+static volatile sig_atomic_t lu__interrupted, lu__graceful;
+static struct timespec lu__interrupted_at;
+
+static void lu__on_signal(int sig)
 {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (lu__graceful && !lu__interrupted) {
+        lu__interrupted_at = now;
+        lu__interrupted = sig;
+        return;
+    }
+    if (lu__graceful && now.tv_sec - lu__interrupted_at.tv_sec < 2)
+        return;
     int e = errno;
     lu__json_cleanup();
+    signal(sig, SIG_DFL);
     raise(sig);
     errno = e;
 }
@@ -1085,12 +1102,27 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
 {
     for (;;) {
         int status;
+        if (lu__interrupted) {
+            /* stop the running tests (a terminal's SIGINT reached them too):
+             * none of their results counts */
+            for (unsigned i = 0; i < lu__nslots; i++) {
+                if (lu__slots[i].pid > 0) {
+                    kill(lu__slots[i].pid, SIGKILL);
+                    while (waitpid(lu__slots[i].pid, &status, 0) < 0 && errno == EINTR)
+                        ;
+                    lu__slots[i].pid = 0;
+                }
+            }
+            return NULL;
+        }
         pid_t pid = waitpid(-1, &status, WNOHANG);
         if (pid > 0) {
             for (unsigned i = 0; i < lu__nslots; i++) {
                 if (lu__slots[i].pid == pid) {
-                    lu__collect(&lu__slots[i], status, r, false);
                     lu__slots[i].pid = 0;
+                    if (lu__interrupted)
+                        break; /* perhaps killed by the same signal */
+                    lu__collect(&lu__slots[i], status, r, false);
                     return &lu__slots[i];
                 }
             }
@@ -1120,6 +1152,11 @@ static void lu__run_sync(const struct lu_drv_job *job, const struct lu_sched_ste
     struct lu__slot *sl;
     while ((sl = lu__wait_any(r)) && sl != &lu__slots[0])
         lu__res_free(r);
+    if (!sl) {
+        /* interrupted (a minimization): a result that shows nothing */
+        memset(r, 0, sizeof *r);
+        r->verdict = LU_DRV_V_INTERNAL;
+    }
 }
 
 /* ---- probing the harness ---- */
@@ -1387,6 +1424,8 @@ static unsigned lu__want_of(int verdict)
 static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict,
                             struct lu__res *r, unsigned *runs, bool *timed_out)
 {
+    if (lu__interrupted)
+        return false;
     struct lu_drv_job j2 = *job;
     j2.test = *cand;
     j2.want = lu__want_of(verdict);
@@ -1455,6 +1494,7 @@ struct lu__totals {
     int min_complete;
     uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, cut, recycles;
     unsigned max_explorers;
+    bool interrupted; /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
     unsigned by_verdict[LU_DRV_V_COUNT];
     int exit_code;
 };
@@ -1644,11 +1684,12 @@ int main(int argc, char **argv)
         }
         lu__json_owner = getpid();
         atexit(lu__json_cleanup);
+    }
+    {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = lu__json_on_signal;
+        sa.sa_handler = lu__on_signal;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
@@ -1669,7 +1710,8 @@ int main(int argc, char **argv)
     struct lu__totals tt;
     memset(&tt, 0, sizeof tt);
     double t0 = lu__now();
-    for (unsigned hi = 0; hi < nh; hi++) {
+    lu__graceful = 1;
+    for (unsigned hi = 0; hi < nh && !lu__interrupted; hi++) {
         struct lu__harness *h = &hs[hi];
         const char *const *labels = (const char *const *)h->labels;
         /* all samples are drawn in order, so that a share of a --shard run
@@ -1749,8 +1791,9 @@ int main(int argc, char **argv)
             j->recycle_every = o.recycle_every;
             j->recycle_mb = o.recycle_mb;
         }
+        bool *finished = calloc(ntests ? ntests : 1, sizeof *finished);
         unsigned next = 0, running = 0, done = 0;
-        while (done < ntests) {
+        while (done < ntests && !lu__interrupted) {
             while (running < o.jobs && next < ntests) {
                 for (unsigned s = 0; s < lu__nslots; s++) {
                     if (lu__slots[s].pid == 0) {
@@ -1768,6 +1811,7 @@ int main(int argc, char **argv)
             running--;
             done++;
             res[sl->index] = r;
+            finished[sl->index] = true;
             tt.ex1 += r.ex1;
             tt.ex2 += r.ex2;
             tt.histories += r.histories;
@@ -1788,7 +1832,14 @@ int main(int argc, char **argv)
             }
             lu__progress(&o, done, ntests, &tt, t0);
         }
-        tt.tests += ntests;
+        if (lu__interrupted) {
+            if (!o.quiet && isatty(STDERR_FILENO))
+                fputs("\n", stderr);
+            printf("\ninterrupted (%s): %u of %u tests of harness %s finished; reporting those\n",
+                   strsignal(lu__interrupted), done, ntests, h->name);
+            tt.interrupted = true;
+        }
+        tt.tests += done;
 
         /* reports: minimized, one per distinct (kind, test) */
         char **seen = NULL;
@@ -1800,7 +1851,10 @@ int main(int argc, char **argv)
             lu__json_str(json, h->name);
             fputs(", \"tests\": [", json);
         }
+        bool first_json = true;
         for (unsigned i = 0; i < ntests; i++) {
+            if (!finished[i])
+                continue;
             struct lu__res *r = &res[i];
             tt.by_verdict[r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL]++;
             int rc = lu_drv_verdict_exit(r->verdict);
@@ -1810,7 +1864,8 @@ int main(int argc, char **argv)
             lu_buf_init(&tb);
             lu_drv_test_format(&tb, &tests[i], labels);
             if (json) {
-                fprintf(json, "%s{\"sample\": %u, \"test\": ", i ? ", " : "", sample[i] + 1);
+                fprintf(json, "%s{\"sample\": %u, \"test\": ", first_json ? "" : ", ", sample[i] + 1);
+                first_json = false;
                 lu__json_str(json, tb.s);
                 fprintf(json,
                         ", \"verdict\": \"%s\", \"phase1_executions\": %" PRIu64
@@ -1846,9 +1901,12 @@ int main(int argc, char **argv)
                     lu__add_finding(&mr, kind, r->f[fi].report, r->f[fi].sched, r->f[fi].sched_len);
                     unsigned runs = 0;
                     bool cut = false;
-                    bool minimize = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
+                    bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
+                    bool minimize = minimizable && !lu__interrupted;
                     if (minimize && kind != LU_DRV_V_TIMEOUT)
                         runs = lu__minimize(&mj, kind, &mr, &cut);
+                    /* a signal during it, or before it began */
+                    bool min_stopped = minimizable && kind != LU_DRV_V_TIMEOUT && lu__interrupted;
                     struct lu__finding *mf = lu__res_find(&mr, kind);
                     struct lu_buf key, mt;
                     lu_buf_init(&key);
@@ -1879,9 +1937,13 @@ int main(int argc, char **argv)
                             printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
                         if (runs && strcmp(mt.s, tb.s) != 0)
                             printf("  minimized (%u runs) to: %s\n", runs, mt.s);
-                        else if (runs && !cut)
+                        else if (runs && !cut && !min_stopped)
                             printf("  already minimal (%u smaller tests tried)\n", runs);
-                        if (cut)
+                        if (min_stopped && runs)
+                            printf("  minimization stopped after %u runs: lineup was interrupted\n", runs);
+                        else if (min_stopped)
+                            printf("  not minimized: lineup was interrupted\n");
+                        else if (cut)
                             printf("  minimization stopped after %u runs: a smaller test timed out, and each "
                                    "would wait --timeout\n",
                                    runs);
@@ -1940,6 +2002,7 @@ int main(int argc, char **argv)
             free(seen[s]);
         free(seen);
         free(res);
+        free(finished);
         free(jobs);
         free(tests);
         free(sample);
@@ -1978,22 +2041,34 @@ int main(int argc, char **argv)
     for (int v = 0; v < LU_DRV_V_COUNT; v++)
         if (tt.by_verdict[v])
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
-    printf("verdict: %s\n", tt.exit_code == 0 ? "PASS" : tt.exit_code == 1 ? "FAIL (bug found)" : "ERROR");
+    if (tt.interrupted)
+        printf("  interrupted: the tests that had not finished were not run or not counted\n");
+    printf("verdict: %s\n", tt.exit_code == 1  ? "FAIL (bug found)"
+                            : tt.exit_code > 1 ? "ERROR"
+                            : tt.interrupted   ? "INTERRUPTED (no failure so far)"
+                                               : "PASS");
     if (json) {
         fprintf(json,
                 "], \"summary\": {\"tests\": %u, \"failed\": %u, \"seconds\": %.3f, \"exit\": %d"
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
-                ", \"restarts\": %" PRIu64 "}}}\n",
+                ", \"restarts\": %" PRIu64 "}, \"interrupted\": %s}}\n",
                 tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2,
-                tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles);
+                tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles, tt.interrupted ? "true" : "false");
         if (o.json_direct ? lu__json_write_direct(json, &json_mem, &json_mem_len, o.json_path)
                           : fclose(json) != 0 || rename(lu__json_tmp, o.json_path) != 0) {
             fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
             return EXIT_INTERNAL;
         }
         lu__json_owner = 0;
+    }
+    if (tt.interrupted) {
+        /* die of the signal, as the shell and make expect of an
+         * interrupted command (exit status 128 + signal) */
+        fflush(NULL);
+        signal(lu__interrupted, SIG_DFL);
+        raise(lu__interrupted);
     }
     return tt.exit_code;
 }

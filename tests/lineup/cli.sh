@@ -70,7 +70,8 @@ json)
         usage_error "${QUICK[@]}" --json ro/x.json "$G/counter_fixed.so"
         has "cannot create files in ro"
     fi
-    # SIGTERM and SIGINT remove FILE.partial and still end lineup by the signal
+    # SIGTERM and SIGINT end lineup by the signal, with FILE holding the
+    # tests that finished (case interrupt) and no FILE.partial left
     for sig in TERM INT; do
         "$L" --quiet --matrix 3x3 --samples 1000 --seed 1 --jobs 1 --max-executions 0 --json sig.json \
             "$G/counter_fixed.so" >/dev/null 2>&1 &
@@ -85,7 +86,10 @@ json)
         wait $pid || rc=$?
         want=$((128 + $(kill -l $sig)))
         [[ $rc == "$want" ]] || fail "SIG$sig: lineup exited $rc, expected $want"
-        [[ ! -e sig.json.partial && ! -e sig.json ]] || fail "SIG$sig left $(ls sig.json*)"
+        [[ ! -e sig.json.partial ]] || fail "SIG$sig left sig.json.partial"
+        json_ok sig.json
+        grep -q '"interrupted": true' sig.json || fail "SIG$sig: sig.json does not say it was interrupted"
+        rm -f sig.json
     done
     ;;
 stdfds)
@@ -180,6 +184,36 @@ stdout_errors)
     rc=${PIPESTATUS[0]}
     [[ $rc == 0 ]] || fail "lineup | head -1 exited $rc, expected 0"
     lacks "write error"
+    ;;
+interrupt)
+    # SIGINT (or SIGTERM) stops the run: no test is started any more, the
+    # running ones are stopped, and the tests that finished are reported,
+    # minimized no further; then lineup dies of the signal. (A non-
+    # interactive shell starts it with SIGINT ignored; lineup handles it.)
+    "$L" --matrix 2x2 --samples 100000 --seed 1 --jobs 2 --json run.json "$G/counter.so" >"$out" 2>&1 &
+    pid=$!
+    sleep 2
+    kids=$(pgrep -P "$pid")
+    kill -INT "$pid"
+    rc=0
+    wait "$pid" || rc=$?
+    [[ $rc == 130 ]] || fail "exit status $rc after SIGINT, expected 130 (killed by SIGINT)"
+    has "^interrupted \(Interrupt\): [0-9]+ of 100000 tests of harness counter finished; reporting those"
+    has "^FAIL harness counter: linearizability violation"
+    has "^  not minimized: lineup was interrupted|^  minimization stopped after [0-9]+ runs: lineup was interrupted"
+    has "^replay: lineup --replay "
+    has "^  interrupted: the tests that had not finished were not run or not counted"
+    has "^verdict: FAIL \(bug found\)"
+    lacks "crash|internal error"
+    json_ok run.json
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["summary"]
+assert s["interrupted"] is True and 0 < s["tests"] < 100000 and s["failed"] > 0, s
+assert len(d["harnesses"][0]["tests"]) == s["tests"], (len(d["harnesses"][0]["tests"]), s["tests"])' run.json ||
+        fail "run.json does not describe the finished tests"
+    for k in $kids; do
+        st=$(awk '{print $3}' "/proc/$k/stat" 2>/dev/null) || continue
+        [[ $st == Z ]] || fail "worker $k outlived the interrupted run"
+    done
     ;;
 no_effect)
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
