@@ -189,6 +189,8 @@ static const char *lu__rt_label_name(uint16_t label)
         return "waiting for the test threads";
     case LU_RT_L_YIELD:
         return "lineup_yield";
+    case LU_RT_L_ATOMIC_BEGIN:
+        return "__VERIFIER_atomic_begin";
     default:
         return label < LU_RT_L_FIRST ? lu__ipose_label_name(label) : NULL;
     }

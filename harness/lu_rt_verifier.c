@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "lineup.h"
 #include "lu_drv_run.h"
+#include "lu_rt.h"
 #include "lu_ipose.h"
 #include "lu_sched.h"
 
@@ -210,14 +211,16 @@ LU_EXPORT void __VERIFIER_assume(int cond)
 
 LU_EXPORT void __VERIFIER_atomic_begin(void)
 {
-    if (lu_sched_self() >= 0)
-        lu_sched_atomic_begin();
+    if (lu_sched_self() >= 0) {
+        LU_SCHED_SET_PC();
+        lu_sched_section_begin(LU_RT_L_ATOMIC_BEGIN);
+    }
 }
 
 LU_EXPORT void __VERIFIER_atomic_end(void)
 {
     if (lu_sched_self() >= 0)
-        lu_sched_atomic_end();
+        lu_sched_section_end();
 }
 
 static void lu__reached(uintptr_t pc) __attribute__((noreturn));

@@ -882,6 +882,30 @@ void lu_sched_atomic_end(void)
         t->atomic_depth--;
 }
 
+static const char lu__section_key; /* the object all program sections order through */
+
+void lu_sched_section_begin(uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    if (t->atomic_depth == 0) {
+        t->pc = LU__CALLER_PC();
+        /* everything, for the reduction: what the section touches is
+         * known only as it runs */
+        lu__point(t, LU_SCHED_K_FENCE, NULL, label);
+        lu__hb_acquire(t, lu__obj_get(t->s, &lu__section_key, LU__O_MUTEX));
+    }
+    t->atomic_depth++;
+}
+
+void lu_sched_section_end(void)
+{
+    struct lu__thread *t = lu__self;
+    if (t->atomic_depth == 0)
+        return;
+    if (--t->atomic_depth == 0)
+        lu__hb_release(t, lu__obj_get(t->s, &lu__section_key, LU__O_MUTEX));
+}
+
 void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint16_t label)
 {
     struct lu__thread *t = lu__self;

@@ -453,10 +453,18 @@ void lu_sched_yield(uint16_t label);
 
 /* Non-preemptible section: while the count is positive the caller is the
  * only thread that may be scheduled; if it blocks or spins there, the
- * execution is stuck. Used for serial executions and
- * __VERIFIER_atomic_begin/end. Not scheduling points. */
+ * execution is stuck. Used for serial executions. Not scheduling points:
+ * the section starts where the caller already is. */
 void lu_sched_atomic_begin(void);
 void lu_sched_atomic_end(void);
+
+/* The same for a program's own atomic sections (__VERIFIER_atomic_begin/
+ * end): the outermost begin is a scheduling point, so that other threads
+ * may run just before the section as before any other step, and sections
+ * exclude each other in the happens-before order (a section's end happens
+ * before every later section's begin), so their accesses do not race. */
+void lu_sched_section_begin(uint16_t label);
+void lu_sched_section_end(void);
 
 /* ---- Memory accesses (atomic and volatile) ----
  * Scheduling point before the access; the caller performs the access itself

@@ -207,6 +207,13 @@ atomic)
     # the control: without the section the same exploration fails
     run 1 --strategy dfs --preemptions -1 -- "$P/atomic_none"
     has "FAIL: assertion failure"
+    # sections order their plain accesses: no race
+    run 0 --races --strategy dfs --preemptions -1 -- "$P/atomic_plain"
+    has "every schedule of the program was explored"
+    lacks "FAIL: data race"
+    # the other thread may run just before a section
+    run 1 --strategy dfs --preemptions -1 -- "$P/section_gap"
+    has "FAIL: assertion failure: \`r == 0' in the main thread at main (section_gap.c:30)"
     ;;
 races)
     run 1 --races -- "$P/race_plain"
