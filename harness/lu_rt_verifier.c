@@ -786,7 +786,12 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
         h = lu__h(h, (uint64_t)E->status);
         break;
     case LU_RUN_K_DIVERGE:
-        h = lu__h(h, E->fatal_at.pc);
+        /* the watchdog stops a loop at any of its instructions: the loop is
+         * told by where its thread last reached a scheduling point */
+        if (E->fatal_tid >= 0 && E->fatal_tid < LU_SCHED_MAX_THREADS && E->th[E->fatal_tid].at.pc)
+            h = lu__h(lu__h(h, (uint64_t)E->fatal_tid), E->th[E->fatal_tid].at.pc);
+        else
+            h = lu__h(h, E->fatal_at.pc);
         break;
     case LU_RUN_K_DEADLOCK:
     case LU_RUN_K_LIVELOCK:

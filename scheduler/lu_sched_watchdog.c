@@ -18,7 +18,9 @@
 #include "lu_sched_int.h"
 
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
+#include <link.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <signal.h>
@@ -62,6 +64,64 @@ const char *lu_sched_watchdog_name(void)
     return lu__wd_name;
 }
 
+/* lineup's own code (this library's executable segment), found once at
+ * install time: where a divergent loop is reported must be the program's. */
+static uintptr_t lu__own_lo, lu__own_hi;
+
+static int lu__find_own(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t self = (uintptr_t)arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + p->p_vaddr;
+        if (p->p_type == PT_LOAD && (p->p_flags & PF_X) && self >= lo && self - lo < p->p_memsz) {
+            lu__own_lo = lo;
+            lu__own_hi = lo + p->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static bool lu__own(uintptr_t pc)
+{
+    return pc >= lu__own_lo && pc < lu__own_hi;
+}
+
+/* A PLT stub: [endbr64;] [bnd] jmp *GOT(%rip). */
+static bool lu__plt_stub(const unsigned char *ip)
+{
+    if (ip[0] == 0xf3 && ip[1] == 0x0f && ip[2] == 0x1e && ip[3] == 0xfa)
+        ip += 4;
+    if (ip[0] == 0xf2)
+        ip++;
+    return ip[0] == 0xff && ip[1] == 0x25;
+}
+
+/* Where the interrupted thread is in the program's code. A loop on plain
+ * memory built by lineup-cc calls lineup's access hooks, so the tick often
+ * lands in one of them (or in the PLT stub on the way): then the program's
+ * frame is the caller's, reported at its call instruction. */
+static uintptr_t lu__program_pc(const ucontext_t *uc)
+{
+    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    if (!lu__own(pc)) {
+        if (lu__plt_stub((const unsigned char *)pc))
+            return *(const uintptr_t *)uc->uc_mcontext.gregs[REG_RSP] - 1;
+        return pc;
+    }
+    /* the unwinder was loaded at install time: nothing is allocated now */
+    void *fr[32];
+    int n = backtrace(fr, 32), k = 0;
+    while (k < n && (uintptr_t)fr[k] != pc)
+        k++;
+    for (int i = k + 1; i < n; i++)
+        if (!lu__own((uintptr_t)fr[i]))
+            return (uintptr_t)fr[i] - 1;
+    return pc;
+}
+
 static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig;
@@ -85,8 +145,7 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
     }
     if (++w->stalled < 2)
         return;
-    ucontext_t *uc = ucv;
-    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+    uintptr_t pc = lu__program_pc(ucv);
     if (s->cfg.on_fatal)
         s->cfg.on_fatal(s->cfg.on_fatal_arg, LU_SCHED_FATAL_DIVERGE, 0, t->id, pc);
     syscall(SYS_exit_group, 125);
@@ -238,6 +297,9 @@ void lu__fatal_handlers_install(void)
     done = true;
     if (lu__pfm_state == 0)
         lu__pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+    dl_iterate_phdr(lu__find_own, (void *)(uintptr_t)&lu__program_pc);
+    void *warm[2];
+    (void)backtrace(warm, 2); /* loads libgcc's unwinder now, not in a handler */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = lu__wd_handler;

@@ -174,6 +174,20 @@ diverge)
     run 1 --watchdog-ms 200 --timeout 20 -- "$P/diverge_signals_off"
     has "FAIL: divergence"
     lacks "FAIL: timeout"
+    # unoptimized, the loop calls lineup's access hooks: the watchdog's
+    # tick lands in them or in their PLT stubs, and the report must still
+    # name the program's line, every time (and with the race detector's
+    # hooks as well), and --all must count one failure
+    for r in 1 2 3; do
+        run 1 --watchdog-ms 100 -- "$P/diverge_O0"
+        has "in thread 1 at waiter (diverge.c:4"
+        lacks "lu_ipose"
+        run 1 --races --watchdog-ms 100 -- "$P/diverge_O0"
+        has "in thread 1 at waiter (diverge.c:4"
+        lacks "lu_sched"
+    done
+    run 1 --all --strategy random --budget 4 --seed 3 --watchdog-ms 100 -- "$P/diverge_O0"
+    has "    4 executions (first: 1): divergence"
     # nor does a constructor that blocked them before lineup took over
     run 1 --watchdog-ms 200 --timeout 20 -- "$P/diverge_signals_ctor"
     has "FAIL: divergence"
