@@ -186,6 +186,7 @@ struct lu__opts {
     uint64_t given;            /* options on the command line, bit (option - O_MATRIX) */
     char json_path[PATH_MAX];  /* --json resolved: the file to rename onto or write */
     bool json_direct;          /* --json names a device or FIFO: write it, never rename onto it */
+    bool json_stdout;          /* --json - or lineup's standard output: the report goes to stderr */
     unsigned shard_k, shard_n; /* 0/0: no sharding */
     uint64_t recycle_every;
     uint32_t recycle_mb;
@@ -283,12 +284,14 @@ static void lu__on_signal(int sig)
 
 /* --json on a device or FIFO: the whole document in one go, at the end;
  * returns true with errno set when it could not be written. */
+static int lu__json_fd = -1; /* lineup's standard output, kept for --json - */
+
 static bool lu__json_write_direct(FILE *mem, char **buf, size_t *len, const char *path)
 {
     if (fclose(mem) != 0)
         return true;
-    fflush(stdout); /* /dev/stdout: after the report, not inside it */
-    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    fflush(stdout); /* /dev/stderr: after the report, not inside it */
+    int fd = lu__json_fd >= 0 ? lu__json_fd : open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     bool bad = fd < 0;
     for (size_t off = 0; !bad && off < *len;) {
         ssize_t n = write(fd, *buf + off, *len - off);
@@ -443,6 +446,13 @@ static void lu__json_resolve(const char *v, struct lu__opts *o)
     if (!*v)
         lu__die_usage("--json takes a file name, not an empty string");
     struct stat st, out;
+    if (strcmp(v, "-") == 0 || (stat(v, &st) == 0 && fstat(STDOUT_FILENO, &out) == 0 &&
+                                out.st_dev == st.st_dev && out.st_ino == st.st_ino)) {
+        snprintf(o->json_path, sizeof o->json_path, "%s", v);
+        o->json_direct = true;
+        o->json_stdout = true;
+        return;
+    }
     char cur[PATH_MAX];
     if (stat(v, &st) == 0) {
         if (S_ISDIR(st.st_mode))
@@ -772,6 +782,14 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
     size_t size = (size_t)st.st_size;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64) {
         snprintf(err, errlen, "%s is not a 64-bit ELF shared object", path);
+        found = -1;
+        goto out;
+    }
+    if (eh->e_machine != EM_X86_64) {
+        /* dlopen would say "No such file or directory" */
+        snprintf(err, errlen,
+                 "%s is built for another architecture (ELF machine %u); lineup runs x86-64 code", path,
+                 (unsigned)eh->e_machine);
         found = -1;
         goto out;
     }
@@ -1638,6 +1656,24 @@ int main(int argc, char **argv)
     if (o.replay)
         return lu__replay_main(&o);
 
+    if (o.json && !o.json_direct) {
+        struct stat js, hs;
+        if (stat(o.json_path, &js) == 0 && stat(o.path, &hs) == 0 && js.st_dev == hs.st_dev &&
+            js.st_ino == hs.st_ino) {
+            fprintf(stderr, "lineup: --json %s is the harness itself; give another file\n", o.json);
+            return EXIT_USAGE;
+        }
+    }
+    if (o.json_stdout) {
+        /* the JSON alone on standard output, for a pipe; the report on
+         * standard error */
+        fflush(stdout);
+        lu__json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+        if (lu__json_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+            fprintf(stderr, "lineup: cannot write --json on standard output: %s\n", strerror(errno));
+            return EXIT_INTERNAL;
+        }
+    }
     char err[512];
     int ins = lu__instrumented(o.path, err, sizeof err);
     if (ins < 0) {

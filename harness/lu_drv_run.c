@@ -231,8 +231,9 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             char unit = n ? optarg[n - 1] : 0;
             if (unit == 's' || unit == 'm') {
                 char num[32];
-                if (n - 1 >= sizeof num || n < 2)
-                    lu__die_usage("--budget takes N (executions) or Ns (seconds), not '%s'", optarg);
+                if (n - 1 >= sizeof num || n < 2 || strspn(optarg, "0123456789") != n - 1)
+                    lu__die_usage("--budget takes N (executions), Ns (seconds) or Nm (minutes), not '%s'",
+                                  optarg);
                 memcpy(num, optarg, n - 1);
                 num[n - 1] = 0;
                 uint64_t v = lu__u64("--budget", num, 1000000000);
@@ -728,6 +729,11 @@ int lu_drv_run_main(int argc, char **argv)
     /* the program and its arguments: the command line's, else the replay's */
     char found[PATH_MAX], abs[PATH_MAX];
     const char *given = o.argc ? o.argv[0] : rp.program;
+    if (!given[0]) {
+        fprintf(stderr, "lineup run: the program name is empty\n");
+        lu_drv_run_replay_free(&rp);
+        return EXIT_USAGE;
+    }
     if (!lu__find(given, found, sizeof found)) {
         fprintf(stderr, "lineup run: %s: not found (on PATH or in the current directory)\n", given);
         lu_drv_run_replay_free(&rp);

@@ -774,6 +774,12 @@ int lu_drv_run_check_program(const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s is not a 64-bit ELF executable", path);
         goto out;
     }
+    if (eh->e_machine != EM_X86_64) {
+        snprintf(err, errlen,
+                 "%s is built for another architecture (ELF machine %u); lineup runs x86-64 code", path,
+                 (unsigned)eh->e_machine);
+        goto out;
+    }
     bool interp = false;
     if (eh->e_phoff && eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= size) {
         const Elf64_Phdr *ph = (const void *)(m + eh->e_phoff);

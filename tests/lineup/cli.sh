@@ -70,6 +70,20 @@ json)
         usage_error "${QUICK[@]}" --json ro/x.json "$G/counter_fixed.so"
         has "cannot create files in ro"
     fi
+    # "-" and lineup's own standard output: the JSON alone there, for a
+    # pipe, the report on standard error
+    for target in - /dev/stdout; do
+        rc=0
+        timeout 120 "$L" "${QUICK[@]}" --json "$target" "$G/counter_fixed.so" >piped.json 2>report.txt || rc=$?
+        [[ $rc == 0 ]] || fail "--json $target exited $rc, expected 0"
+        json_ok piped.json
+        grep -q "^verdict: PASS" report.txt || fail "--json $target: no report on standard error"
+    done
+    # the harness is not overwritten
+    cp "$G/counter_fixed.so" self.so
+    usage_error "${QUICK[@]}" --json self.so self.so
+    has "^lineup: --json self.so is the harness itself"
+    cmp -s self.so "$G/counter_fixed.so" || fail "--json overwrote the harness"
     # SIGTERM and SIGINT end lineup by the signal, with FILE holding the
     # tests that finished (case interrupt) and no FILE.partial left
     for sig in TERM INT; do
@@ -115,6 +129,11 @@ missing_value)
 before_run)
     usage_error --seed 5 --matrix 2x2 run -- ./prog
     has "^lineup: options of 'lineup run' go after 'run': lineup run \[options\] -- PROGRAM"
+    # a harness built for another machine: said so, not "No such file"
+    cp "$G/counter.so" arm64.so
+    printf '\xb7\x00' | dd of=arm64.so bs=1 seek=18 conv=notrunc status=none
+    usage_error arm64.so
+    has "arm64.so is built for another architecture \(ELF machine 183\); lineup runs x86-64 code"
     ;;
 shard_seed)
     usage_error --shard 1/2 --samples 4 --matrix 2x2 "$G/counter_fixed.so"

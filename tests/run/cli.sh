@@ -77,6 +77,16 @@ options)
     has "--timeout SEC +wall-clock limit of one execution \(default 30; 0: none\)"
     usage_error run --strategy
     has "^lineup run: option --strategy needs an argument"
+    usage_error run --budget 5ms -- "$P/correct"
+    has "^lineup run: --budget takes N \(executions\), Ns \(seconds\) or Nm \(minutes\), not '5ms'"
+    # an empty name is not looked up on PATH (it would match a directory)
+    usage_error run -- ""
+    has "^lineup run: the program name is empty"
+    # a program for another machine: said so, not "cannot execute"
+    cp "$P/correct" arm64
+    printf '\xb7\x00' | dd of=arm64 bs=1 seek=18 conv=notrunc status=none
+    usage_error run -- ./arm64
+    has "arm64 is built for another architecture \(ELF machine 183\); lineup runs x86-64 code"
     ;;
 replay)
     lu 1 run --quiet --strategy dfs -- "$P/lost_update"
