@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define LU_DRV_MAX_THREADS 8
@@ -289,6 +290,11 @@ int lu_drv_test_parse(const char *s, const char *const *oplabels, unsigned nops,
 /* Appends "function (file:line)" for an offset in module, from addr2line,
  * or "module+offset" when it knows nothing. */
 void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);
+
+/* A value of a replay file's line, escaped so that it stays on its line
+ * (\n, \\), and back (in place). */
+void lu_drv_replay_put(FILE *f, const char *s);
+void lu_drv_replay_unescape(char *s);
 
 /* Why a replay stopped following its recorded schedule (why: enum
  * lu_sched_misfit) at choice at of len, in words. tid_offset: what to

@@ -1278,11 +1278,10 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     lu_drv_test_format(&b, t, (const char *const *)h->labels);
     /* the schedule is the list of choices, whatever strategy made them:
      * the strategy line is for people, the replay follows the choices */
-    fprintf(f,
-            "lineup-replay 2\nharness %s\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\n"
-            "schedule",
-            real, h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions,
-            lu_drv_strategy_id(strategy));
+    fputs("lineup-replay 2\nharness ", f);
+    lu_drv_replay_put(f, real);
+    fprintf(f, "\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\nschedule", h->name,
+            b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions, lu_drv_strategy_id(strategy));
     for (uint32_t i = 0; i < r->sched_len; i++)
         fprintf(f, " %c%u", r->sched[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', r->sched[i].chosen);
     fputs("\n", f);
@@ -1348,6 +1347,7 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             header = true;
         } else if (strcmp(line, "harness") == 0) {
             snprintf(rp->harness, sizeof rp->harness, "%s", val);
+            lu_drv_replay_unescape(rp->harness);
         } else if (strcmp(line, "name") == 0) {
             snprintf(rp->name, sizeof rp->name, "%s", val);
         } else if (strcmp(line, "test") == 0) {

@@ -519,35 +519,6 @@ void lu_drv_run_render(struct lu_buf *b, struct lu_run_shm *m)
 
 /* ---- replay files ---- */
 
-static void lu__put_escaped(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '\\')
-            fputs("\\\\", f);
-        else if (*s == '\n')
-            fputs("\\n", f);
-        else
-            fputc(*s, f);
-    }
-}
-
-static void lu__unescape(char *s)
-{
-    char *d = s;
-    for (; *s; s++) {
-        if (*s == '\\' && s[1] == 'n') {
-            *d++ = '\n';
-            s++;
-        } else if (*s == '\\' && s[1] == '\\') {
-            *d++ = '\\';
-            s++;
-        } else {
-            *d++ = *s;
-        }
-    }
-    *d = 0;
-}
-
 int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp, char *out, size_t outlen)
 {
     static unsigned seq;
@@ -566,11 +537,11 @@ int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp,
         return -1;
     }
     fputs("lineup-run-replay 2\nprogram ", f);
-    lu__put_escaped(f, rp->program);
+    lu_drv_replay_put(f, rp->program);
     fputs("\n", f);
     for (int i = 0; i < rp->nargs; i++) {
         fputs("arg ", f);
-        lu__put_escaped(f, rp->args[i]);
+        lu_drv_replay_put(f, rp->args[i]);
         fputs("\n", f);
     }
     fprintf(f, "kind %s\nnondet-range %d\nspin-bound %u\nmax-steps %u\nraces %d\n", rp->kind,
@@ -641,10 +612,10 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
                 goto bad;
             }
         } else if (strcmp(line, "program") == 0) {
-            lu__unescape(val);
+            lu_drv_replay_unescape(val);
             snprintf(rp->program, sizeof rp->program, "%s", val);
         } else if (strcmp(line, "arg") == 0) {
-            lu__unescape(val);
+            lu_drv_replay_unescape(val);
             char **a = realloc(rp->args, (size_t)(rp->nargs + 1) * sizeof *a);
             if (!a || !(a[rp->nargs] = strdup(val))) {
                 why = "out of memory";

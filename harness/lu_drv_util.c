@@ -279,3 +279,31 @@ void lu_drv_misfit_why(struct lu_buf *b, int why, const struct lu_sched_step *st
         break;
     }
 }
+
+/* Replay files are lines of "key value": a newline in a value (a path) is
+ * written as \n, a backslash as \\. */
+void lu_drv_replay_put(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            fputs("\\\\", f);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+void lu_drv_replay_unescape(char *s)
+{
+    char *d = s;
+    for (; *s; s++) {
+        if (*s == '\\' && (s[1] == 'n' || s[1] == '\\')) {
+            *d++ = s[1] == 'n' ? '\n' : '\\';
+            s++;
+        } else {
+            *d++ = *s;
+        }
+    }
+    *d = 0;
+}

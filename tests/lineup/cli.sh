@@ -274,6 +274,14 @@ replay_cli)
     sed 's/^kind .*/kind BOGUS/' "$f" >bogus.replay
     usage_error --replay bogus.replay
     has "bogus.replay:6: not a valid replay file: unknown kind"
+    # a harness path with a newline and a backslash stays on its line
+    odd=$'odd\ndir\\x'
+    mkdir -p "$odd"
+    cp "$G/counter.so" "$odd/counter.so"
+    lu 1 --quiet --test "inc(0) get(0) | inc(0)" --replay-dir . "$odd/counter.so"
+    g=$(ls ./lineup-counter-*.replay | tail -1)
+    lu 1 --replay "$g"
+    has "^verdict: linearizability violation \(reproduced\)$"
     printf 'lineup-run-replay 2\nprogram /bin/true\nkind ASSERT\nschedule t0\n' >run.replay
     usage_error --replay run.replay
     has "use 'lineup run --replay FILE'"
