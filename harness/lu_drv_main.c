@@ -720,6 +720,14 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     if (o->test)
         lu__reject_given(o->given, LU__BIT(O_MATRIX) | LU__BIT(O_SAMPLES), lo, O_MATRIX,
                          "with --test, which checks its one test instead of random --matrix tests");
+    if (o->strategy != LU_DRV_S_DEFAULT && o->strategy != LU_DRV_S_DFS && o->strategy != LU_DRV_S_IPB &&
+        (o->given & LU__BIT(O_REDUCTION)))
+        lu__die_usage("--reduction has no effect with --strategy %s: only default, dfs and ipb are reduced",
+                      lu_drv_strategy_id(o->strategy));
+    if ((o->strategy == LU_DRV_S_PCT || o->strategy == LU_DRV_S_POS) && (o->given & LU__BIT(O_PRE)))
+        lu__die_usage("--preemptions has no effect with --strategy %s, which has no preemption bound (pct "
+                      "has --depth)",
+                      lu_drv_strategy_id(o->strategy));
 #undef LU__BIT
     if (o->shard_n && o->test)
         lu__die_usage("--shard splits the random tests of --samples; it cannot be combined with --test");

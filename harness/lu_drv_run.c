@@ -327,6 +327,14 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
                               l->name);
     if ((given & (1ull << (O_DEPTH - O_STRAT))) && o->strategy != LU_RUN_PCT)
         lu__die_usage("--depth is the bug depth of --strategy pct");
+    if (!o->replay && (given & (1ull << (O_REDUCTION - O_STRAT))) && o->strategy != LU_RUN_DEFAULT &&
+        o->strategy != LU_RUN_DFS && o->strategy != LU_RUN_IPB)
+        lu__die_usage("--reduction has no effect with --strategy %s: only default, dfs and ipb are reduced",
+                      lu_drv_run_strategy_name(o->strategy));
+    if (!o->replay && (given & (1ull << (O_PRE - O_STRAT))) &&
+        (o->strategy == LU_RUN_RANDOM || o->strategy == LU_RUN_PCT || o->strategy == LU_RUN_POS))
+        lu__die_usage("--preemptions has no effect with --strategy %s, which samples without a bound",
+                      lu_drv_run_strategy_name(o->strategy));
     if (budget_zero && o->strategy != LU_RUN_DFS && o->strategy != LU_RUN_IPB && o->strategy != LU_RUN_IDB)
         lu__die_usage("--budget 0 (none) needs --strategy dfs, ipb or idb: the others would never stop");
     if (o->strategy == LU_RUN_DFS && !o->pre_set)
@@ -564,6 +572,15 @@ static void lu__on_note(struct lu__ctx *x, struct lu_run_shm *m)
     fflush(stdout);
 }
 
+/* Who sampled: the default strategy takes PCT at depth 3, POS, PCT at
+ * depth 6 and random walks in turn (lu_rt_verifier.c, lu__sample). */
+static const char *lu__sampler_text(const struct lu_run_shm *m)
+{
+    if (m->cfg.strategy == LU_RUN_DEFAULT)
+        return "PCT, POS and random walks in turn";
+    return lu_drv_run_strategy_name(m->cfg.strategy);
+}
+
 static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
 {
     const struct lu_run_summary *s = &m->sum;
@@ -584,13 +601,12 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
         printf("every schedule of the program was explored%s\n",
                s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
     else if (s->sampled && s->bound_done >= 0)
-        printf("every schedule with at most %d %s%s was explored, then %" PRIu64 " executions sampled by PCT "
+        printf("every schedule with at most %d %s%s was explored, then %" PRIu64 " executions sampled by %s "
                "(seed %" PRIu64 ")\n",
-               s->bound_done, unit, us, s->sampled, m->cfg.seed);
+               s->bound_done, unit, us, s->sampled, lu__sampler_text(m), m->cfg.seed);
     else if (s->sampled)
         printf("%" PRIu64 " executions sampled (%s, seed %" PRIu64 "): no coverage guarantee\n", s->sampled,
-               lu_drv_run_strategy_name(m->cfg.strategy == LU_RUN_DEFAULT ? LU_RUN_PCT : m->cfg.strategy),
-               m->cfg.seed);
+               lu__sampler_text(m), m->cfg.seed);
     else if (s->bound_done >= 0 && s->budget_out)
         printf("every schedule with at most %d %s%s was explored; the budget ran out in bound %d\n",
                s->bound_done, unit, us, s->bound_done + 1);

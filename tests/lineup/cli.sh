@@ -252,6 +252,18 @@ no_effect)
     has "^lineup: --samples has no effect with --test"
     usage_error --test "inc(0) | inc(0)" --matrix 2x2 "$G/counter_fixed.so"
     has "^lineup: --matrix has no effect with --test"
+    # the reduction applies to the exhaustive strategies only, the bound
+    # not to pct and pos
+    for st in idb random pct pos; do
+        usage_error --strategy $st --max-executions 10 --reduction off "$G/counter_fixed.so"
+        has "^lineup: --reduction has no effect with --strategy $st: only default, dfs and ipb are reduced"
+    done
+    for st in pct pos; do
+        usage_error --strategy $st --max-executions 10 --preemptions 3 "$G/counter_fixed.so"
+        has "^lineup: --preemptions has no effect with --strategy $st"
+    done
+    lu 0 --quiet --matrix 2x2 --samples 2 --strategy random --max-executions 10 --preemptions 3 \
+        "$G/counter_fixed.so"
     ;;
 zero_limits)
     usage_error --spin-bound 0 "$G/counter_fixed.so"

@@ -350,16 +350,22 @@ reduction)
     # the default strategy reduces its exhaustive pass (bounds 0 to 2, as
     # ipb) and samples with the rest of the budget
     run 0 --budget 600 --seed 1 -- "$P/independent"
-    has "every schedule with at most 2 preemptions was explored, then 470 executions sampled"
+    has "every schedule with at most 2 preemptions was explored, then 470 executions sampled by PCT, POS and random walks in turn (seed 1)"
     # without: half of the budget does not finish bound 2 (13 + 76 + 264)
     run 0 --budget 600 --seed 1 --reduction off -- "$P/independent"
     has "every schedule with at most 1 preemption was explored, then 300 executions sampled"
-    # delay bounding has no reduction: the option changes nothing
+    # delay bounding and the samplers have no reduction, and the samplers
+    # no bound: those options would change nothing
     run 0 --strategy idb --preemptions 1 --budget 0 -- "$P/independent"
     lacks "reduction"
-    n_on=$(sed -n 's/^summary: \([0-9]*\) executions.*/\1/p' "$out")
-    run 0 --strategy idb --preemptions 1 --budget 0 --reduction off -- "$P/independent"
-    has "summary: $n_on executions in"
+    run 2 --strategy idb --preemptions 1 --budget 0 --reduction off -- "$P/independent"
+    has "lineup run: --reduction has no effect with --strategy idb: only default, dfs and ipb are reduced"
+    run 2 --strategy random --reduction on -- "$P/independent"
+    has "--reduction has no effect with --strategy random"
+    for st in random pct pos; do
+        run 2 --strategy $st --preemptions 3 -- "$P/independent"
+        has "lineup run: --preemptions has no effect with --strategy $st, which samples without a bound"
+    done
     # an assumption's discard is still one, next to the cuts
     run 0 --strategy dfs --nondet-range 3 -- "$P/nondet"
     has "1 discarded (an assumption was false)"
