@@ -344,8 +344,13 @@ static void lu__threads_at_death(struct lu_run_exec *E)
         struct lu_run_thread *th = &E->th[i];
         lu__frames_of(i, th);
         /* a thread that left its instrumented start routine has no frames;
-         * one never seen at a scheduling point ended before reaching one */
-        th->state = i == 0 || (th->nframes && th->at.pc) ? LU_RUN_TS_LIVE : LU_RUN_TS_FINISHED;
+         * one never seen at a scheduling point ended before reaching one;
+         * one that called pthread_exit keeps its frames, but the scheduler
+         * knows it finished */
+        if (lu_sched_finished(i))
+            th->state = LU_RUN_TS_FINISHED;
+        else
+            th->state = i == 0 || (th->nframes && th->at.pc) ? LU_RUN_TS_LIVE : LU_RUN_TS_FINISHED;
     }
 }
 

@@ -395,6 +395,12 @@ int lu_sched_vc(int tid, uint32_t *out, int max)
     return n;
 }
 
+bool lu_sched_finished(int tid)
+{
+    struct lu__thread *self = lu__self;
+    return self && tid >= 0 && tid < self->s->nthreads && self->s->threads[tid].state == LU__T_FINISHED;
+}
+
 uint32_t lu_sched_clock(void)
 {
     struct lu__thread *t = lu__self;

@@ -538,6 +538,11 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label);
  * entry (0 outside executions), which the plain-access log records. Not
  * scheduling points. */
 int lu_sched_vc(int tid, uint32_t *out, int max);
+
+/* Whether thread tid of the calling thread's execution has finished (its
+ * start routine returned, or it called pthread_exit); false on a thread no
+ * scheduler controls. Not a scheduling point. */
+bool lu_sched_finished(int tid);
 uint32_t lu_sched_clock(void);
 
 /* True when the model holds synchronization-object state for addr in this

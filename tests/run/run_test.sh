@@ -135,6 +135,14 @@ segv)
     lacks "survived the signal"
     ;;
 exit)
+    # threads ended by pthread_exit are finished in the report
+    run 1 --strategy dfs -- "$P/thread_exit"
+    has "FAIL: assertion failure"
+    has "  thread 1     finished"
+    lacks "about to atomic_store"
+    run 1 --strategy dfs -- "$P/main_exit"
+    has "FAIL: assertion failure: \`atomic_load(&x) == 0' in thread 1"
+    has "  main thread  finished"
     # without --expect-exit a status is only noted
     run 0 -- "$P/exit_main"
     has "note: execution"
