@@ -1065,6 +1065,8 @@ void lu_sched_unsupported(const char *what)
 {
     struct lu__thread *t = lu__self;
     t->s->res->culprit = t->id;
+    /* where the call is, not the thread's last scheduling point */
+    t->pc = LU__CALLER_PC();
     lu__end_execution(t, LU_SCHED_OUT_UNSUPPORTED, what);
 }
 

@@ -135,6 +135,10 @@ segv)
     lacks "survived the signal"
     ;;
 exit)
+    # an unsupported call is a tool error (2), shown where it is made
+    run 2 -- "$P/unsupported"
+    has "FAIL: unsupported call: fork is not supported under lineup"
+    has "  main thread  unsupported call at main (unsupported.c:26)"
     # threads ended by pthread_exit are finished in the report
     run 1 --strategy dfs -- "$P/thread_exit"
     has "FAIL: assertion failure"
