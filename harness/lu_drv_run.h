@@ -176,6 +176,8 @@ struct lu_run_exec {
     int kind;    /* enum lu_run_kind */
     int wstatus; /* waitpid status of the child */
     int timed_out;
+    int killed;     /* ended by a signal no handler of lineup's saw (SIGKILL) */
+    int last_seen;  /* ended without the runtime's last word: th[] is from the point log */
     uint32_t steps; /* trace length */
     uint64_t sig;   /* failure signature: same bug, same value */
     uint64_t out_total;

@@ -221,6 +221,19 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         lu_buf_puts(b, "abort() called by ");
         break;
     case LU_RUN_K_CRASH:
+        if (E->killed) {
+            /* no handler ran: nothing is known of where */
+            lu_buf_printf(b,
+                          "killed by %s, sent by the program itself, another process or the kernel (the OOM "
+                          "killer sends SIGKILL)",
+                          lu__signame(E->fatal_code));
+            if (E->fatal_tid >= 0) {
+                lu_buf_puts(b, "; ");
+                lu__tname(b, E->fatal_tid);
+                lu_buf_puts(b, " ran last");
+            }
+            return;
+        }
         lu_buf_printf(b, "crash: %s in ", lu__signame(E->fatal_code));
         break;
     case LU_RUN_K_EXIT:
@@ -318,7 +331,7 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
         lu__loc(b, m, &th->at);
         lu_buf_puts(b, "\n");
     } else if (i == culprit && E->kind != LU_RUN_K_PASS && E->kind != LU_RUN_K_DEADLOCK &&
-               E->kind != LU_RUN_K_LIVELOCK) {
+               E->kind != LU_RUN_K_LIVELOCK && !E->killed) {
         if (E->kind == LU_RUN_K_RACE)
             lu_buf_printf(b, "racing %s", lu__race_kind(E, 1));
         else if (E->kind == LU_RUN_K_EXIT && E->main_returned)
@@ -360,7 +373,13 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
             lu_buf_puts(b, "not started\n");
             return;
         default:
-            lu_buf_printf(b, "about to %s at ", th->what);
+            if (!th->at.pc) {
+                lu_buf_puts(b, "started, and ended before its first scheduling point\n");
+                return;
+            }
+            /* after a SIGKILL or an exec, whether it finished is not known */
+            lu_buf_printf(b, "%sabout to %s at ",
+                          E->last_seen && E->kind != LU_RUN_K_TIMEOUT ? "last seen " : "", th->what);
             break;
         }
         lu__loc(b, m, &th->at);

@@ -660,6 +660,16 @@ static bool lu__lineup_aborted(const struct lu_run_exec *E)
     return i < n && lu__same_module(E->bt[i].pc - 1, self);
 }
 
+/* The process ended without the runtime's last word: threads the point
+ * log saw were alive at their last scheduling point. */
+static void lu__threads_last_seen(struct lu_run_exec *E)
+{
+    E->last_seen = 1;
+    for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++)
+        if (E->th[i].state == LU_RUN_TS_NONE && E->th[i].at.pc)
+            E->th[i].state = LU_RUN_TS_LIVE;
+}
+
 /* What the execution showed, from what the child left and how it ended. */
 static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
 {
@@ -670,9 +680,7 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
     if (timed_out) {
         k = LU_RUN_K_TIMEOUT;
         /* killed from outside: what the point log kept is all there is */
-        for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++)
-            if (E->th[i].at.pc)
-                E->th[i].state = LU_RUN_TS_LIVE;
+        lu__threads_last_seen(E);
         const struct lu_sched_trace *tr = lu_run_shm_trace(R);
         E->culprit = tr->len ? tr->steps[tr->len - 1].chosen : 0;
         if (E->starting >= 0) {
@@ -752,16 +760,30 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
             break;
         }
     } else if (WIFSIGNALED(wstatus)) {
-        /* killed without lineup's handler seeing it (SIGKILL, or the
-         * program replaced the handler) */
+        /* killed without lineup's handler seeing it (SIGKILL, by the
+         * program, another process or the kernel's OOM killer; or the
+         * program replaced the handler): the thread that ran last, where
+         * the point log last saw each thread */
         k = WTERMSIG(wstatus) == SIGABRT ? LU_RUN_K_ABORT : LU_RUN_K_CRASH;
         E->fatal_code = WTERMSIG(wstatus);
-        E->fatal_tid = -1;
+        E->killed = 1;
+        const struct lu_sched_trace *tr = lu_run_shm_trace(R);
+        E->fatal_tid = E->started ? (tr->len ? tr->steps[tr->len - 1].chosen : 0) : -1;
+        lu__threads_last_seen(E);
+        if (E->started && E->starting >= 0 && E->starting < LU_SCHED_MAX_THREADS) {
+            /* created, killed before its first scheduling point */
+            E->fatal_tid = E->starting;
+            E->th[E->starting].state = LU_RUN_TS_LIVE;
+            if (E->starting >= E->nthreads)
+                E->nthreads = E->starting + 1;
+        }
     } else if (WIFEXITED(wstatus) && E->started) {
-        /* left through a path nobody intercepted (a raw exit_group) */
+        /* left through a path nobody intercepted (a raw exit_group, an
+         * exec of another program) */
         E->exited = 1;
         E->status = WEXITSTATUS(wstatus);
         E->exit_tid = -1;
+        lu__threads_last_seen(E);
     } else {
         k = LU_RUN_K_INTERNAL;
         snprintf(E->message, sizeof E->message,

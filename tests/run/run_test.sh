@@ -133,6 +133,15 @@ segv)
     run 1 -- "$P/raise_trap"
     has "FAIL: crash: SIGTRAP"
     lacks "survived the signal"
+    # SIGKILL: no handler runs; not lineup's own crash, and the threads are
+    # where the point log last saw them
+    run 1 --strategy dfs -- "$P/raise_kill"
+    has "FAIL: killed by SIGKILL (Killed), sent by the program itself, another process or the kernel"
+    has "; thread 1 ran last"
+    has "  main thread  last seen about to pthread_create at main (raise_signal.c:26)"
+    has "  thread 1     started, and ended before its first scheduling point"
+    lacks "lineup's own code"
+    lacks "not started"
     ;;
 exit)
     # an unsupported call is a tool error (2), shown where it is made
