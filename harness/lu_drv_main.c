@@ -895,6 +895,19 @@ static const char *lu__signame(int sig)
 
 /* The report of a worker that died: the parent writes it from what the
  * worker left in the shared region. */
+/* What makes two findings one bug in the reports: the kind and the
+ * (minimized) test, except that a crash or divergence is one bug per place
+ * whatever the test (a crash in create() fails every test): the first
+ * line of its report names the place. */
+static void lu__finding_key(struct lu_buf *key, int kind, const char *report, const char *test)
+{
+    const char *r = report ? report : "";
+    if (kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE)
+        lu_buf_printf(key, "%d %.*s", kind, (int)strcspn(r, "\n"), r);
+    else
+        lu_buf_printf(key, "%d %s", kind, test ? test : "");
+}
+
 /* "1 preemption", "2 preemptions" (or delays, for idb). */
 static const char *lu__bound_unit(int strategy, int n)
 {
@@ -1947,6 +1960,16 @@ int main(int argc, char **argv)
                     bool cut = false;
                     bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
                     bool minimize = minimizable && !lu__interrupted;
+                    if (kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE) {
+                        /* the same place as a report above: nothing to minimize */
+                        struct lu_buf k0;
+                        lu_buf_init(&k0);
+                        lu__finding_key(&k0, kind, r->f[fi].report, NULL);
+                        for (unsigned q = 0; q < nseen && k0.s; q++)
+                            if (strcmp(seen[q], k0.s) == 0)
+                                minimize = minimizable = false;
+                        lu_buf_free(&k0);
+                    }
                     if (minimize && kind != LU_DRV_V_TIMEOUT)
                         runs = lu__minimize(&mj, kind, &mr, &cut);
                     /* a signal during it, or before it began */
@@ -1956,7 +1979,7 @@ int main(int argc, char **argv)
                     lu_buf_init(&key);
                     lu_buf_init(&mt);
                     lu_drv_test_format(&mt, &mj.test, labels);
-                    lu_buf_printf(&key, "%d %s", kind, mt.s);
+                    lu__finding_key(&key, kind, mf ? mf->report : NULL, mt.s);
                     bool dup = false;
                     for (unsigned q = 0; q < nseen; q++)
                         if (strcmp(seen[q], key.s) == 0)
@@ -1967,7 +1990,10 @@ int main(int argc, char **argv)
                          * the reports would not add up to the failures */
                         printf("\nFAIL harness %s: %s\n", h->name, lu_drv_verdict_name(kind));
                         printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
-                        if (runs)
+                        if (kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE)
+                            printf("  the same %s as reported above, at the same place\n",
+                                   lu_drv_verdict_name(kind));
+                        else if (runs)
                             printf("  minimized (%u runs) to: %s, reported above\n", runs, mt.s);
                         else
                             printf("  the same test as reported above\n");
@@ -2054,12 +2080,16 @@ int main(int argc, char **argv)
     double el = lu__now() - t0;
     printf("\nsummary: %u test%s, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests == 1 ? "" : "s",
            tt.tests - tt.failed, tt.failed, el);
-    printf("  phase 1: %" PRIu64 " serial executions, %" PRIu64 " distinct serial histories, %" PRIu64
-           " determinism checks\n",
-           tt.ex1, tt.serial, tt.spec_checks);
-    printf("  phase 2 (%s): %" PRIu64 " executions, %" PRIu64 " distinct histories, %" PRIu64
-           " linearizability checks\n",
-           lu_drv_strategy_id(o.strategy), tt.ex2, tt.histories, tt.checks);
+#define LU__S(n) ((n) == 1 ? "" : "s")
+    printf("  phase 1: %" PRIu64 " serial execution%s, %" PRIu64 " distinct serial histor%s, %" PRIu64
+           " determinism check%s\n",
+           tt.ex1, LU__S(tt.ex1), tt.serial, tt.serial == 1 ? "y" : "ies", tt.spec_checks,
+           LU__S(tt.spec_checks));
+    printf("  phase 2 (%s): %" PRIu64 " execution%s, %" PRIu64 " distinct histor%s, %" PRIu64
+           " linearizability check%s\n",
+           lu_drv_strategy_id(o.strategy), tt.ex2, LU__S(tt.ex2), tt.histories,
+           tt.histories == 1 ? "y" : "ies", tt.checks, LU__S(tt.checks));
+#undef LU__S
     if (tt.cut)
         printf("  phase 2 reduction: %" PRIu64 " of the executions were cut short as redundant\n", tt.cut);
     if (tt.max_explorers > 1)

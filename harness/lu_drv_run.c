@@ -585,8 +585,8 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
 {
     const struct lu_run_summary *s = &m->sum;
     const struct lu__ropts *o = x->o;
-    printf("\nsummary: %" PRIu64 " executions in %.2f s (%.0f/s)", s->executions, s->secs,
-           s->secs > 0 ? (double)s->executions / s->secs : 0.0);
+    printf("\nsummary: %" PRIu64 " execution%s in %.2f s (%.0f/s)", s->executions,
+           s->executions == 1 ? "" : "s", s->secs, s->secs > 0 ? (double)s->executions / s->secs : 0.0);
     if (s->discarded)
         printf(", %" PRIu64 " discarded (an assumption was false)", s->discarded);
     if (s->redundant)

@@ -47,7 +47,7 @@ dfs() {
         --seed 1 --quiet "${rf[@]}" -- "$exe") >"$tmp/log" 2>&1 </dev/null
     local st=$?
     local n
-    n=$(sed -n 's/^summary: \([0-9][0-9]*\) executions.*/\1/p' "$tmp/log" | head -1)
+    n=$(sed -n 's/^summary: \([0-9][0-9]*\) executions\?.*/\1/p' "$tmp/log" | head -1)
     local full=partial
     grep -q 'coverage: every schedule' "$tmp/log" && full=complete
     printf '%s %s %s %s\n' "$st" "${n:--}" "$full" "$(grep -m1 '^FAIL: ' "$tmp/log" | cut -c1-70)"

@@ -141,7 +141,7 @@ run_one() {
         errors=$((errors + 1))
         echo "eval.sh: $name, strategy $strategy, seed $seed: lineup ended with status $st (log: $log)" >&2
     fi
-    execs=$(sed -n 's/^summary: \([0-9][0-9]*\) executions.*/\1/p' "$log" | head -1)
+    execs=$(sed -n 's/^summary: \([0-9][0-9]*\) executions\?.*/\1/p' "$log" | head -1)
     [[ -z $execs ]] && execs=-
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\n' "$role" "$name" "$strategy" "$seed" "$st" "$found" \
         "$at" "$kind" "$execs" "$(echo "$t1 - $t0" | bc)" "$log" >>"$raw"

@@ -456,7 +456,7 @@ reduction_suite)
             timeout 100 "$LINEUP" run --quiet --all --strategy dfs --preemptions "$b" --budget 0 --reduction "$red" \
                 "${rf[@]}" -- "$BENCH/$name" >"$WORK/$red.txt" 2>&1 || rc=$?
             st[$red]=$rc
-            execs[$red]=$(sed -n 's/^summary: \([0-9]*\) executions.*/\1/p' "$WORK/$red.txt")
+            execs[$red]=$(sed -n 's/^summary: \([0-9]*\) executions\?.*/\1/p' "$WORK/$red.txt")
             [[ $rc == 0 || $rc == 1 ]] || { cat "$WORK/$red.txt"; fail "$name: lineup exited with $rc"; }
             [[ -n ${execs[$red]} ]] || fail "$name: no summary"
         done

@@ -6,7 +6,8 @@
  *             (its other operation calls _Exit(4): the report names it);
  *   snapshot  a correct set whose to_array() returns its contents as bytes,
  *             to exercise byte-string results (no failure expected);
- *   selfsignal, baddestroy  raise SIGSEGV in an operation, in destroy();
+ *   selfsignal, baddestroy, badcreate  raise SIGSEGV in an operation, in
+ *             destroy(), in create();
  *   bytes     byte-string results at and over the size limit.
  */
 #include <lineup.h>
@@ -125,6 +126,16 @@ static int64_t nop(void *o, int64_t v)
 }
 
 LINEUP_HARNESS(baddestroy, create, crash_destroy, LINEUP_OP(nop, 0));
+
+/* badcreate: its create() crashes, so every test does, at one place: one
+ * bug, reported once. */
+static void *crash_create(void)
+{
+    raise(SIGSEGV);
+    return NULL;
+}
+
+LINEUP_HARNESS(badcreate, crash_create, free, LINEUP_OP(nop, 0), LINEUP_OP(nop, 1));
 
 /* bytes: results of 4096 bytes (the most lineup keeps) and of 4097, which
  * must be a harness error, not a result silently cut to 4096. */
