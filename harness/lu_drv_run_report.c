@@ -252,7 +252,7 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         lu_buf_puts(b, "deadlock: every thread that has not finished is blocked");
         return;
     case LU_RUN_K_LIVELOCK:
-        lu_buf_printf(b, "livelock: the threads that can run only spin (%u steps without progress)",
+        lu_buf_printf(b, "livelock: the threads that can run only spin (%u looks each without progress)",
                       m->cfg.spin_bound);
         return;
     case LU_RUN_K_DIVERGE:

@@ -777,13 +777,16 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t cand = enabled & ~spinning;
     bool all_spin = cand == 0;
     /* A spinning thread chosen at a cost goes on alone while it spins: a
-     * bounded wait (look N times, then give up) runs to its end. If it is
-     * still spinning after LU__FF_LOOKS looks it is a real spin, and the
-     * execution only repeats one where it was not chosen: dropped. */
+     * bounded wait (look N times, then give up), or a read loop that only
+     * looks like one, runs to its end. If it is still spinning after
+     * spin_bound looks (the bound that defines "forever" for livelocks) it
+     * is a real spin, and the execution only repeats one where it was not
+     * chosen: dropped. A smaller limit would miss what a longer bounded
+     * loop does while another thread is preempted. */
     bool forced = false;
     if (s->ff_tid >= 0) {
         if (s->ff_tid == cur->id && cur_live && (spinning >> cur->id & 1) && !all_spin) {
-            if (++s->ff_looks > LU__FF_LOOKS) {
+            if (++s->ff_looks > s->cfg.spin_bound) {
                 s->stats.spin_dropped++;
                 s->res->message = "a spinning thread given extra turns did not stop spinning";
                 s->res->outcome = LU_SCHED_OUT_DISCARDED;
@@ -799,7 +802,12 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     if (all_spin) {
         /* Everyone who can run is spinning: let them take turns without
          * branching, and call it a livelock if nothing changes for long. */
-        if (++s->spin_run > s->cfg.spin_bound) {
+        /* spin_bound looks each: the spinners take turns, and bounded
+         * loops that each end within the bound must not add up to one. A
+         * thread that just ended made progress: the count starts again. */
+        if (!cur_live)
+            s->spin_run = 0;
+        if (++s->spin_run > (uint64_t)s->cfg.spin_bound * (uint64_t)__builtin_popcountll(enabled)) {
             s->res->outcome = LU_SCHED_OUT_LIVELOCK;
             return -1;
         }

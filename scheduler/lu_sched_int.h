@@ -99,11 +99,9 @@ struct lu__obj {
 
 #define LU__OCACHE 64      /* object cache slots (a power of two) */
 #define LU__OBJS_KEEP 1024 /* objects kept from one execution to the next; more: the table is emptied */
-#define LU__FF_LOOKS                                                                                         \
-    64                 /* looks a spinning thread chosen at a cost may take before the execution is dropped */
-#define LU__POR_KEYS 8 /* locations/objects a signature names before it becomes "everything" */
-#define LU__POR_ALTS 6 /* explored alternatives per step that can put a thread to sleep */
-#define LU__POR_ENTS 8 /* sleeping threads per step */
+#define LU__POR_KEYS 8     /* locations/objects a signature names before it becomes "everything" */
+#define LU__POR_ALTS 6     /* explored alternatives per step that can put a thread to sleep */
+#define LU__POR_ENTS 8     /* sleeping threads per step */
 #define LU__POR_DEPTH 2048 /* steps with reduction; deeper steps are explored in full */
 
 /* What a step, or a run of steps of one thread, touches. */
@@ -263,9 +261,9 @@ struct lu_sched {
     struct lu_sched_result *res;
     int cur;             /* thread that runs */
     uint32_t replay_len; /* steps of trace to follow */
-    uint32_t spin_run;
+    uint64_t spin_run;
     /* a spinning thread chosen at a cost (lu_sched_step.spin) runs alone
-     * until it stops spinning, for at most LU__FF_LOOKS more looks */
+     * until it stops spinning, for at most config.spin_bound more looks */
     int ff_tid;
     uint32_t ff_looks;
     uint32_t section_spawns; /* threads created inside atomic sections in this execution */
