@@ -2023,6 +2023,14 @@ int main(int argc, char **argv)
                         int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
                         bool want =
                             mf && mf->sched_len && fphase > 0 && lu_drv_verdict_exit(kind) == EXIT_BUG;
+                        if (want && kind == LU_DRV_V_NONDET && fphase == 1) {
+                            /* two serial executions disagreed: one schedule
+                             * replays one of them, which fails nothing */
+                            want = false;
+                            printf("replay: none; phase 1 compares two executions, so check the test again: "
+                                   "lineup --harness %s --test '%s' %s\n",
+                                   h->name, mt.s, o.path);
+                        }
                         if (want &&
                             lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
                                              o.strategy, replay_path, sizeof replay_path) == 0) {

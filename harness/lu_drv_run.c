@@ -337,8 +337,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
                       lu_drv_run_strategy_name(o->strategy));
     if (budget_zero && o->strategy != LU_RUN_DFS && o->strategy != LU_RUN_IPB && o->strategy != LU_RUN_IDB)
         lu__die_usage("--budget 0 (none) needs --strategy dfs, ipb or idb: the others would never stop");
-    if (o->strategy == LU_RUN_DFS && !o->pre_set)
-        o->preemptions = 2;
+    if ((o->strategy == LU_RUN_DFS || o->strategy == LU_RUN_DEFAULT) && !o->pre_set)
+        o->preemptions = 2; /* the default's exhaustive pass stops at 2 unless told */
     o->argc = argc - optind;
     o->argv = argv + optind;
     if (!o->argc && !o->replay)

@@ -1209,8 +1209,8 @@ static void lu__explore(void)
          * many preemptions, which PCT's few change points do not reach). */
         uint64_t share = c->budget_execs ? (c->budget_execs + 1) / 2 : 0;
         double deadline = c->budget_ms ? S.t0 + (double)c->budget_ms / 2000.0 : 0;
-        int top = c->preemptions >= 0 ? c->preemptions : 2;
-        r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, top, share, deadline);
+        /* --preemptions -1: bounds 0, 1, 2, ... until the share runs out */
+        r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, c->preemptions, share, deadline);
         if (S.stop || R->sum.exhausted == 2)
             break;
         static const struct lu__mix mix[] = {

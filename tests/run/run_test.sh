@@ -372,6 +372,9 @@ reduction)
     # ipb) and samples with the rest of the budget
     run 0 --budget 600 --seed 1 -- "$P/independent"
     has "every schedule with at most 2 preemptions was explored, then 470 executions sampled by PCT, POS and random walks in turn (seed 1)"
+    # --preemptions -1: its exhaustive pass has no last bound
+    run 0 --budget 2000 --seed 1 --preemptions -1 -- "$P/independent"
+    has "coverage: every schedule of the program was explored"
     # without: half of the budget does not finish bound 2 (13 + 76 + 264)
     run 0 --budget 600 --seed 1 --reduction off -- "$P/independent"
     has "every schedule with at most 1 preemption was explored, then 300 executions sampled"
