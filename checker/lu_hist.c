@@ -460,7 +460,8 @@ void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, con
     pad(b, 7);
     for (unsigned c = 0; c < ncol; c++) {
         char head[32];
-        int n = snprintf(head, sizeof head, "thread %u", c);
+        int n = t->main_last && c + 1 == t->nthreads ? snprintf(head, sizeof head, "main thread")
+                                                     : snprintf(head, sizeof head, "thread %u", c);
         lu_buf_puts(b, head);
         if (c + 1 < ncol)
             pad(b, width[c] > (size_t)n ? width[c] - (size_t)n : 1);

@@ -35,6 +35,7 @@ struct lu_hist_op {
 
 struct lu_hist_test {
     unsigned nthreads;
+    bool main_last; /* the last thread is the harness's main thread (setup and teardown calls) */
     unsigned nops;
     struct lu_hist_op ops[LU_HIST_MAX_OPS];
 };

@@ -161,8 +161,11 @@ static void lu__report_threads(struct lu_buf *b, const struct lu_sched_result *r
             continue;
         if (i == 0 && ti->k == LU_SCHED_K_JOIN_ALL)
             continue;
-        lu_buf_printf(b, "    %s %d %s in %s at ", i == 0 ? "main thread" : "thread", i == 0 ? 0 : i - 1,
-                      ti->state == LU_SCHED_TS_BLOCKED ? "blocked" : "spinning",
+        if (i == 0)
+            lu_buf_puts(b, "    main thread ");
+        else
+            lu_buf_printf(b, "    thread %d ", i - 1);
+        lu_buf_printf(b, "%s in %s at ", ti->state == LU_SCHED_TS_BLOCKED ? "blocked" : "spinning",
                       lu_sched_label_name(ti->label));
         lu__where(b, ti->pc);
         lu_buf_puts(b, "\n");
@@ -379,8 +382,10 @@ static void lu__build_test(void)
         lu__teardown_id[i] = lu_hist_test_add(&lu__htest, pseudo, "");
         lu__label(lu__htest.ops[lu__teardown_id[i]].label, sizeof lu__htest.ops[0].label, &lu__teardown[i]);
     }
-    if (lu__nsetup + lu__nteardown)
+    if (lu__nsetup + lu__nteardown) {
         lu__htest.nthreads = pseudo + 1;
+        lu__htest.main_last = true;
+    }
     W->htest = lu__htest;
     for (unsigned i = 0; i <= LU_DRV_MAX_THREADS; i++) {
         lu__ctx[i].t = i;
