@@ -267,8 +267,7 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
     /* the writer relocking gets EDEADLK at once, as in glibc */
     case LU_SCHED_K_RW_RDLOCK:
         o = lu__obj_find(s, t->obj);
-        return !o || o->u.rw.writer == t->id ||
-               (o->u.rw.writer == -1 && !(o->u.rw.prefer_writer && o->u.rw.writers_waiting));
+        return !o || o->u.rw.writer == t->id || lu__rw_read_free(o);
     case LU_SCHED_K_RW_WRLOCK:
         /* on a writer-preferring lock, a writer that must wait first
          * registers (lu__rw_op) */

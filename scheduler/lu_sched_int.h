@@ -95,6 +95,14 @@ struct lu__obj {
     struct lu__obj *next_free;
 };
 
+/* Whether a read lock can be taken now: no writer holds the lock, and on a
+ * writer-preferring one none is registered (lu__enabled, lu__rw_acquire).
+ * The writer itself gets EDEADLK before this is asked. */
+static inline bool lu__rw_read_free(const struct lu__obj *o)
+{
+    return o->u.rw.writer == -1 && !(o->u.rw.prefer_writer && o->u.rw.writers_waiting);
+}
+
 /* ---- partial-order reduction state (lu_sched_explore.c, docs/por.md) ---- */
 
 #define LU__OCACHE 64      /* object cache slots (a power of two) */

@@ -121,13 +121,6 @@ void lu_sched_rw_init(void *rw, bool prefer_writer)
     o->u.rw.prefer_writer = prefer_writer;
 }
 
-/* Whether a read lock can be taken now (the writer itself gets EDEADLK
- * before this is asked). */
-static bool lu__rw_read_free(const struct lu__obj *o)
-{
-    return o->u.rw.writer == -1 && !(o->u.rw.prefer_writer && o->u.rw.writers_waiting);
-}
-
 static int lu__rw_acquire(struct lu__thread *t, struct lu__obj *o, bool write, int busy_rc)
 {
     /* glibc's blocking and timed calls check only the writer (a reader
