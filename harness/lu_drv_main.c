@@ -282,10 +282,10 @@ static void lu__on_signal(int sig)
     errno = e;
 }
 
-/* --json on a device or FIFO: the whole document in one go, at the end;
- * returns true with errno set when it could not be written. */
 static int lu__json_fd = -1; /* lineup's standard output, kept for --json - */
 
+/* --json on a device or FIFO: the whole document in one go, at the end;
+ * returns true with errno set when it could not be written. */
 static bool lu__json_write_direct(FILE *mem, char **buf, size_t *len, const char *path)
 {
     if (fclose(mem) != 0)
@@ -893,8 +893,6 @@ static const char *lu__signame(int sig)
     return buf;
 }
 
-/* The report of a worker that died: the parent writes it from what the
- * worker left in the shared region. */
 /* What makes two findings one bug in the reports: the kind and the
  * (minimized) test, except that a crash or divergence is one bug per place
  * whatever the test (a crash in create() fails every test): the first
@@ -927,6 +925,8 @@ static void lu__render_tid(struct lu_buf *b, int tid)
         lu_buf_printf(b, "thread %d", tid - 1);
 }
 
+/* The report of a worker that died: the parent writes it from what the
+ * worker left in the shared region. */
 static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res *r, bool timed_out)
 {
     struct lu_buf b;
