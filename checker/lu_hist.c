@@ -274,6 +274,15 @@ static uint64_t mix(uint64_t h, uint64_t x)
     return h ^ (h >> 29);
 }
 
+uint64_t lu_hist_hash_bytes(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t x = mix(0x6279746573000000ull, len);
+    for (size_t i = 0; i < len; i++)
+        x = mix(x, p[i]);
+    return x;
+}
+
 uint64_t lu_hist_hash(const struct lu_hist *h)
 {
     uint64_t x = mix(0x6c75686973740000ull, h->len);
@@ -386,10 +395,8 @@ void lu_hist_render_result(struct lu_buf *b, const struct lu_hist_result *r)
     if (n < r->nbytes) {
         /* two long results that share their first bytes must still read
          * differently when they differ */
-        uint32_t h = 2166136261u;
-        for (uint32_t i = 0; i < r->nbytes; i++)
-            h = (h ^ r->bytes[i]) * 16777619u;
-        lu_buf_printf(b, "... %" PRIu32 " bytes, hash %08" PRIx32, r->nbytes, h);
+        lu_buf_printf(b, "... %" PRIu32 " bytes, hash %08" PRIx32, r->nbytes,
+                      (uint32_t)lu_hist_hash_bytes(r->bytes, r->nbytes));
     }
     lu_buf_puts(b, "]");
 }

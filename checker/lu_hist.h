@@ -79,6 +79,9 @@ int lu_hist_return(struct lu_hist *h, unsigned op, int64_t value, const void *by
 int lu_hist_copy(struct lu_hist *dst, const struct lu_hist *src);
 /* Hash of the event sequence with results and the stuck flag. */
 uint64_t lu_hist_hash(const struct lu_hist *h);
+/* A 64-bit hash of a byte string (for telling texts and results apart;
+ * not cryptographic). */
+uint64_t lu_hist_hash_bytes(const void *data, size_t len);
 /* Hash that ignores the order of consecutive calls and of consecutive
  * returns (events of one thread alternate, so these are other threads'). */
 uint64_t lu_hist_hash_canon(const struct lu_hist *h);

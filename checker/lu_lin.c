@@ -744,10 +744,7 @@ struct group {
  * memory runs out the line is listed again: only cosmetic. */
 static bool group_seen(struct group *g, const struct lu_buf *line)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < line->len; i++)
-        h = (h ^ (unsigned char)line->s[i]) * 1099511628211ULL;
-    h |= 1; /* 0 marks a free slot */
+    uint64_t h = lu_hist_hash_bytes(line->s, line->len) | 1; /* 0 marks a free slot */
     if (2 * (g->nseen + 1) > g->seen_cap) {
         size_t cap = g->seen_cap ? 2 * g->seen_cap : 64;
         uint64_t *t = calloc(cap, sizeof *t);
