@@ -79,7 +79,7 @@ static void lu__run_op(const struct lineup_op *op, unsigned id, struct lu__tctx 
     lu_rt_set_bytes_target(&c->bytes);
     int64_t r = op->fn(lu__obj, op->arg);
     lu_rt_set_bytes_target(NULL);
-    if (c->bytes.set && c->bytes.overflow) {
+    if (c->bytes.set && c->bytes.offered > c->bytes.cap) {
         /* comparing a cut result could pass a wrong one: refuse */
         static char why[160];
         snprintf(why, sizeof why,

@@ -171,7 +171,6 @@ LU_EXPORT void lineup_result_bytes(const void *data, size_t len)
     if (!b)
         return;
     b->set = true;
-    b->overflow = len > b->cap;
     b->offered = len;
     b->len = len > b->cap ? b->cap : len;
     if (b->len)

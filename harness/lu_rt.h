@@ -28,8 +28,7 @@ struct lu_rt_bytes {
     unsigned char *data;
     size_t len, cap;
     bool set;
-    bool overflow;  /* more than cap bytes were offered: truncated */
-    size_t offered; /* the length asked for */
+    size_t offered; /* the length asked for: more than cap was cut to cap */
 };
 
 /* Registered harnesses and sequences, in registration order. */
