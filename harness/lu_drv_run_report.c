@@ -442,6 +442,27 @@ static void lu__preemptions(struct lu_buf *b, struct lu_run_shm *m)
     }
     if (shown < n)
         lu_buf_printf(b, "    (%u more)\n", n - shown);
+    /* timed waits that gave up: a choice too, and often why it failed */
+    bool head = false;
+    j = 0;
+    memset(last, 0, sizeof last);
+    for (uint32_t i = 0; i < len; i++) {
+        for (; j < np && pl[j].at <= i; j++)
+            if (pl[j].tid >= 0 && pl[j].tid < LU_SCHED_MAX_THREADS)
+                last[pl[j].tid] = &pl[j];
+        const struct lu_sched_step *st = &tr->steps[i];
+        if (st->kind != LU_SCHED_CHOOSE_THREAD || !(st->flags & LU_SCHED_STEP_TIMEOUT))
+            continue;
+        if (!head)
+            lu_buf_puts(b, "timeouts:\n");
+        head = true;
+        const struct lu_run_point *p = st->chosen < LU_SCHED_MAX_THREADS ? last[st->chosen] : NULL;
+        lu_buf_printf(b, "    step %u: ", i);
+        lu__tname(b, st->chosen);
+        lu_buf_printf(b, "'s %s at ", p ? lu_sched_label_name(p->label) : "?");
+        lu__plog_loc(b, m, p ? p->pc : 0);
+        lu_buf_puts(b, " timed out\n");
+    }
 }
 
 static void lu__output(struct lu_buf *b, const struct lu_run_exec *E)

@@ -681,6 +681,13 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
                   atomic_load(&W->executions[2]), np,
                   W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption", np == 1 ? "" : "s");
     lu_hist_render_timeline(b, &lu__htest, &lu__hist);
+    /* a timed wait that gave up is part of why (the replay says where) */
+    for (uint32_t i = 0; i < tr->len; i++) {
+        const struct lu_sched_step *st = &tr->steps[i];
+        if (st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_TIMEOUT))
+            lu_buf_printf(b, "timed out: thread %d's %s (step %u)\n", st->chosen - 1,
+                          lu_sched_label_name(st->label), i);
+    }
     if (stuck)
         lu__report_threads(b, res);
     lu_buf_puts(b, "serial histories of these calls (phase 1):\n");
@@ -1288,6 +1295,23 @@ static void lu__replay(struct lu_spec *spec)
     }
     if (!npre)
         lu_buf_puts(&b, "    none\n");
+    bool head = false;
+    for (uint32_t i = 0; i < tr->len; i++) {
+        const struct lu_sched_step *stp = &tr->steps[i];
+        if (stp->kind != LU_SCHED_CHOOSE_THREAD || !(stp->flags & LU_SCHED_STEP_TIMEOUT))
+            continue;
+        if (!head)
+            lu_buf_puts(&b, "timeouts:\n");
+        head = true;
+        const struct lu__point_log *pl = NULL;
+        for (uint32_t j = 0; j < lu__nplog; j++)
+            if (lu__plog[j].tid == stp->chosen && lu__plog[j].at <= i)
+                pl = &lu__plog[j];
+        lu_buf_printf(&b, "    step %u: thread %d's %s at ", i, stp->chosen - 1,
+                      lu_sched_label_name(pl ? pl->label : stp->label));
+        lu__where(&b, pl ? pl->pc : 0);
+        lu_buf_puts(&b, " timed out\n");
+    }
     /* the verdict line is the parent's: it knows what was recorded */
     int verdict = LU_DRV_V_PASS;
     if (res.outcome == LU_SCHED_OUT_MISFIT) {

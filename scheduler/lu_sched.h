@@ -198,6 +198,7 @@ struct lu_sched_step {
 #define LU_SCHED_STEP_SPIN 0x02        /* the previous thread was spinning */
 #define LU_SCHED_STEP_PREEMPTIBLE 0x04 /* switching away from prev costs a preemption */
 #define LU_SCHED_STEP_FREE 0x08        /* an operation boundary (or everyone spins): any choice is free */
+#define LU_SCHED_STEP_TIMEOUT 0x10     /* the chosen thread's timed wait gave up (ETIMEDOUT) */
 
 /* Where a schedule lives while it runs: a caller-owned buffer, so that a
  * parent process can read it after the worker died in the middle of it. */

@@ -722,6 +722,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * lists only the steps where another thread exists. */
         if (++s->alone_steps > tr->cap)
             lu__end_execution(cur, LU_SCHED_OUT_TOO_LONG, "the execution exceeded the trace capacity");
+        cur->chosen_at = 0;
         return cur->id;
     }
     bool por = s->x_por;
@@ -942,6 +943,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     if (por && tr->len < LU__POR_DEPTH)
         lu__por_chosen(s, tr->len, chosen, por_known);
     tr->len++;
+    ct->chosen_at = tr->len;
     return chosen;
 }
 

@@ -221,6 +221,7 @@ struct lu__thread {
     const void *obj2; /* cond: the mutex */
     uint16_t label;
     uintptr_t pc;
+    uint32_t chosen_at; /* 1 + the trace step that chose it to go on, 0 if none did (it was alone) */
     int atomic_depth;
     int section; /* owner of the atomic section this thread was created in, or -1 */
 

@@ -23,6 +23,16 @@ static struct lu__thread *lu__me(void)
     return t;
 }
 
+/* A timed wait that gives up marks the choice that ran it, so that
+ * reports can say so (the replay reproduces it either way). */
+static int lu__timed_out(struct lu__thread *t, int rc)
+{
+    struct lu_sched_trace *tr = t->s->cfg.trace;
+    if (rc == ETIMEDOUT && t->chosen_at && t->chosen_at <= tr->len)
+        tr->steps[t->chosen_at - 1].flags |= LU_SCHED_STEP_TIMEOUT;
+    return rc;
+}
+
 /* ---- mutexes ---- */
 
 void lu_sched_mutex_init(void *m, int type)
@@ -92,7 +102,7 @@ int lu_sched_mutex_timedlock(void *m, uint16_t label)
     t->pc = LU__CALLER_PC();
     lu__obj_get(t->s, m, LU__O_MUTEX);
     lu__point(t, LU_SCHED_K_MUTEX_TIMEDLOCK, m, label);
-    return lu__mutex_acquire(t, lu__obj_find(t->s, m), ETIMEDOUT);
+    return lu__timed_out(t, lu__mutex_acquire(t, lu__obj_find(t->s, m), ETIMEDOUT));
 }
 
 int lu_sched_mutex_unlock(void *m, uint16_t label)
@@ -168,7 +178,7 @@ static int lu__rw_op(void *rw, enum lu_sched_kind k, bool write, int busy_rc, ui
     }
     int rc = lu__rw_acquire(t, o, write, busy_rc);
     LU__ASSERT(rc != -1);
-    return rc;
+    return lu__timed_out(t, rc);
 }
 
 int lu_sched_rw_rdlock(void *rw, uint16_t label)
@@ -256,7 +266,7 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
     if (!t->signalled) {
         LU__ASSERT(timed);
         oc->u.cond.waiters &= ~(1ULL << t->id);
-        rc = ETIMEDOUT;
+        rc = lu__timed_out(t, ETIMEDOUT);
     }
     t->signalled = false;
     om = lu__obj_find(s, m);
@@ -394,7 +404,7 @@ int lu_sched_sem_timedwait(void *sem, uint16_t label)
     t->pc = LU__CALLER_PC();
     lu__obj_get(t->s, sem, LU__O_SEM);
     lu__point(t, LU_SCHED_K_SEM_TIMEDWAIT, sem, label);
-    return lu__sem_take(t, sem, ETIMEDOUT);
+    return lu__timed_out(t, lu__sem_take(t, sem, ETIMEDOUT));
 }
 
 int lu_sched_sem_post(void *sem, uint16_t label)

@@ -286,6 +286,13 @@ replay_cli)
     sed 's/^kind .*/kind BOGUS/' "$f" >bogus.replay
     usage_error --replay bogus.replay
     has "bogus.replay:6: not a valid replay file: unknown kind"
+    # a timed wait that gave up is named in the replay
+    lu 1 --quiet --harness timed --test "hold(0) | take_timed(0)" --replay-dir . "$G/misc.so"
+    has "^timed out: thread 1's pthread_mutex_timedlock \(step [0-9]+\)$"
+    t=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    lu 1 --replay "$t"
+    has "^timeouts:$"
+    has "^    step [0-9]+: thread 1's pthread_mutex_timedlock at take_timed \(misc.c:[0-9]+\) timed out$"
     # a harness path with a newline and a backslash stays on its line
     odd=$'odd\ndir\\x'
     mkdir -p "$odd"

@@ -176,6 +176,14 @@ exit)
     run 0 --expect-exit 0 --strategy dfs -- "$P/lost_fixed"
     ;;
 deadlock)
+    # a timed lock that gave up is listed with the schedule, and replayed
+    run 1 --strategy dfs -- "$P/timed"
+    has "FAIL: assertion failure: \`rc == 0' in thread 1 at worker (timed.c:20)"
+    has "timeouts:"
+    has "    step 1: thread 1's pthread_mutex_timedlock at worker (timed.c:19) timed out"
+    f=$(replay_file)
+    run 1 --replay "$f"
+    has "thread 1's pthread_mutex_timedlock at worker (timed.c:19) timed out"
     run 1 -- "$P/deadlock"
     has "FAIL: deadlock: every thread that has not finished is blocked"
     has "blocked in pthread_join at main (deadlock.c:31)"

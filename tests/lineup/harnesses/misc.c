@@ -8,7 +8,8 @@
  *             to exercise byte-string results (no failure expected);
  *   selfsignal, baddestroy, badcreate  raise SIGSEGV in an operation, in
  *             destroy(), in create();
- *   bytes     byte-string results at and over the size limit.
+ *   bytes     byte-string results at and over the size limit;
+ *   timed     a timed lock that gives up: the replay names the timeout.
  */
 #include <lineup.h>
 
@@ -16,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void *create(void)
 {
@@ -136,6 +138,34 @@ static void *crash_create(void)
 }
 
 LINEUP_HARNESS(badcreate, crash_create, free, LINEUP_OP(nop, 0), LINEUP_OP(nop, 1));
+
+/* timed: take_timed() gives up while hold() has the lock, which no serial
+ * order does: a violation whose replay must say the lock timed out. */
+static pthread_mutex_t timed_m = PTHREAD_MUTEX_INITIALIZER;
+
+static int64_t hold(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    pthread_mutex_lock(&timed_m);
+    pthread_mutex_unlock(&timed_m);
+    return 0;
+}
+
+static int64_t take_timed(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 1;
+    if (pthread_mutex_timedlock(&timed_m, &ts) != 0)
+        return 0;
+    pthread_mutex_unlock(&timed_m);
+    return 1;
+}
+
+LINEUP_HARNESS(timed, create, free, LINEUP_OP(hold, 0), LINEUP_OP(take_timed, 0));
 
 /* bytes: results of 4096 bytes (the most lineup keeps) and of 4097, which
  * must be a harness error, not a result silently cut to 4096. */
