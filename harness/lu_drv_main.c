@@ -246,7 +246,7 @@ static void lu__usage(FILE *f)
         "could not be written)\n");
 }
 
-static char lu__json_tmp[PATH_MAX + 16];
+static char lu__json_tmp[PATH_MAX + 32];
 static pid_t lu__json_owner; /* the process that writes it; 0 once it is complete */
 
 static void lu__json_cleanup(void)
@@ -1733,7 +1733,8 @@ int main(int argc, char **argv)
         /* written beside the target and renamed at the end, so that a run
          * that stops early (a usage error found later, an internal error,
          * SIGINT) never leaves a truncated JSON file behind */
-        snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial", o.json_path);
+        /* the pid keeps two runs writing the same FILE apart */
+        snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial.%ld", o.json_path, (long)getpid());
         json = fopen(lu__json_tmp, "w");
         if (!json) {
             fprintf(stderr, "lineup: cannot write %s: %s\n", lu__json_tmp, strerror(errno));

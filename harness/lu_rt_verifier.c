@@ -1284,11 +1284,17 @@ static bool lu__run_attach(void)
         return false;
     /* a program this one starts is not under lineup */
     unsetenv(LU_RUN_ENV);
-    struct lu_run_shm head;
-    if (pread(shm, &head, sizeof head, 0) != (ssize_t)sizeof head || head.magic != LU_RUN_MAGIC ||
-        head.version != LU_RUN_VERSION || head.size != lu_run_shm_size(head.trace_cap))
+    /* the region's header is large (about 125 KB): not on the stack, which
+     * may be small here, before main, in every lineup-cc program */
+    struct lu_run_shm *head = malloc(sizeof *head);
+    size_t size = 0;
+    if (head && pread(shm, head, sizeof *head, 0) == (ssize_t)sizeof *head && head->magic == LU_RUN_MAGIC &&
+        head->version == LU_RUN_VERSION && head->size == lu_run_shm_size(head->trace_cap))
+        size = head->size;
+    free(head);
+    if (!size)
         return false;
-    void *m = mmap(NULL, head.size, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, shm, 0);
     if (m == MAP_FAILED)
         return false;
     close(shm);

@@ -40,7 +40,8 @@ json)
     json_ok real/target.json
     lu 0 "${QUICK[@]}" --json link.json "$G/counter_fixed.so"
     [[ -L link.json ]] || fail "link.json was replaced on the second run"
-    [[ ! -e real/target.json.partial && ! -e link.json.partial ]] || fail "a .partial file was left"
+    ! compgen -G "real/target.json.partial*" >/dev/null && ! compgen -G "link.json.partial*" >/dev/null ||
+        fail "a .partial file was left"
     # a FIFO is written to, not replaced by a file
     mkfifo fifo
     cat fifo >from_fifo &
@@ -70,6 +71,18 @@ json)
         usage_error "${QUICK[@]}" --json ro/x.json "$G/counter_fixed.so"
         has "cannot create files in ro"
     fi
+    # two runs writing one FILE at once: each its own FILE.partial.PID, and
+    # FILE is one of the two documents, whole
+    "$L" --quiet --matrix 2x2 --samples 20 --seed 1 --json same.json "$G/counter.so" >/dev/null 2>&1 &
+    p1=$!
+    "$L" --quiet --matrix 2x2 --samples 20 --seed 2 --json same.json "$G/counter.so" >/dev/null 2>&1 &
+    p2=$!
+    rc1=0 rc2=0
+    wait $p1 || rc1=$?
+    wait $p2 || rc2=$?
+    [[ $rc1 != 3 && $rc2 != 3 ]] || fail "two runs on one --json FILE: exit statuses $rc1 and $rc2"
+    json_ok same.json
+    ! compgen -G "same.json.partial*" >/dev/null || fail "a same.json.partial file was left"
     # "-" and lineup's own standard output: the JSON alone there, for a
     # pipe, the report on standard error
     for target in - /dev/stdout; do
@@ -85,22 +98,22 @@ json)
     has "^lineup: --json self.so is the harness itself"
     cmp -s self.so "$G/counter_fixed.so" || fail "--json overwrote the harness"
     # SIGTERM and SIGINT end lineup by the signal, with FILE holding the
-    # tests that finished (case interrupt) and no FILE.partial left
+    # tests that finished (case interrupt) and no FILE.partial.PID left
     for sig in TERM INT; do
         "$L" --quiet --matrix 3x3 --samples 1000 --seed 1 --jobs 1 --max-executions 0 --json sig.json \
             "$G/counter_fixed.so" >/dev/null 2>&1 &
         pid=$!
         for _ in $(seq 200); do
-            [[ -e sig.json.partial ]] && break
+            compgen -G "sig.json.partial.*" >/dev/null && break
             sleep 0.1
         done
-        [[ -e sig.json.partial ]] || fail "no sig.json.partial while the run goes on"
+        compgen -G "sig.json.partial.*" >/dev/null || fail "no sig.json.partial.PID while the run goes on"
         kill -s $sig $pid
         rc=0
         wait $pid || rc=$?
         want=$((128 + $(kill -l $sig)))
         [[ $rc == "$want" ]] || fail "SIG$sig: lineup exited $rc, expected $want"
-        [[ ! -e sig.json.partial ]] || fail "SIG$sig left sig.json.partial"
+        ! compgen -G "sig.json.partial*" >/dev/null || fail "SIG$sig left sig.json.partial.PID"
         json_ok sig.json
         grep -q '"interrupted": true' sig.json || fail "SIG$sig: sig.json does not say it was interrupted"
         rm -f sig.json

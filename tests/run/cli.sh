@@ -79,6 +79,9 @@ options)
     has "^lineup run: option --strategy needs an argument"
     usage_error run --budget 5ms -- "$P/correct"
     has "^lineup run: --budget takes N \(executions\), Ns \(seconds\) or Nm \(minutes\), not '5ms'"
+    # a small stack (ulimit -s 128): lineup and lineup-cc programs start
+    (ulimit -s 128 && "$LINEUP" --version >/dev/null) || fail "lineup --version fails with a 128 KB stack"
+    (ulimit -s 128 && "$P/correct") || fail "a lineup-cc program fails with a 128 KB stack"
     # an empty name is not looked up on PATH (it would match a directory)
     usage_error run -- ""
     has "^lineup run: the program name is empty"
