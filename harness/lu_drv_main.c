@@ -954,6 +954,14 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         lu_buf_printf(&b, " in phase %d, at ", phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
         lu_buf_puts(&b, "\n");
+    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && f->kind != LU_SCHED_FATAL_SIGNAL) {
+        /* the code under test's own kill or raise would have said so
+         * (lu_sched_fatal_signal_ahead) */
+        r->verdict = LU_DRV_V_INTERNAL;
+        lu_buf_printf(&b,
+                      "the worker was killed by SIGKILL from outside the code under test (the kernel's OOM "
+                      "killer, or another process) in phase %d: this says nothing about the harness\n",
+                      phase);
     } else {
         r->verdict = LU_DRV_V_CRASH;
         int sig = WIFSIGNALED(status) ? WTERMSIG(status) : f->kind == LU_SCHED_FATAL_SIGNAL ? f->code : 0;

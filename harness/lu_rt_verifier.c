@@ -767,6 +767,14 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
         k = WTERMSIG(wstatus) == SIGABRT ? LU_RUN_K_ABORT : LU_RUN_K_CRASH;
         E->fatal_code = WTERMSIG(wstatus);
         E->killed = 1;
+        if (E->fatal_code == SIGKILL) {
+            /* the program's own kill or raise would have said so
+             * (lu_sched_fatal_signal_ahead): this came from outside */
+            k = LU_RUN_K_INTERNAL;
+            snprintf(E->message, sizeof E->message,
+                     "the execution's process was killed by SIGKILL from outside the program (the "
+                     "kernel's OOM killer, or another process): this says nothing about the program");
+        }
         const struct lu_sched_trace *tr = lu_run_shm_trace(R);
         E->fatal_tid = E->started ? (tr->len ? tr->steps[tr->len - 1].chosen : 0) : -1;
         lu__threads_last_seen(E);

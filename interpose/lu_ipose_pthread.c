@@ -833,6 +833,31 @@ LU_IPOSE_EXPORT int sem_getvalue(sem_t *sem, int *value)
     return lu_ipose_sem_ret(lu_sched_sem_getvalue(sem, value));
 }
 
+/* ================================================================ signals to oneself */
+
+/* Whether pid names the caller's own process (or a group or every process,
+ * which include it). */
+static inline bool lu_ipose_kills_self(pid_t pid)
+{
+    return pid <= 0 || pid == getpid();
+}
+
+LU_IPOSE_EXPORT int kill(pid_t pid, int sig)
+{
+    LU_IPOSE_PASS(kill, (pid, sig));
+    if (sig == SIGKILL && lu_ipose_kills_self(pid))
+        lu_sched_fatal_signal_ahead(sig);
+    return LU_IPOSE_REAL(kill)(pid, sig);
+}
+
+LU_IPOSE_EXPORT int raise(int sig)
+{
+    LU_IPOSE_PASS(raise, (sig));
+    if (sig == SIGKILL)
+        lu_sched_fatal_signal_ahead(sig);
+    return LU_IPOSE_REAL(raise)(sig);
+}
+
 /* ================================================================ spin hints */
 
 LU_IPOSE_EXPORT int sched_yield(void)

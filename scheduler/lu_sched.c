@@ -1116,6 +1116,13 @@ void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn)
     __builtin_unreachable();
 }
 
+void lu_sched_fatal_signal_ahead(int sig)
+{
+    struct lu__thread *t = lu__self;
+    if (t && t->s->cfg.on_fatal)
+        t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_SIGNAL, sig, t->id, LU__CALLER_PC() - 1);
+}
+
 bool lu_sched_known(const void *addr)
 {
     struct lu__thread *t = lu__self;

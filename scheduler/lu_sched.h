@@ -580,6 +580,12 @@ void lu_sched_abort(const char *why) __attribute__((noreturn));
  * process. Never returns. */
 void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn) __attribute__((noreturn));
 
+/* The calling controlled thread is about to end its process with a signal
+ * no handler can see (SIGKILL): reports it through config.on_fatal, like a
+ * fatal signal, with the caller's pc, and returns for the caller to send
+ * it. Async-signal-safe. Not a scheduling point. */
+void lu_sched_fatal_signal_ahead(int sig);
+
 /* Which divergence watchdog the controller's kernel thread uses (for diagnostics). */
 const char *lu_sched_watchdog_name(void);
 

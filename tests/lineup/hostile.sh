@@ -121,6 +121,22 @@ timeout_budget)
         fail "minimization did not stop at the smaller test that timed out"
     ((secs <= 6)) || fail "the crash with --timeout 2 took $secs s"
     ;;
+external_kill)
+    # a worker killed by SIGKILL from outside (what the OOM killer does) is
+    # a tool-side error (exit 3), not a crash of the code under test
+    "$L" --harness blocking --test "block(0)" --timeout 60 "$SO" >out.txt 2>err.txt &
+    lp=$!
+    pids=$(wait_descendants "$lp" 1)
+    [[ -n $pids ]] || fail "lineup started no worker"
+    sleep 0.5 # the worker reaches read()
+    # shellcheck disable=SC2086
+    kill -KILL $pids
+    rc=0
+    wait "$lp" || rc=$?
+    [[ $rc == 3 ]] || fail "lineup exited $rc, expected 3"
+    grep -q 'killed by SIGKILL from outside the code under test' out.txt || fail "the kill was not explained"
+    if grep -q 'FAIL harness blocking: crash' out.txt; then fail "reported as a crash"; fi
+    ;;
 *)
     fail "unknown case $case_"
     ;;

@@ -9,7 +9,8 @@
  *   selfsignal, baddestroy, badcreate  raise SIGSEGV in an operation, in
  *             destroy(), in create();
  *   bytes     byte-string results at and over the size limit;
- *   timed     a timed lock that gives up: the replay names the timeout.
+ *   timed     a timed lock that gives up: the replay names the timeout;
+ *   selfkill  kill(getpid(), SIGKILL) in an operation.
  */
 #include <lineup.h>
 
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static void *create(void)
 {
@@ -112,6 +114,19 @@ static int64_t raise_segv(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(selfsignal, create, free, LINEUP_OP(raise_segv, 0));
+
+/* selfkill: SIGKILL to its own process, which no handler sees: kill()
+ * reports it on the way, so it is a crash with a place, not a kill from
+ * outside. */
+static int64_t kill_self(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    kill(getpid(), SIGKILL);
+    return 0;
+}
+
+LINEUP_HARNESS(selfkill, create, free, LINEUP_OP(kill_self, 0));
 
 /* baddestroy: its destroy() crashes, on the main thread (not a test thread:
  * the report must not number it like one). */
