@@ -877,10 +877,13 @@ static double lu__now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static unsigned lu__timeout;
+
 struct lu__slot {
     struct lu_drv_shm *shm;
     pid_t pid;
-    double start;
+    double start;      /* of the test, or of the last execution that finished (--timeout) */
+    uint64_t finished; /* executions of the test so far */
     int index;
 };
 
@@ -936,9 +939,9 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
     if (timed_out) {
         r->verdict = LU_DRV_V_TIMEOUT;
         lu_buf_printf(&b,
-                      "timeout: the test did not finish in time (phase %d); an operation may block in a "
-                      "call lineup does not control (I/O, an uninstrumented lock)\n",
-                      phase);
+                      "timeout: no execution of the test finished for %u s (phase %d); an operation may "
+                      "block in a call lineup does not control (I/O, an uninstrumented lock)\n",
+                      lu__timeout, phase);
     } else if (f->kind == LU_SCHED_FATAL_DIVERGE) {
         r->verdict = LU_DRV_V_DIVERGE;
         lu_buf_printf(&b,
@@ -1070,7 +1073,6 @@ static struct lu__finding *lu__res_find(struct lu__res *r, int verdict)
 
 static struct lu__slot *lu__slots;
 static unsigned lu__nslots;
-static unsigned lu__timeout;
 
 static void lu__slots_init(unsigned n)
 {
@@ -1141,6 +1143,7 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     }
     sl->pid = pid;
     sl->start = lu__now();
+    sl->finished = 0;
     sl->index = index;
 }
 
@@ -1178,9 +1181,23 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
         if (pid < 0 && errno == ECHILD)
             return NULL;
         double now = lu__now();
+        /* --timeout is for tests that hang: each execution that finishes
+         * starts it again, and time lineup spent stopped (Ctrl-Z) does not
+         * count (a poll is due every millisecond) */
+        static double last_poll;
+        double stopped = last_poll && now - last_poll > 1.0 ? now - last_poll : 0;
+        last_poll = now;
         for (unsigned i = 0; i < lu__nslots; i++) {
             struct lu__slot *sl = &lu__slots[i];
-            if (sl->pid > 0 && lu__timeout && now - sl->start > lu__timeout) {
+            if (sl->pid <= 0)
+                continue;
+            uint64_t n = atomic_load(&sl->shm->executions[1]) + atomic_load(&sl->shm->executions[2]);
+            if (n != sl->finished) {
+                sl->finished = n;
+                sl->start = now;
+            }
+            sl->start += stopped;
+            if (lu__timeout && now - sl->start > lu__timeout) {
                 kill(sl->pid, SIGKILL);
                 waitpid(sl->pid, &status, 0);
                 lu__collect(sl, status, r, true);

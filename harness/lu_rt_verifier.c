@@ -858,7 +858,24 @@ static int lu__wait_child(pid_t pid, bool *timed_out)
     if (pfd >= 0) {
         struct pollfd p = {pfd, POLLIN, 0};
         int r;
-        while ((r = poll(&p, 1, limit ? (int)limit : -1)) < 0 && errno == EINTR) {
+        /* in slices, so that time lineup spent stopped (Ctrl-Z, SIGSTOP
+         * to its process group: the execution was stopped too) does not
+         * count against the limit */
+        double waited = 0;
+        for (;;) {
+            int slice = !limit                          ? -1
+                        : limit - waited * 1000.0 < 100 ? (int)(limit - waited * 1000.0) + 1
+                                                        : 100;
+            double a = lu__now();
+            r = poll(&p, 1, slice);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r != 0)
+                break;
+            double d = lu__now() - a;
+            waited += d > slice / 1000.0 + 1.0 ? slice / 1000.0 : d;
+            if (waited * 1000.0 >= limit)
+                break;
         }
         close(pfd);
         if (r == 0) {

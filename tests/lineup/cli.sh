@@ -247,6 +247,29 @@ assert len(d["harnesses"][0]["tests"]) == s["tests"], (len(d["harnesses"][0]["te
         [[ $st == Z ]] || fail "worker $k outlived the interrupted run"
     done
     ;;
+timeout_progress)
+    # --timeout is for tests that hang: a long search whose executions keep
+    # finishing is not a timeout (about 7 s of work, --timeout 2)
+    lu 0 --timeout 2 --jobs 1 --max-executions 0 --preemptions 3 \
+        --test "inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | inc(0) get(0)" "$G/counter_fixed.so"
+    has "^verdict: PASS"
+    # nor is the time lineup spends stopped (Ctrl-Z): its process group
+    # stopped for 3 s with --timeout 1
+    set -m
+    "$L" --timeout 1 --jobs 1 --max-executions 0 --preemptions 3 \
+        --test "inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | inc(0)" "$G/counter_fixed.so" >"$out" 2>&1 &
+    lp=$!
+    set +m
+    sleep 0.3
+    kill -STOP -- "-$lp"
+    sleep 3
+    kill -CONT -- "-$lp"
+    rc=0
+    wait "$lp" || rc=$?
+    [[ $rc == 0 ]] || fail "stopped for 3 s with --timeout 1: exit $rc, expected 0"
+    has "^verdict: PASS"
+    lacks "timeout"
+    ;;
 no_effect)
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
     f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
