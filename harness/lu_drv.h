@@ -294,6 +294,10 @@ void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);
 /* A value of a replay file's line, escaped so that it stays on its line
  * (\n, \\), and back (in place). */
 void lu_drv_replay_put(FILE *f, const char *s);
+
+/* s as one shell word, quoted if it needs it, for the commands reports
+ * print. Static storage: at most 4 such words per printf. */
+const char *lu_drv_shell_word(const char *s);
 void lu_drv_replay_unescape(char *s);
 
 /* Why a replay stopped following its recorded schedule (why: enum

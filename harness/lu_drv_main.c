@@ -1621,8 +1621,8 @@ static void lu__replay_misfit(const struct lu__replay *rp, int why, uint32_t at,
     fprintf(stderr,
             "lineup: replay: the recorded schedule does not fit this build at choice %u%s (%s): the "
             "harness changed since the replay file was written, or it does not behave the same way on the "
-            "same schedule. To check a fix, run the test again: lineup --test '%s' --harness %s %s\n",
-            at + 1, of, b.s ? b.s : "", rp->test, rp->name, path);
+            "same schedule. To check a fix, run the test again: lineup --test %s --harness %s %s\n",
+            at + 1, of, b.s ? b.s : "", lu_drv_shell_word(rp->test), rp->name, lu_drv_shell_word(path));
     lu_buf_free(&b);
 }
 
@@ -2054,13 +2054,13 @@ int main(int argc, char **argv)
                              * replays one of them, which fails nothing */
                             want = false;
                             printf("replay: none; phase 1 compares two executions, so check the test again: "
-                                   "lineup --harness %s --test '%s' %s\n",
-                                   h->name, mt.s, o.path);
+                                   "lineup --harness %s --test %s %s\n",
+                                   h->name, lu_drv_shell_word(mt.s), lu_drv_shell_word(o.path));
                         }
                         if (want &&
                             lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
                                              o.strategy, replay_path, sizeof replay_path) == 0) {
-                            printf("replay: lineup --replay %s\n", replay_path);
+                            printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {
                                 int e = errno;

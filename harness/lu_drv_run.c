@@ -547,7 +547,7 @@ static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
     }
     char path[PATH_MAX];
     if (lu__replay_file(x, m, path, sizeof path) == 0)
-        printf("replay: lineup run --replay %s\n", path);
+        printf("replay: lineup run --replay %s\n", lu_drv_shell_word(path));
     else
         printf("replay: cannot write a replay file in %s: %s\n", x->o->replay_dir, strerror(errno));
     fflush(stdout);
@@ -567,7 +567,7 @@ static void lu__on_note(struct lu__ctx *x, struct lu_run_shm *m)
            "(--expect-exit 0)",
            m->exec.index + 1, m->exec.status);
     if (lu__replay_file(x, m, path, sizeof path) == 0)
-        printf("; replay: lineup run --replay %s", path);
+        printf("; replay: lineup run --replay %s", lu_drv_shell_word(path));
     printf("\n");
     fflush(stdout);
 }
@@ -696,9 +696,9 @@ static void lu__replay_misfit(const struct lu_drv_run_replay *rp, int why, uint3
             "lineup run: replay: the recorded schedule does not fit this program at choice %u%s (%s): the "
             "program changed since the replay file was written, or it does not behave the same way on the "
             "same schedule. To check a fix, run it again: lineup run -- %s",
-            at + 1, of, b.s ? b.s : "", prog);
+            at + 1, of, b.s ? b.s : "", lu_drv_shell_word(prog));
     for (int i = 0; i < nargs; i++)
-        fprintf(stderr, " %s", args[i]);
+        fprintf(stderr, " %s", lu_drv_shell_word(args[i]));
     fputs("\n", stderr);
     lu_buf_free(&b);
 }

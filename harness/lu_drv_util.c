@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -306,4 +307,32 @@ void lu_drv_replay_unescape(char *s)
         }
     }
     *d = 0;
+}
+
+/* Printed commands must paste into a shell: a word with only characters no
+ * shell treats specially stays as it is, any other goes in single quotes
+ * (a quote inside becomes '\''). Returns a static buffer per slot: up to
+ * LU__SHQ_SLOTS words of one printf. */
+#define LU__SHQ_SLOTS 4
+const char *lu_drv_shell_word(const char *s)
+{
+    static char buf[LU__SHQ_SLOTS][4 * PATH_MAX + 3];
+    static unsigned next;
+    char *out = buf[next++ % LU__SHQ_SLOTS];
+    if (*s &&
+        strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:@%+=,-") == strlen(s))
+        return s;
+    size_t o = 0, cap = sizeof buf[0] - 2;
+    out[o++] = '\'';
+    for (; *s && o + 4 < cap; s++) {
+        if (*s == '\'') {
+            memcpy(out + o, "'\\''", 4);
+            o += 4;
+        } else {
+            out[o++] = *s;
+        }
+    }
+    out[o++] = '\'';
+    out[o] = 0;
+    return out;
 }

@@ -329,6 +329,14 @@ replay_cli)
     lu 1 --replay "$t"
     has "^timeouts:$"
     has "^    step [0-9]+: thread 1's pthread_mutex_timedlock at take_timed \(misc.c:[0-9]+\) timed out$"
+    # the printed replay command pastes into a shell as it is, also for a
+    # directory with a space and a quote
+    mkdir -p "it's here"
+    lu 1 --quiet --test "inc(0) get(0) | inc(0)" --replay-dir "it's here" "$G/counter.so"
+    cmd=$(sed -n 's/^replay: lineup //p' "$out" | head -1)
+    [[ $cmd == "--replay 'it'\\''s here/"* ]] || fail "the replay command is not quoted: $cmd"
+    eval "lu 1 $cmd"
+    has "\(reproduced\)$"
     # a harness path with a newline and a backslash stays on its line
     odd=$'odd\ndir\\x'
     mkdir -p "$odd"
