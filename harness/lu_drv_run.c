@@ -621,6 +621,12 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
         printf("the budget ran out before bound 0 was explored completely\n");
     else
         printf("stopped at the first failure\n");
+    if (!m->cfg.races && (s->exhausted == 2 || s->bound_done >= 0))
+        /* a coverage claim holds for what lineup schedules: a racy program
+         * (most SV-COMP sources keep shared data in plain variables) has
+         * interleavings of plain accesses it never tries */
+        printf("  (schedules differ at atomic, volatile and pthread operations; plain memory accesses are "
+               "not scheduling points, so a data race can hide a failure: --races finds races)\n");
     if (s->nstatus && !(s->nstatus == 1 && s->statuses[0].status == 0)) {
         printf("  exit statuses:");
         for (uint32_t i = 0; i < s->nstatus; i++)
