@@ -418,49 +418,47 @@ static void lu__preemptions(struct lu_buf *b, struct lu_run_shm *m)
             n++;
     lu_buf_printf(b, "schedule: %u scheduling choices, %u preemption%s%s\n", len, n, n == 1 ? "" : "s",
                   n ? ":" : "");
+    /* one pass: preemptions (the first 16) into b, timed waits that gave
+     * up (a choice too, and often why it failed) into t */
+    struct lu_buf t;
+    lu_buf_init(&t);
     uint32_t j = 0;
     const struct lu_run_point *last[LU_SCHED_MAX_THREADS] = {0};
-    for (uint32_t i = 0; i < len && shown < 16; i++) {
+    for (uint32_t i = 0; i < len; i++) {
         /* the point log is in trace order: catch up to step i */
         for (; j < np && pl[j].at <= i; j++)
             if (pl[j].tid >= 0 && pl[j].tid < LU_SCHED_MAX_THREADS)
                 last[pl[j].tid] = &pl[j];
         const struct lu_sched_step *st = &tr->steps[i];
-        if (st->kind != LU_SCHED_CHOOSE_THREAD || !(st->flags & LU_SCHED_STEP_PREEMPT))
+        if (st->kind != LU_SCHED_CHOOSE_THREAD)
             continue;
-        const struct lu_run_point *p = st->prev < LU_SCHED_MAX_THREADS ? last[st->prev] : NULL;
-        lu_buf_printf(b, "    step %u: ", i);
-        lu__tname(b, st->prev);
-        lu_buf_printf(b, " preempted before %s at ", p ? lu_sched_label_name(p->label) : "?");
-        lu__plog_loc(b, m, p ? p->pc : 0);
-        lu_buf_puts(b, "; ");
-        lu__tname(b, st->chosen);
-        lu_buf_puts(b, " runs\n");
-        shown++;
+        if ((st->flags & LU_SCHED_STEP_PREEMPT) && shown < 16) {
+            const struct lu_run_point *p = st->prev < LU_SCHED_MAX_THREADS ? last[st->prev] : NULL;
+            lu_buf_printf(b, "    step %u: ", i);
+            lu__tname(b, st->prev);
+            lu_buf_printf(b, " preempted before %s at ", p ? lu_sched_label_name(p->label) : "?");
+            lu__plog_loc(b, m, p ? p->pc : 0);
+            lu_buf_puts(b, "; ");
+            lu__tname(b, st->chosen);
+            lu_buf_puts(b, " runs\n");
+            shown++;
+        }
+        if (st->flags & LU_SCHED_STEP_TIMEOUT) {
+            const struct lu_run_point *p = st->chosen < LU_SCHED_MAX_THREADS ? last[st->chosen] : NULL;
+            lu_buf_printf(&t, "    step %u: ", i);
+            lu__tname(&t, st->chosen);
+            lu_buf_printf(&t, "'s %s at ", p ? lu_sched_label_name(p->label) : "?");
+            lu__plog_loc(&t, m, p ? p->pc : 0);
+            lu_buf_puts(&t, " timed out\n");
+        }
     }
     if (shown < n)
         lu_buf_printf(b, "    (%u more)\n", n - shown);
-    /* timed waits that gave up: a choice too, and often why it failed */
-    bool head = false;
-    j = 0;
-    memset(last, 0, sizeof last);
-    for (uint32_t i = 0; i < len; i++) {
-        for (; j < np && pl[j].at <= i; j++)
-            if (pl[j].tid >= 0 && pl[j].tid < LU_SCHED_MAX_THREADS)
-                last[pl[j].tid] = &pl[j];
-        const struct lu_sched_step *st = &tr->steps[i];
-        if (st->kind != LU_SCHED_CHOOSE_THREAD || !(st->flags & LU_SCHED_STEP_TIMEOUT))
-            continue;
-        if (!head)
-            lu_buf_puts(b, "timeouts:\n");
-        head = true;
-        const struct lu_run_point *p = st->chosen < LU_SCHED_MAX_THREADS ? last[st->chosen] : NULL;
-        lu_buf_printf(b, "    step %u: ", i);
-        lu__tname(b, st->chosen);
-        lu_buf_printf(b, "'s %s at ", p ? lu_sched_label_name(p->label) : "?");
-        lu__plog_loc(b, m, p ? p->pc : 0);
-        lu_buf_puts(b, " timed out\n");
+    if (t.len) {
+        lu_buf_puts(b, "timeouts:\n");
+        lu_buf_puts(b, t.s);
     }
+    lu_buf_free(&t);
 }
 
 static void lu__output(struct lu_buf *b, const struct lu_run_exec *E)
