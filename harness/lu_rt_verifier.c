@@ -670,6 +670,22 @@ static void lu__threads_last_seen(struct lu_run_exec *E)
             E->th[i].state = LU_RUN_TS_LIVE;
 }
 
+/* After lu__threads_last_seen: the thread that ran last, the one chosen
+ * last or one just created that never reached a scheduling point (it ran
+ * at once, before its creator went on). */
+static int lu__ran_last(struct lu_run_exec *E)
+{
+    const struct lu_sched_trace *tr = lu_run_shm_trace(R);
+    int last = tr->len ? tr->steps[tr->len - 1].chosen : 0;
+    if (E->starting >= 0 && E->starting < LU_SCHED_MAX_THREADS) {
+        last = E->starting;
+        E->th[last].state = LU_RUN_TS_LIVE;
+        if (last >= E->nthreads)
+            E->nthreads = last + 1;
+    }
+    return last;
+}
+
 /* What the execution showed, from what the child left and how it ended. */
 static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
 {
@@ -681,15 +697,7 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
         k = LU_RUN_K_TIMEOUT;
         /* killed from outside: what the point log kept is all there is */
         lu__threads_last_seen(E);
-        const struct lu_sched_trace *tr = lu_run_shm_trace(R);
-        E->culprit = tr->len ? tr->steps[tr->len - 1].chosen : 0;
-        if (E->starting >= 0) {
-            /* created, never reached a scheduling point: it ran last */
-            E->culprit = E->starting;
-            E->th[E->starting].state = LU_RUN_TS_LIVE;
-            if (E->starting >= E->nthreads)
-                E->nthreads = E->starting + 1;
-        }
+        E->culprit = lu__ran_last(E);
     } else if (E->done && E->redundant) {
         /* covered by other executions (partial-order reduction: an explored
          * one is equivalent to every completion of it, a race seen on the
@@ -775,16 +783,8 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
                      "the execution's process was killed by SIGKILL from outside the program (the "
                      "kernel's OOM killer, or another process): this says nothing about the program");
         }
-        const struct lu_sched_trace *tr = lu_run_shm_trace(R);
-        E->fatal_tid = E->started ? (tr->len ? tr->steps[tr->len - 1].chosen : 0) : -1;
         lu__threads_last_seen(E);
-        if (E->started && E->starting >= 0 && E->starting < LU_SCHED_MAX_THREADS) {
-            /* created, killed before its first scheduling point */
-            E->fatal_tid = E->starting;
-            E->th[E->starting].state = LU_RUN_TS_LIVE;
-            if (E->starting >= E->nthreads)
-                E->nthreads = E->starting + 1;
-        }
+        E->fatal_tid = E->started ? lu__ran_last(E) : -1;
     } else if (WIFEXITED(wstatus) && E->started) {
         /* left through a path nobody intercepted (a raw exit_group, an
          * exec of another program) */
