@@ -414,6 +414,16 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
     lu__plog[lu__nplog++] = (struct lu__point_log){L->trace->len, tid, label, pc};
 }
 
+/* Thread tid's last scheduling point at or before trace step i, or NULL. */
+static const struct lu__point_log *lu__plog_at(int tid, uint32_t i)
+{
+    const struct lu__point_log *pl = NULL;
+    for (uint32_t j = 0; j < lu__nplog; j++)
+        if (lu__plog[j].tid == tid && lu__plog[j].at <= i)
+            pl = &lu__plog[j];
+    return pl;
+}
+
 /* abort(), raise(), a failed assert() stop in libc, and a spin on plain
  * memory in lineup's access hook: the report should name where the
  * harness's code was, its innermost frame (a call site, so one byte back),
@@ -1284,10 +1294,7 @@ static void lu__replay(struct lu_spec *spec)
         if (!(stp->flags & LU_SCHED_STEP_PREEMPT))
             continue;
         npre++;
-        const struct lu__point_log *pl = NULL;
-        for (uint32_t j = 0; j < lu__nplog; j++)
-            if (lu__plog[j].tid == stp->prev && lu__plog[j].at <= i)
-                pl = &lu__plog[j];
+        const struct lu__point_log *pl = lu__plog_at(stp->prev, i);
         lu_buf_printf(&b, "    step %u: thread %d preempted before %s at ", i, stp->prev - 1,
                       pl ? lu_sched_label_name(pl->label) : "?");
         lu__where(&b, pl ? pl->pc : 0);
@@ -1303,10 +1310,7 @@ static void lu__replay(struct lu_spec *spec)
         if (!head)
             lu_buf_puts(&b, "timeouts:\n");
         head = true;
-        const struct lu__point_log *pl = NULL;
-        for (uint32_t j = 0; j < lu__nplog; j++)
-            if (lu__plog[j].tid == stp->chosen && lu__plog[j].at <= i)
-                pl = &lu__plog[j];
+        const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
         lu_buf_printf(&b, "    step %u: thread %d's %s at ", i, stp->chosen - 1,
                       lu_sched_label_name(pl ? pl->label : stp->label));
         lu__where(&b, pl ? pl->pc : 0);
