@@ -896,14 +896,20 @@ static const char *lu__signame(int sig)
     return buf;
 }
 
+/* A crash or divergence is one bug per place, whatever the test (a crash
+ * in create() fails every test): the first line of its report names the
+ * place. */
+static bool lu__bug_per_place(int kind)
+{
+    return kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE;
+}
+
 /* What makes two findings one bug in the reports: the kind and the
- * (minimized) test, except that a crash or divergence is one bug per place
- * whatever the test (a crash in create() fails every test): the first
- * line of its report names the place. */
+ * (minimized) test, or the place (lu__bug_per_place). */
 static void lu__finding_key(struct lu_buf *key, int kind, const char *report, const char *test)
 {
     const char *r = report ? report : "";
-    if (kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE)
+    if (lu__bug_per_place(kind))
         lu_buf_printf(key, "%d %.*s", kind, (int)strcspn(r, "\n"), r);
     else
         lu_buf_printf(key, "%d %s", kind, test ? test : "");
@@ -1986,7 +1992,7 @@ int main(int argc, char **argv)
                     bool cut = false;
                     bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
                     bool minimize = minimizable && !lu__interrupted;
-                    if (kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE) {
+                    if (lu__bug_per_place(kind)) {
                         /* the same place as a report above: nothing to minimize */
                         struct lu_buf k0;
                         lu_buf_init(&k0);
@@ -2016,7 +2022,7 @@ int main(int argc, char **argv)
                          * the reports would not add up to the failures */
                         printf("\nFAIL harness %s: %s\n", h->name, lu_drv_verdict_name(kind));
                         printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
-                        if (kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE)
+                        if (lu__bug_per_place(kind))
                             printf("  the same %s as reported above, at the same place\n",
                                    lu_drv_verdict_name(kind));
                         else if (runs)
