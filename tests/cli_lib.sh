@@ -23,3 +23,20 @@ has() {
 lacks() {
     if grep -qE -- "$1" "$out"; then fail "the output has /$1/"; fi
 }
+# stopped_for SECS ARGS...: lineup ARGS in a process group of its own,
+# stopped (as by Ctrl-Z) for SECS seconds from 0.3 s after its start;
+# output in $out, exit status in $rc
+stopped_for() {
+    local secs=$1 pid
+    shift
+    set -m
+    "$LU_BIN" "$@" >"$out" 2>&1 &
+    pid=$!
+    set +m
+    sleep 0.3
+    kill -STOP -- "-$pid"
+    sleep "$secs"
+    kill -CONT -- "-$pid"
+    rc=0
+    wait "$pid" || rc=$?
+}

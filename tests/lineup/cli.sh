@@ -255,17 +255,8 @@ timeout_progress)
     has "^verdict: PASS"
     # nor is the time lineup spends stopped (Ctrl-Z): its process group
     # stopped for 3 s with --timeout 1
-    set -m
-    "$L" --timeout 1 --jobs 1 --max-executions 0 --preemptions 3 \
-        --test "inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | inc(0)" "$G/counter_fixed.so" >"$out" 2>&1 &
-    lp=$!
-    set +m
-    sleep 0.3
-    kill -STOP -- "-$lp"
-    sleep 3
-    kill -CONT -- "-$lp"
-    rc=0
-    wait "$lp" || rc=$?
+    stopped_for 3 --timeout 1 --jobs 1 --max-executions 0 --preemptions 3 \
+        --test "inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | inc(0)" "$G/counter_fixed.so"
     [[ $rc == 0 ]] || fail "stopped for 3 s with --timeout 1: exit $rc, expected 0"
     has "^verdict: PASS"
     lacks "timeout"

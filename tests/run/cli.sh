@@ -27,6 +27,12 @@ usage_error() {
 }
 
 case $case_ in
+stopped)
+    # time lineup spends stopped (Ctrl-Z: its process group) is no timeout
+    stopped_for 2.5 run --quiet --timeout 1 --budget 3000 -- "$P/correct"
+    [[ $rc == 0 ]] || fail "stopped for 2.5 s with --timeout 1: exit $rc, expected 0"
+    lacks "timeout"
+    ;;
 closed_fds)
     # the shared region must not land on fd 0 or 1, which the program's
     # stdin and stdout replace

@@ -228,20 +228,6 @@ timeout)
     # the reader blocks in read() before its first scheduling point: it is
     # the thread to name, although no scheduling point shows it
     has "thread 1     the last to run: just created, it never reached a scheduling point"
-    # time lineup spends stopped (Ctrl-Z: its process group) is no timeout
-    set -m
-    "$LINEUP" run --quiet --timeout 1 --budget 3000 -- "$P/correct" >"$out" 2>&1 &
-    lp=$!
-    set +m
-    sleep 0.3
-    kill -STOP -- "-$lp"
-    sleep 2.5
-    kill -CONT -- "-$lp"
-    rc=0
-    wait "$lp" || rc=$?
-    sed 's/^/    /' "$out"
-    [[ $rc == 0 ]] || fail "stopped for 2.5 s with --timeout 1: exit $rc, expected 0"
-    lacks "timeout"
     # killed from outside with SIGKILL (what the OOM killer does) while it
     # blocks: a tool-side error (exit 3), not a finding about the program
     "$LINEUP" run --quiet --timeout 60 -- "$P/block" >"$out" 2>&1 &
