@@ -1945,7 +1945,13 @@ int main(int argc, char **argv)
             if (!finished[i])
                 continue;
             struct lu__res *r = &res[i];
-            tt.by_verdict[r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL]++;
+            /* a test with findings of two kinds counts under each, so that
+             * the summary's lines match its FAIL blocks */
+            unsigned kinds = 1u << (r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL);
+            for (unsigned fi = 0; fi < r->nf; fi++)
+                kinds |= 1u << (r->f[fi].verdict < LU_DRV_V_COUNT ? r->f[fi].verdict : LU_DRV_V_INTERNAL);
+            for (int v = 0; v < LU_DRV_V_COUNT; v++)
+                tt.by_verdict[v] += kinds >> v & 1;
             int rc = lu_drv_verdict_exit(r->verdict);
             if (rc > tt.exit_code)
                 tt.exit_code = rc;

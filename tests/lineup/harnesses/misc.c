@@ -10,12 +10,14 @@
  *             destroy(), in create();
  *   bytes     byte-string results at and over the size limit;
  *   timed     a timed lock that gives up: the replay names the timeout;
- *   selfkill  kill(getpid(), SIGKILL) in an operation.
+ *   selfkill  kill(getpid(), SIGKILL) in an operation;
+ *   twokinds  a lost update and a lost wakeup: two kinds of failure in one test.
  */
 #include <lineup.h>
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -237,3 +239,58 @@ static int64_t add_via_thread(void *o, int64_t v)
 }
 
 LINEUP_HARNESS(helper, helped_create, free, LINEUP_OP(add_via_thread, 1), LINEUP_OP(add_via_thread, 2));
+
+/* twokinds: two bugs of different kinds in one object. inc() loses updates
+ * (a load and a store, not one atomic add), so `inc | inc` then get() can see
+ * 1: a linearizability violation; await() tests the count outside the lock
+ * before it waits, so an inc() between the test and the wait is missed and
+ * await() sleeps forever although an inc() completed: a stuck history that
+ * no serial order shows. */
+struct twokinds {
+    atomic_long n;
+    pthread_mutex_t m;
+    pthread_cond_t c;
+};
+
+static void *twokinds_create(void)
+{
+    struct twokinds *t = calloc(1, sizeof *t);
+    if (t) {
+        pthread_mutex_init(&t->m, NULL);
+        pthread_cond_init(&t->c, NULL);
+    }
+    return t;
+}
+
+static int64_t tk_inc(void *o, int64_t unused)
+{
+    (void)unused;
+    struct twokinds *t = o;
+    long x = atomic_load(&t->n);
+    atomic_store(&t->n, x + 1);
+    pthread_mutex_lock(&t->m);
+    pthread_cond_broadcast(&t->c);
+    pthread_mutex_unlock(&t->m);
+    return 0;
+}
+
+static int64_t tk_get(void *o, int64_t unused)
+{
+    (void)unused;
+    return atomic_load(&((struct twokinds *)o)->n);
+}
+
+static int64_t tk_await(void *o, int64_t unused)
+{
+    (void)unused;
+    struct twokinds *t = o;
+    if (atomic_load(&t->n) == 0) {
+        pthread_mutex_lock(&t->m);
+        pthread_cond_wait(&t->c, &t->m);
+        pthread_mutex_unlock(&t->m);
+    }
+    return 0;
+}
+
+LINEUP_HARNESS(twokinds, twokinds_create, free, LINEUP_OP(tk_inc, 0), LINEUP_OP(tk_get, 0),
+               LINEUP_OP(tk_await, 0));
