@@ -31,7 +31,10 @@
 #define LU_DRV_MAX_SERIAL 5000000u /* phase 1 executions: beyond, the matrix is too large */
 
 /* Verdicts: findings about the code under test, then errors that stop the
- * check. The last column is the exit status they lead to. */
+ * check. The last column is the exit status they lead to. RESOURCE: a
+ * system call of lineup's own failed (a thread, a process, a mapping),
+ * most likely against a limit of the user's; it ends the whole run at
+ * once, since the tests after it would fail the same way. */
 #define LU_DRV_VERDICTS(X)                                                                                   \
     X(PASS, "pass", 0)                                                                                       \
     X(VIOLATION, "linearizability violation", 1)                                                             \
@@ -43,7 +46,8 @@
     X(UNSUPPORTED, "unsupported call", 2)                                                                    \
     X(HARNESS, "harness error", 2)                                                                           \
     X(MISFIT, "the recorded schedule does not fit", 2)                                                       \
-    X(INTERNAL, "internal error", 3)
+    X(INTERNAL, "internal error", 3)                                                                         \
+    X(RESOURCE, "resource limit", 3)
 
 enum lu_drv_verdict {
 #define LU_DRV_V_ENUM(name, text, rc) LU_DRV_V_##name,

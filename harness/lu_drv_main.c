@@ -1019,6 +1019,32 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         r->sched_len = LU_DRV_TRACE_CAP;
 }
 
+static struct lu__slot *lu__slots;
+static unsigned lu__nslots;
+
+/* A system call of lineup's own failed, most likely against a limit of the
+ * user's (the message names it): not a verdict about the code under test,
+ * and every test after would fail the same way. The other workers are
+ * stopped, the JSON file is not written (atexit), exit status 3. */
+static void lu__resource_stop(const char *msg) __attribute__((noreturn));
+static void lu__resource_stop(const char *msg)
+{
+    for (unsigned i = 0; i < lu__nslots; i++) {
+        if (lu__slots[i].pid > 0) {
+            kill(lu__slots[i].pid, SIGKILL);
+            while (waitpid(lu__slots[i].pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+            lu__slots[i].pid = 0;
+        }
+    }
+    fflush(stdout);
+    size_t n = strlen(msg);
+    fprintf(stderr, "%slineup: %s%s", isatty(STDERR_FILENO) ? "\n" : "", msg,
+            n && msg[n - 1] == '\n' ? "" : "\n");
+    fprintf(stderr, "lineup: stopped: no verdict (docs/guide.md, \"Resources\", says what lineup needs)\n");
+    exit(EXIT_INTERNAL);
+}
+
 static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool timed_out)
 {
     struct lu_drv_shm *shm = sl->shm;
@@ -1057,6 +1083,8 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
         lu__death_report(shm, status, r, timed_out);
         lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
     }
+    if (r->verdict == LU_DRV_V_RESOURCE)
+        lu__resource_stop(r->report ? r->report : "a system call of lineup's own failed");
 }
 
 static void lu__res_free(struct lu__res *r)
@@ -1077,20 +1105,22 @@ static struct lu__finding *lu__res_find(struct lu__res *r, int verdict)
     return NULL;
 }
 
-static struct lu__slot *lu__slots;
-static unsigned lu__nslots;
-
 static void lu__slots_init(unsigned n)
 {
-    lu__nslots = n;
     lu__slots = calloc(n, sizeof *lu__slots);
+    if (!lu__slots) {
+        fprintf(stderr, "lineup: out of memory\n");
+        exit(EXIT_INTERNAL);
+    }
     for (unsigned i = 0; i < n; i++) {
         lu__slots[i].shm = mmap(NULL, lu_drv_shm_size(), PROT_READ | PROT_WRITE,
                                 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (lu__slots[i].shm == MAP_FAILED) {
-            fprintf(stderr, "lineup: cannot map shared memory: %s\n", strerror(errno));
-            exit(EXIT_INTERNAL);
+            char m[320];
+            lu__resource_stop(lu_sched_syserr(m, sizeof m, LU_SCHED_NEED_MEMORY, errno,
+                                              "cannot map a worker's shared memory", lu_drv_shm_size()));
         }
+        lu__nslots = i + 1;
     }
 }
 
@@ -1118,8 +1148,9 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        fprintf(stderr, "lineup: fork: %s\n", strerror(errno));
-        exit(EXIT_INTERNAL);
+        char m[320];
+        lu__resource_stop(
+            lu_sched_syserr(m, sizeof m, LU_SCHED_NEED_PROCESS, errno, "cannot start a worker process", 0));
     }
     if (pid == 0) {
         /* lineup killed outright (OOM killer, a CI's hard kill) cannot kill

@@ -396,6 +396,24 @@ static void lu__internal(const char *what)
     exit(EXIT_INTERNAL);
 }
 
+/* A system call of lineup's own failed, most likely against a limit of
+ * the user's (text names it): no verdict, exit status 3. */
+static int lu__resource_stop(const char *text)
+{
+    fflush(stdout);
+    fprintf(stderr, "lineup run: %s\n", text);
+    fprintf(stderr, "lineup run: stopped: no verdict (docs/run.md, \"Resources\", says what lineup needs)\n");
+    return EXIT_INTERNAL;
+}
+
+static void lu__resource_exit(enum lu_sched_need need, const char *what, size_t bytes)
+    __attribute__((noreturn));
+static void lu__resource_exit(enum lu_sched_need need, const char *what, size_t bytes)
+{
+    char m[400];
+    exit(lu__resource_stop(lu_sched_syserr(m, sizeof m, need, errno, what, bytes)));
+}
+
 /* Creates the shared region, starts the program on it. */
 static void lu__start(struct lu__server *sv, const char *path, char **argv, const struct lu_run_cfg *cfg,
                       const struct lu_sched_step *replay)
@@ -407,7 +425,7 @@ static void lu__start(struct lu__server *sv, const char *path, char **argv, cons
         lu__internal("cannot create the shared region");
     sv->m = mmap(NULL, sv->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (sv->m == MAP_FAILED)
-        lu__internal("cannot map the shared region");
+        lu__resource_exit(LU_SCHED_NEED_MEMORY, "cannot map the shared region", sv->size);
     struct lu_run_shm *m = sv->m;
     m->magic = LU_RUN_MAGIC;
     m->version = LU_RUN_VERSION;
@@ -426,7 +444,7 @@ static void lu__start(struct lu__server *sv, const char *path, char **argv, cons
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
-        lu__internal("fork");
+        lu__resource_exit(LU_SCHED_NEED_PROCESS, "cannot start the program", 0);
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         fcntl(fd, F_SETFD, 0);
@@ -921,6 +939,10 @@ int lu_drv_run_main(int argc, char **argv)
                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), atomic_load(&m->executions));
         lu__server_output(&sv);
         return EXIT_INTERNAL;
+    }
+    if (m->sum.error == LU_RUN_K_RESOURCE) {
+        lu_drv_run_replay_free(&rp);
+        return lu__resource_stop(m->sum.error_text);
     }
     if (o.replay) {
         int rc = replay_kind < 0 ? EXIT_INTERNAL : lu_drv_run_kind_exit(replay_kind);

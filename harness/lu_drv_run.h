@@ -55,7 +55,11 @@ enum lu_run_strategy {
     LU_RUN_REPLAY
 };
 
-/* What an execution showed: X(name, text, exit status of lineup). */
+/* What an execution showed: X(name, text, exit status of lineup).
+ * RESOURCE is never an execution's: a system call of lineup's own failed
+ * (the process of an execution, the thread behind a program's thread),
+ * most likely against a limit of the user's; the run stops with it as
+ * summary.error and the limit named in summary.error_text. */
 #define LU_RUN_KINDS(X)                                                                                      \
     X(PASS, "no failure", 0)                                                                                 \
     X(ASSERT, "assertion failure", 1)                                                                        \
@@ -71,7 +75,8 @@ enum lu_run_strategy {
     X(TIMEOUT, "timeout", 1)                                                                                 \
     X(NONDET, "nondeterminism", 1)                                                                           \
     X(UNSUPPORTED, "unsupported call", 2)                                                                    \
-    X(INTERNAL, "internal error", 3)
+    X(INTERNAL, "internal error", 3)                                                                         \
+    X(RESOURCE, "resource limit", 3)
 
 enum lu_run_kind {
 #define LU_RUN_K_ENUM(name, text, rc) LU_RUN_K_##name,
@@ -138,7 +143,7 @@ struct lu_run_exec {
     int outcome;   /* enum lu_sched_outcome */
     int misfit;    /* enum lu_sched_misfit, when outcome is MISFIT */
     int culprit;
-    char message[160]; /* the scheduler's message (unsupported call, nondeterminism) */
+    char message[400]; /* the scheduler's message (unsupported call, nondeterminism, a limit) */
     int main_returned;
     int exited; /* exit() or main returned: status is valid */
     int status;

@@ -117,6 +117,9 @@ static void *lu__main_body(void *arg)
     lu__created = true;
     for (unsigned i = 0; i < lu__nsetup; i++)
         lu__run_op(&lu__setup[i], (unsigned)lu__setup_id[i], mc);
+    /* a pool thread that cannot start ends the execution as ERROR inside
+     * lu_sched_spawn (a resource limit, not the harness's fault); what is
+     * left, too many threads, LU_DRV_MAX_THREADS rules out */
     for (unsigned i = 0; i < t->nthreads; i++)
         if (lu_sched_spawn(lu__op_thread, &lu__ctx[i]) < 0)
             lu_sched_abort("could not start the test threads");
@@ -225,6 +228,16 @@ static void lu__fail(int verdict, int phase, const char *fmt, ...)
     va_end(ap);
     lu__finish(verdict, phase);
     __builtin_unreachable();
+}
+
+/* A system call of lineup's own failed (errno): a resource error naming
+ * the limit, never a finding. */
+static void lu__fail_sys(enum lu_sched_need need, const char *what, size_t bytes) __attribute__((noreturn));
+static void lu__fail_sys(enum lu_sched_need need, const char *what, size_t bytes)
+{
+    char m[320];
+    lu_sched_syserr(m, sizeof m, need, errno, what, bytes);
+    lu__fail(LU_DRV_V_RESOURCE, atomic_load(&W->phase), "%s\n", m);
 }
 
 static void lu__set_report(struct lu_buf *b)
@@ -510,6 +523,12 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     }
     int err = 0;
     struct lu_sched *s = lu_sched_create(&cfg, &err);
+    if (!s && err == LU_SCHED_ENOMEM) {
+        char m[320];
+        lu__fail(
+            LU_DRV_V_RESOURCE, 0, "%s\n",
+            lu_sched_syserr(m, sizeof m, LU_SCHED_NEED_MEMORY, ENOMEM, "cannot create the scheduler", 0));
+    }
     if (!s)
         lu__fail(LU_DRV_V_INTERNAL, 0, "cannot create the scheduler: %s\n", lu_sched_strerror(err));
     return s;
@@ -552,6 +571,8 @@ static int lu__run_one(struct lu_sched *s, struct lu_sched_result *res, int phas
     int rc = lu_sched_run(s, lu__main_body, NULL, res);
     if (rc != 0)
         lu__fail(LU_DRV_V_INTERNAL, phase, "scheduler: %s\n", lu_sched_strerror(rc));
+    if (res->outcome == LU_SCHED_OUT_ERROR)
+        lu__fail(LU_DRV_V_RESOURCE, phase, "%s\n", res->message);
     atomic_fetch_add(&W->executions[phase], 1);
     lu__ran_here++;
     if (!lu__created && res->outcome != LU_SCHED_OUT_COMPLETE && res->outcome != LU_SCHED_OUT_UNSUPPORTED &&
@@ -1096,10 +1117,16 @@ static void lu__explorer_main(struct lu_spec *spec, unsigned k)
     lu__explorer_exit(LU_DRV_EXIT_DONE);
 }
 
+static size_t lu__lane_size(void)
+{
+    size_t steps = (size_t)LU_DRV_TRACE_CAP * sizeof(struct lu_sched_step);
+    return sizeof(struct lu_drv_lane) + lu_sched_trace_size(LU_DRV_TRACE_CAP) + steps + 64;
+}
+
 static struct lu_drv_lane *lu__lane_map(void)
 {
     size_t steps = (size_t)LU_DRV_TRACE_CAP * sizeof(struct lu_sched_step);
-    size_t size = sizeof(struct lu_drv_lane) + lu_sched_trace_size(LU_DRV_TRACE_CAP) + steps + 64;
+    size_t size = lu__lane_size();
     char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
@@ -1183,13 +1210,15 @@ static void lu__phase2(struct lu_spec *spec)
     W->complete_bound = -2;
     W->explorers = nexp;
     lu__seen = lu_drv_seen_create();
+    if (!lu__seen)
+        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the table of distinct histories", (size_t)8 << 28);
     lu__items = nexp > 1 ? lu_drv_items_create() : NULL;
-    if (!lu__seen || (nexp > 1 && !lu__items))
-        lu__fail(LU_DRV_V_INTERNAL, 2, "cannot map shared memory: %s\n", strerror(errno));
+    if (nexp > 1 && !lu__items)
+        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", 0);
     lu__lanes[0] = &W->lane;
     for (unsigned k = 1; k < nexp; k++)
         if (!(lu__lanes[k] = lu__lane_map()))
-            lu__fail(LU_DRV_V_INTERNAL, 2, "cannot map shared memory: %s\n", strerror(errno));
+            lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map an explorer's shared memory", lu__lane_size());
     for (unsigned k = 0; k < nexp; k++) {
         lu__lanes[k]->has_item = false;
         lu__lanes[k]->chunk = 0;
@@ -1209,7 +1238,7 @@ static void lu__phase2(struct lu_spec *spec)
     unsigned live = 0;
     for (unsigned k = 0; k < nexp; k++) {
         if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
-            lu__fail(LU_DRV_V_INTERNAL, 2, "fork: %s\n", strerror(errno));
+            lu__fail_sys(LU_SCHED_NEED_PROCESS, "cannot start an explorer process", 0);
         live++;
     }
     while (live) {
@@ -1230,7 +1259,7 @@ static void lu__phase2(struct lu_spec *spec)
         if (clean && why == LU_DRV_EXIT_RECYCLE) {
             atomic_fetch_add(&W->recycles, 1);
             if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
-                lu__fail(LU_DRV_V_INTERNAL, 2, "fork: %s\n", strerror(errno));
+                lu__fail_sys(LU_SCHED_NEED_PROCESS, "cannot restart an explorer process", 0);
             continue;
         }
         pids[k] = 0;

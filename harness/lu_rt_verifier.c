@@ -994,6 +994,16 @@ static void lu__account(struct lu_run_exec *E)
         S.error = E->kind;
 }
 
+/* A system call of lineup's own failed (error_text, already written,
+ * names the limit): the run stops without a verdict, and the execution
+ * that could not run is not counted. */
+static void lu__resource_stop(void)
+{
+    S.stop = true;
+    S.error = LU_RUN_K_RESOURCE;
+    S.started--;
+}
+
 /* Runs execution n of scheduler s in a child. */
 static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_kind, int depth, uint64_t seed)
 {
@@ -1014,9 +1024,9 @@ static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        S.stop = true;
-        S.error = LU_RUN_K_INTERNAL;
-        snprintf(R->sum.error_text, sizeof R->sum.error_text, "fork: %s", strerror(errno));
+        lu_sched_syserr(R->sum.error_text, sizeof R->sum.error_text, LU_SCHED_NEED_PROCESS, errno,
+                        "cannot start the process of an execution", 0);
+        lu__resource_stop();
         return;
     }
     if (pid == 0)
@@ -1024,6 +1034,13 @@ static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
     bool timed_out;
     int st = lu__wait_child(pid, &timed_out);
     lu_sched_fork_done(s);
+    if (E->done && E->outcome == LU_SCHED_OUT_ERROR) {
+        /* what the program did after the failure would be no behaviour
+         * of its own: no verdict from this execution */
+        lu__copy(R->sum.error_text, sizeof R->sum.error_text, E->message);
+        lu__resource_stop();
+        return;
+    }
     atomic_store(&R->executions, S.started);
     lu__classify(E, st, timed_out);
     lu__account(E);
@@ -1056,7 +1073,12 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int 
     }
     int err = 0;
     struct lu_sched *s = lu_sched_create(&cfg, &err);
-    if (!s) {
+    if (!s && err == LU_SCHED_ENOMEM) {
+        S.stop = true;
+        S.error = LU_RUN_K_RESOURCE;
+        lu_sched_syserr(R->sum.error_text, sizeof R->sum.error_text, LU_SCHED_NEED_MEMORY, ENOMEM,
+                        "cannot create the scheduler", 0);
+    } else if (!s) {
         S.stop = true;
         S.error = LU_RUN_K_INTERNAL;
         snprintf(R->sum.error_text, sizeof R->sum.error_text, "cannot create the scheduler: %s",

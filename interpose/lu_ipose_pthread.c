@@ -639,11 +639,12 @@ LU_IPOSE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *a, void 
     if (a && pthread_attr_getdetachstate(a, &ds) != 0)
         return EINVAL;
     struct lu_ipose_start st = {.fn = fn, .arg = arg, .out = (uint64_t *)th};
+    /* the system's limits are lineup's business here: when the pool
+     * thread behind the new one cannot start, the execution ends as a
+     * tool error (lu_sched_spawn), the program never sees EAGAIN */
     int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(pthread_create));
-    if (tid == LU_SCHED_ETHREADS)
-        lu__ipose_too_many_threads();
     if (tid < 0)
-        return EAGAIN; /* the system's limit */
+        lu__ipose_too_many_threads();
     return lu_ipose_created(tid, (uint64_t *)th, ds == PTHREAD_CREATE_DETACHED);
 }
 
@@ -1031,10 +1032,8 @@ LU_IPOSE_EXPORT int thrd_create(thrd_t *th, thrd_start_t fn, void *arg)
     LU_IPOSE_PASS(thrd_create, (th, fn, arg));
     struct lu_ipose_start st = {.c11 = fn, .arg = arg, .out = (uint64_t *)th};
     int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(thrd_create));
-    if (tid == LU_SCHED_ETHREADS)
-        lu__ipose_too_many_threads();
     if (tid < 0)
-        return thrd_error; /* glibc maps EAGAIN to thrd_error */
+        lu__ipose_too_many_threads(); /* as pthread_create */
     return lu_ipose_created(tid, (uint64_t *)th, false);
 }
 

@@ -579,11 +579,14 @@ static void *lu__pool_main(void *arg)
     return NULL;
 }
 
+/* Starts pool threads up to n; on failure s->error says why. */
 static int lu__pool_ensure(struct lu_sched *s, int n)
 {
     lu__create_fn create = lu__real_create();
-    if (!create)
+    if (!create) {
+        snprintf(s->error, sizeof s->error, "cannot start a thread: pthread_create not found");
         return LU_SCHED_ESYS;
+    }
     while (s->npool < n) {
         struct lu__thread *t = &s->threads[s->npool];
         t->id = s->npool;
@@ -592,11 +595,13 @@ static int lu__pool_ensure(struct lu_sched *s, int n)
         atomic_store(&s->pool_ready, 0);
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 8u << 20);
+        pthread_attr_setstacksize(&attr, LU__POOL_STACK);
         int rc = create(&t->real, &attr, lu__pool_main, t);
         pthread_attr_destroy(&attr);
-        if (rc != 0)
+        if (rc != 0) {
+            lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_THREAD, rc, "cannot start a thread", 0);
             return LU_SCHED_ESYS;
+        }
         lu__take(&s->pool_ready);
         s->npool++;
     }
@@ -639,8 +644,11 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     struct lu_sched *s = self->s;
     if (s->nthreads >= LU_SCHED_MAX_THREADS)
         return LU_SCHED_ETHREADS;
+    /* the program would not see this failure outside lineup (its threads
+     * are lineup's pool threads here): whatever it did next would be no
+     * behaviour of its own */
     if (lu__pool_ensure(s, s->nthreads + 1) != 0)
-        return LU_SCHED_ESYS;
+        lu__end_execution(self, LU_SCHED_OUT_ERROR, s->error);
     struct lu__thread *t = &s->threads[s->nthreads++];
     lu__thread_reset(t);
     t->fn = fn;
@@ -764,11 +772,14 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         return LU_SCHED_EDONE;
     if (lu__self)
         return LU_SCHED_EINVAL; /* a controlled thread cannot nest executions */
-    int rc = lu__pool_ensure(s, 1);
-    if (rc)
-        return rc;
     memset(res, 0, sizeof *res);
     res->culprit = -1;
+    if (lu__pool_ensure(s, 1) != 0) {
+        /* nothing ran: the drivers stop with the reason */
+        res->outcome = LU_SCHED_OUT_ERROR;
+        res->message = s->error;
+        return 0;
+    }
     s->res = res;
     s->ended = false;
     s->spin_run = 0;
@@ -813,7 +824,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
 
     if (s->cfg.strategy == LU_SCHED_REPLAY && tr->len < s->replay_len &&
         res->outcome != LU_SCHED_OUT_MISFIT && res->outcome != LU_SCHED_OUT_UNSUPPORTED &&
-        res->outcome != LU_SCHED_OUT_ABORTED) {
+        res->outcome != LU_SCHED_OUT_ABORTED && res->outcome != LU_SCHED_OUT_ERROR) {
         /* it ended before its schedule did: not the recorded execution
          * (unsupported calls and aborts say more than that, and stay) */
         res->outcome = LU_SCHED_OUT_MISFIT;

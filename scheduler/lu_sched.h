@@ -91,7 +91,8 @@ enum lu_sched_bound_kind {
     X(UNSUPPORTED, "unsupported call")                                                                       \
     X(ABORTED, "aborted by the layer above")                                                                 \
     X(DISCARDED, "discarded (an assumption failed)")                                                         \
-    X(MISFIT, "the recorded schedule does not fit")
+    X(MISFIT, "the recorded schedule does not fit")                                                          \
+    X(ERROR, "lineup could not run the execution")
 
 enum lu_sched_outcome {
 #define LU_SCHED_OUT_ENUM(name, msg) LU_SCHED_OUT_##name,
@@ -301,9 +302,11 @@ enum {
 struct lu_sched_result {
     enum lu_sched_outcome outcome;
     int nthreads;
-    uint32_t steps;      /* scheduling points in this execution */
-    int culprit;         /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG/MISFIT, or -1 */
-    const char *message; /* static text for UNSUPPORTED/NONDET/MISFIT */
+    uint32_t steps; /* scheduling points in this execution */
+    int culprit;    /* thread that ran into NONDET/UNSUPPORTED/TOO_LONG/MISFIT, or -1 */
+    /* static text for UNSUPPORTED/NONDET/MISFIT; for ERROR, what failed
+     * (lu_sched_syserr), valid until the scheduler is destroyed */
+    const char *message;
     /* MISFIT: why; steps is then the number of recorded choices that fitted
      * (the replay stopped at choice steps + 1). LEFT_OVER replaces how the
      * execution ended (COMPLETE, DEADLOCK, ...): it did not follow the
@@ -345,7 +348,9 @@ bool lu_sched_more(struct lu_sched *s);
 /* Runs one execution: fn(arg) on controlled thread 0, following the strategy,
  * until every thread finished or the execution is stuck. Stuck threads are
  * unwound before it returns. Controller only. Returns 0 or an lu_sched_err;
- * the outcome is in *res. */
+ * the outcome is in *res. A pool thread that cannot be started, thread 0's
+ * included, is outcome ERROR with the reason in res->message: the drivers
+ * stop with a tool error, never a verdict about the code under test. */
 int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res);
 
 /* What taking alternative a at step st costs against the bound of kind
@@ -419,11 +424,14 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n);
  * scheduling point before lu_sched_spawn returns (code before a thread's
  * first visible operation is invisible). Not a scheduling point itself: the
  * layer above puts one before it when creation is visible (pthread_create).
- * Returns the thread id, or LU_SCHED_ETHREADS / LU_SCHED_ESYS (negative). */
+ * Returns the thread id, or LU_SCHED_ETHREADS (negative). When the pool
+ * thread that would back it cannot be started (a resource limit), the
+ * execution ends as ERROR instead: it would not be the program's, which
+ * never sees that failure outside lineup. */
 int lu_sched_spawn(lu_sched_fn fn, void *arg);
 
 /* pthread_create: a scheduling point (creation is visible), then
- * lu_sched_spawn. Returns the thread id or a negative lu_sched_err. */
+ * lu_sched_spawn. Returns the thread id or LU_SCHED_ETHREADS. */
 int lu_sched_create_thread(lu_sched_fn fn, void *arg, uint16_t label);
 
 /* Scheduling point; blocks until thread tid finished. Returns 0, or EINVAL/
@@ -585,6 +593,19 @@ void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn) __attribute__((n
  * fatal signal, with the caller's pc, and returns for the caller to send
  * it. Async-signal-safe. Not a scheduling point. */
 void lu_sched_fatal_signal_ahead(int sig);
+
+/* What a failed system call of lineup's own machinery was for. */
+enum lu_sched_need { LU_SCHED_NEED_THREAD, LU_SCHED_NEED_PROCESS, LU_SCHED_NEED_MEMORY };
+
+/* A failed system call of lineup's own (not of the code under test) as a
+ * message in buf: "WHAT: strerror(err)", and for EAGAIN and ENOMEM the
+ * limits that may be the cause and how to raise them, e.g. "cannot start a
+ * thread: Resource temporarily unavailable (RLIMIT_NPROC is 20, and
+ * lineup's own processes and threads count against it: raise it with
+ * ulimit -u)". bytes: for MEMORY, the size of the mapping (0: unknown).
+ * Returns buf. */
+const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int err, const char *what,
+                            size_t bytes);
 
 /* Which divergence watchdog the controller's kernel thread uses (for diagnostics). */
 const char *lu_sched_watchdog_name(void);

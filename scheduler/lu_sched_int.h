@@ -47,6 +47,7 @@ extern void __libc_free(void *p);
 void lu__sched_bug(const char *file, int line, const char *what) __attribute__((noreturn, cold));
 
 #define LU__MAX_KEYS 128
+#define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
 #define LU__MAX_READS 8
 
 enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };
@@ -261,6 +262,7 @@ struct lu_sched {
     uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
     int npool;            /* real pool threads started */
     _Atomic uint32_t pool_ready;
+    char error[320]; /* why a pool thread could not start: res->message of an ERROR outcome */
     bool shutdown;
     void *ctl_sp; /* the controller's context while an execution runs */
     uintptr_t ctl_fs;
