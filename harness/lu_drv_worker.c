@@ -52,10 +52,20 @@ static struct lu__tctx lu__ctx[LU_DRV_MAX_THREADS + 1];
 
 /* ---- the execution body ---- */
 
+/* lineup's own memory ran out (on a controlled thread): the execution ends
+ * as a resource error, not as the harness's fault */
+static void lu__record_oom(void) __attribute__((noreturn));
+static void lu__record_oom(void)
+{
+    static char m[320];
+    lu_sched_error(
+        lu_sched_syserr(m, sizeof m, LU_SCHED_NEED_MEMORY, ENOMEM, "out of memory recording the history", 0));
+}
+
 static void lu__record_call(unsigned op)
 {
     if (lu_hist_call(&lu__hist, op) != 0)
-        lu_sched_abort("out of memory recording the history");
+        lu__record_oom();
     if (L->nev < LU_DRV_MAX_EVENTS)
         L->ev[L->nev++] = (struct lu_hist_event){.op = (uint16_t)op, .kind = LU_HIST_CALL};
 }
@@ -64,7 +74,7 @@ static void lu__record_return(unsigned op, int64_t v, const struct lu_rt_bytes *
 {
     const void *bytes = b->set ? b->data : NULL;
     if (lu_hist_return(&lu__hist, op, v, bytes, b->set ? b->len : 0) != 0)
-        lu_sched_abort("out of memory recording the history");
+        lu__record_oom();
     if (L->nev < LU_DRV_MAX_EVENTS)
         L->ev[L->nev++] =
             (struct lu_hist_event){.op = (uint16_t)op, .kind = LU_HIST_RETURN, .res = {.value = v}};
@@ -624,8 +634,10 @@ static struct lu_spec *lu__phase1(void)
     atomic_store(&W->phase, 1);
     lu__serial = true;
     struct lu_spec *spec = lu_spec_create(&lu__htest);
-    if (!spec)
-        lu__fail(LU_DRV_V_INTERNAL, 1, "out of memory\n");
+    if (!spec) {
+        errno = ENOMEM;
+        lu__fail_sys(LU_SCHED_NEED_MEMORY, "out of memory for the specification", 0);
+    }
     struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = LU_SCHED_DFS, .bound = -1});
     struct lu_sched_result res;
     struct lu_hist conflict;
@@ -650,6 +662,10 @@ static struct lu_spec *lu__phase1(void)
         }
         int rc = lu_spec_add(spec, &lu__hist, &conflict);
         W->spec_checks++;
+        if (rc == -1) {
+            errno = ENOMEM;
+            lu__fail_sys(LU_SCHED_NEED_MEMORY, "out of memory recording a serial history", 0);
+        }
         if (rc < 0)
             lu__fail(LU_DRV_V_INTERNAL, 1, "recording a serial history failed (%d)\n", rc);
         if (rc == 1) {

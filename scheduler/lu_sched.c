@@ -196,8 +196,14 @@ struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
     o = s->free_objs;
     if (o)
         s->free_objs = o->next_free;
-    else if (!(o = __libc_malloc(sizeof *o)))
-        lu__sched_bug(__FILE__, __LINE__, "out of memory for the object model");
+    else if (!(o = __libc_malloc(sizeof *o))) {
+        /* lineup's memory, not the program's: no behaviour of the program */
+        if (!lu__self)
+            lu__sched_bug(__FILE__, __LINE__, "out of memory for the object model");
+        lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_MEMORY, ENOMEM,
+                        "out of memory for the object model", 0);
+        lu__end_execution(lu__self, LU_SCHED_OUT_ERROR, s->error);
+    }
     memset(o, 0, sizeof *o);
     o->addr = addr;
     o->epoch = s->epoch;
@@ -1091,6 +1097,12 @@ void lu_sched_discard(const char *why)
 {
     struct lu__thread *t = lu__self;
     lu__end_execution(t, LU_SCHED_OUT_DISCARDED, why);
+}
+
+void lu_sched_error(const char *msg)
+{
+    struct lu__thread *t = lu__self;
+    lu__end_execution(t, LU_SCHED_OUT_ERROR, msg);
 }
 
 void lu_sched_abort(const char *why)

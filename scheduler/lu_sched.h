@@ -579,6 +579,11 @@ int lu_sched_choose(int n, uint16_t label);
  * program. Never returns. */
 void lu_sched_discard(const char *why) __attribute__((noreturn));
 
+/* Ends the execution as ERROR: the layer above cannot go on for a reason
+ * of lineup's own (it ran out of memory), which says nothing about the
+ * code under test. msg must live until the result is read. Never returns. */
+void lu_sched_error(const char *msg) __attribute__((noreturn));
+
 /* Ends the execution as ABORTED on request of the layer above (for example
  * when a harness misbehaves). Never returns. */
 void lu_sched_abort(const char *why) __attribute__((noreturn));
