@@ -248,10 +248,17 @@ struct lu_sched_step *lu_drv_shm_stack(struct lu_drv_shm *shm);
  * checked before. Not a scheduling point; never called from code under
  * test. */
 struct lu_drv_seen;
+/* NULL (errno set) when not even the smallest table can be mapped. */
 struct lu_drv_seen *lu_drv_seen_create(void);
 /* 1: new (the caller checks it), 0: seen before, -1: the set is full. */
 int lu_drv_seen_insert(struct lu_drv_seen *s, uint64_t hash);
 uint64_t lu_drv_seen_count(const struct lu_drv_seen *s);
+/* The address space the largest table takes, and the smallest. */
+size_t lu_drv_seen_full_size(void);
+size_t lu_drv_seen_min_size(void);
+/* Whether the address space left (RLIMIT_AS) made the table smaller than
+ * lu_drv_seen_full_size: a full set then names that limit. */
+bool lu_drv_seen_limited(const struct lu_drv_seen *s);
 
 /* Flips the deepest step of g[base..*len) that has an unexplored
  * alternative within bound, as the scheduler's backtracking does; false
@@ -266,6 +273,7 @@ int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_
 /* Queue of work items given away by busy explorers, in shared memory. */
 struct lu_drv_items;
 struct lu_drv_items *lu_drv_items_create(void);
+size_t lu_drv_items_size(void);
 bool lu_drv_items_full(const struct lu_drv_items *q);
 /* Queues g[0..len) as an item whose steps are all frozen. */
 bool lu_drv_items_push(struct lu_drv_items *q, const struct lu_sched_step *g, uint32_t len);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "lu_drv.h"
 
+#include <errno.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -30,6 +31,7 @@
 struct lu_drv_seen {
     _Atomic uint32_t lock;
     unsigned log2;
+    unsigned max_log2; /* LU__SEEN_MAX, or less where RLIMIT_AS left no room */
     uint64_t count;
 };
 
@@ -38,15 +40,54 @@ static uint64_t *lu__seen_table(const struct lu_drv_seen *s, unsigned log2)
     return (uint64_t *)((char *)s + ((size_t)8 << log2));
 }
 
+static size_t lu__seen_size(unsigned max_log2)
+{
+    return (size_t)8 << (max_log2 + 1);
+}
+
+size_t lu_drv_seen_full_size(void)
+{
+    return lu__seen_size(LU__SEEN_MAX);
+}
+
+size_t lu_drv_seen_min_size(void)
+{
+    return lu__seen_size(LU__SEEN_MIN);
+}
+
+static void *lu__seen_map(unsigned max_log2)
+{
+    void *m = mmap(NULL, lu__seen_size(max_log2), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+/* The full reservation is 2 GB of address space, mostly never touched. A
+ * limit on address space (ulimit -v) that leaves less gets a smaller table,
+ * half of the largest that fits so that the threads and mappings still to
+ * come have room too: it only bounds the distinct histories of one test,
+ * and most tests have far fewer than even a small table holds. */
 struct lu_drv_seen *lu_drv_seen_create(void)
 {
-    size_t size = (size_t)8 << (LU__SEEN_MAX + 1);
-    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
+    unsigned max = LU__SEEN_MAX;
+    void *m;
+    while (!(m = lu__seen_map(max)))
+        if (errno != ENOMEM || max-- == LU__SEEN_MIN)
+            return NULL;
+    if (max < LU__SEEN_MAX && max > LU__SEEN_MIN) {
+        munmap(m, lu__seen_size(max));
+        if (!(m = lu__seen_map(--max)))
+            return NULL;
+    }
     struct lu_drv_seen *s = m;
     s->log2 = LU__SEEN_MIN;
+    s->max_log2 = max;
     return s;
+}
+
+bool lu_drv_seen_limited(const struct lu_drv_seen *s)
+{
+    return s->max_log2 < LU__SEEN_MAX;
 }
 
 static void lu__spin_lock(_Atomic uint32_t *l)
@@ -81,7 +122,7 @@ int lu_drv_seen_insert(struct lu_drv_seen *s, uint64_t h)
     int rc = 0;
     if (*slot) {
         rc = 0;
-    } else if ((s->count + 1) * 2 > (1ULL << s->log2) && s->log2 >= LU__SEEN_MAX) {
+    } else if ((s->count + 1) * 2 > (1ULL << s->log2) && s->log2 >= s->max_log2) {
         rc = -1;
     } else {
         *slot = h;
@@ -171,6 +212,11 @@ struct lu_drv_items {
     uint32_t len[LU__ITEMS];
     struct lu_sched_step steps[LU__ITEMS][LU__ITEM_CAP];
 };
+
+size_t lu_drv_items_size(void)
+{
+    return sizeof(struct lu_drv_items);
+}
 
 struct lu_drv_items *lu_drv_items_create(void)
 {

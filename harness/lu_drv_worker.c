@@ -858,6 +858,12 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
      * only one order of consecutive calls (returns) anyway */
     uint64_t hash = lu_hist_hash_canon(&lu__hist);
     int fresh = lu_drv_seen_insert(lu__seen, hash);
+    if (fresh < 0 && lu_drv_seen_limited(lu__seen)) {
+        errno = ENOMEM; /* the table is small for lack of address space */
+        lu__fail_sys(LU_SCHED_NEED_MEMORY,
+                     "more distinct histories than the table of distinct histories can keep",
+                     lu_drv_seen_full_size());
+    }
     if (fresh < 0)
         lu__fail(LU_DRV_V_INTERNAL, 2, "more distinct histories than lineup can keep\n");
     if (!fresh)
@@ -1227,10 +1233,11 @@ static void lu__phase2(struct lu_spec *spec)
     W->explorers = nexp;
     lu__seen = lu_drv_seen_create();
     if (!lu__seen)
-        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the table of distinct histories", (size_t)8 << 28);
+        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the table of distinct histories",
+                     lu_drv_seen_min_size());
     lu__items = nexp > 1 ? lu_drv_items_create() : NULL;
     if (nexp > 1 && !lu__items)
-        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", 0);
+        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", lu_drv_items_size());
     lu__lanes[0] = &W->lane;
     for (unsigned k = 1; k < nexp; k++)
         if (!(lu__lanes[k] = lu__lane_map()))
