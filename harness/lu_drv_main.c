@@ -765,7 +765,10 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
 
 /* ---- the shared object ---- */
 
-/* True when the ELF file references lineup-cc's instrumentation. */
+static void lu__resource_stop(const char *msg) __attribute__((noreturn));
+
+/* True when the ELF file references lineup-cc's instrumentation; -1 not
+ * usable, -2 lineup could not map it (a resource error); message in err. */
 static int lu__instrumented(const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -780,10 +783,17 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
         return -1;
     }
     const unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int map_errno = errno;
     close(fd);
-    if (m == MAP_FAILED) {
+    if (m == MAP_FAILED && map_errno != ENOMEM && map_errno != EAGAIN) {
         snprintf(err, errlen, "cannot read %s", path);
         return -1;
+    }
+    if (m == MAP_FAILED) {
+        char what[PATH_MAX + 32];
+        snprintf(what, sizeof what, "cannot map %s", path);
+        lu_sched_syserr(err, errlen, LU_SCHED_NEED_MEMORY, map_errno, what, (size_t)st.st_size);
+        return -2;
     }
     int found = 0;
     const Elf64_Ehdr *eh = (const void *)m;
@@ -1670,6 +1680,8 @@ static int lu__replay_main(struct lu__opts *o)
     const char *path = o->path ? o->path : rp.harness;
     char err[512];
     int ins = lu__instrumented(path, err, sizeof err);
+    if (ins == -2)
+        lu__resource_stop(err);
     if (ins < 0) {
         fprintf(stderr, "lineup: %s\n", err);
         return EXIT_USAGE;
@@ -1759,6 +1771,8 @@ int main(int argc, char **argv)
     }
     char err[512];
     int ins = lu__instrumented(o.path, err, sizeof err);
+    if (ins == -2)
+        lu__resource_stop(err);
     if (ins < 0) {
         fprintf(stderr, "lineup: %s\n", err);
         return EXIT_USAGE;

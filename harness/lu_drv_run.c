@@ -782,6 +782,10 @@ int lu_drv_run_main(int argc, char **argv)
     if (!realpath(found, abs))
         snprintf(abs, sizeof abs, "%s", found);
     int chk = lu_drv_run_check_program(abs, err, sizeof err);
+    if (chk == -2) {
+        lu_drv_run_replay_free(&rp);
+        return lu__resource_stop(err);
+    }
     if (chk < 0) {
         fprintf(stderr, "lineup run: %s\n", err);
         lu_drv_run_replay_free(&rp);

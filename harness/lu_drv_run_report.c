@@ -770,10 +770,17 @@ int lu_drv_run_check_program(const char *path, char *err, size_t errlen)
     }
     size_t size = (size_t)st.st_size;
     const unsigned char *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int map_errno = errno;
     close(fd);
-    if (m == MAP_FAILED) {
+    if (m == MAP_FAILED && map_errno != ENOMEM && map_errno != EAGAIN) {
         snprintf(err, errlen, "cannot read %s", path);
         return -1;
+    }
+    if (m == MAP_FAILED) {
+        char what[PATH_MAX + 32];
+        snprintf(what, sizeof what, "cannot map %s", path);
+        lu_sched_syserr(err, errlen, LU_SCHED_NEED_MEMORY, map_errno, what, size);
+        return -2;
     }
     int rc = -1;
     const Elf64_Ehdr *eh = (const void *)m;
