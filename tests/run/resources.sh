@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Resource limits of `lineup run`: the processes and threads lineup itself
+# uses (the server, the process of each execution, the pool thread behind
+# each program thread) count against the user's limits; running out of
+# them is a tool error naming the limit (exit status 3, no verdict), and
+# the program never sees an EAGAIN it would not get natively. One ctest
+# entry per CASE.
+#
+#   resources.sh CASE
+#
+# Environment (from CMakeLists.txt): LINEUP, PROGS (the built programs),
+# WORK (scratch directory).
+# Exit status: 0 pass, 1 fail, 77 skipped (ctest SKIP_RETURN_CODE).
+# shellcheck disable=SC2153 # the environment comes from CMakeLists.txt
+set -uo pipefail
+
+case_=$1
+P=$PROGS
+# shellcheck source=tests/cli_lib.sh
+source "$(dirname "$0")/../cli_lib.sh"
+rm -rf -- "$WORK"
+mkdir -p -- "$WORK"
+cd -- "$WORK" || exit 1
+out=$WORK/out.txt
+LU_BIN=$LINEUP
+LU_TIMEOUT=100
+
+case $case_ in
+nproc)
+    if ! unprivileged "$P/deadlock" "$P/many_threads" "$P/correct"; then
+        echo "SKIPPED: cannot run lineup as an unprivileged user here (root is exempt from RLIMIT_NPROC)"
+        exit 77
+    fi
+    # room for lineup, the server, an execution and the pool thread of
+    # main: the threads main creates would fail. deadlock.c used to see
+    # pthread_create fail and report a false deadlock (or an unsupported
+    # join), many_threads.c to exit 1 and pass, where it goes past
+    # lineup's 64 threads
+    for prog in deadlock many_threads; do
+        nobody_lu 3 4 run --quiet --budget 50 -- "./$prog"
+        has "^lineup run: cannot start (a thread|the process of an execution|the program): Resource temporarily unavailable \(RLIMIT_NPROC is [0-9]+, and lineup's own processes and threads count against it: raise it with ulimit -u\)"
+        lacks "^FAIL|unsupported call|exit status"
+        lacks_verdict
+        ! ls -- "$NOBODY_DIR"/*.replay >/dev/null 2>&1 || fail "a replay file was written for $prog"
+    done
+    # and with room, the verdicts are the program's
+    nobody_lu 0 64 run --quiet --budget 50 -- ./correct
+    has "^verdict: PASS"
+    nobody_lu 1 64 run --quiet --budget 50 -- ./deadlock
+    has "^FAIL: deadlock"
+    ;;
+as)
+    # 63 threads need 63 pool threads of 8 MB stacks each: under 300 MB
+    # the program used to get EAGAIN, exit 1 and pass
+    as_lu 3 300000 run --quiet --budget 20 -- "$P/threads_63"
+    has "^lineup run: cannot start a thread: Resource temporarily unavailable \(RLIMIT_AS is 292 MB and each thread's stack takes 8 MB of it: raise it with ulimit -v\)"
+    lacks "exit status"
+    lacks_verdict
+    # a program with few threads runs under the same limit
+    as_lu 0 300000 run --quiet --budget 20 -- "$P/correct"
+    has "^verdict: PASS"
+    ;;
+*)
+    echo "unknown case $case_"
+    exit 1
+    ;;
+esac
+echo "1 passed, 0 failed"
