@@ -243,7 +243,8 @@ static void lu__usage(FILE *f)
         "\n"
         "exit status: 0 all tests pass, 1 a bug was found, 2 usage error (also: a --replay whose recorded\n"
         "schedule does not fit this harness), 3 internal error (also: standard output or the --json file\n"
-        "could not be written)\n");
+        "could not be written, or lineup's own processes, threads or memory ran into a limit, which the\n"
+        "message names)\n");
 }
 
 static char lu__json_tmp[PATH_MAX + 32];

@@ -110,7 +110,8 @@ static void lu__usage(FILE *f)
         "\n"
         "exit status: 0 no failure found, 1 a failure was found, 2 usage error (also: a --replay whose\n"
         "recorded schedule does not fit this program), 3 internal error (also: standard output could not\n"
-        "be written)\n",
+        "be written, or lineup's own processes, threads or memory ran into a limit, which the message\n"
+        "names)\n",
         LU__DEFAULT_BUDGET, LU__DEFAULT_STEPS);
 }
 
