@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <threads.h>
 #include <time.h>
@@ -893,6 +894,51 @@ static void test_too_many(void)
           (unsigned long long)t.outcome[LU_SCHED_OUT_UNSUPPORTED], (unsigned long long)t.executions);
 }
 
+/* The pool thread behind a created thread cannot start (here: no address
+ * space for its stack): the program must not see an EAGAIN it never gets
+ * outside lineup, the execution ends as ERROR naming the limit. In a child
+ * process, which the limit would cripple. */
+static char pool_msg[400];
+
+static void pool_check(const struct lu_sched_result *res, void *ctx)
+{
+    (void)ctx;
+    if (res->outcome == LU_SCHED_OUT_ERROR && res->message && !pool_msg[0])
+        snprintf(pool_msg, sizeof pool_msg, "%s", res->message);
+}
+
+static void test_pool_limit(void)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned long pages = 0;
+        FILE *f = fopen("/proc/self/statm", "r");
+        if (!f || fscanf(f, "%lu", &pages) != 1)
+            _exit(2);
+        fclose(f);
+        /* room for a few 8 MB stacks, not for 64 */
+        rlim_t now = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE);
+        struct rlimit rl = {now + (40u << 20), now + (40u << 20)};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(2);
+        struct tally t = explore(many_body, 0, pool_check, NULL);
+        print_outcomes("pool thread cannot start", &t);
+        bool ok = t.executions >= 1 && t.outcome[LU_SCHED_OUT_ERROR] == t.executions && many_first_err == 0 &&
+                  strstr(pool_msg, "cannot start a thread: ") && strstr(pool_msg, "RLIMIT_AS is ") &&
+                  strstr(pool_msg, "raise it with ulimit -v");
+        printf("  message: %s (created %d, first error %d)\n", pool_msg, many_ok, many_first_err);
+        fflush(NULL);
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "a pool thread that cannot start ends the execution as ERROR naming RLIMIT_AS, no EAGAIN (status "
+          "%#x)",
+          (unsigned)st);
+}
+
 /* ======================================================= mutex kinds, trylock, timedlock */
 
 static int mk_rc[12];
@@ -1647,6 +1693,7 @@ int main(void)
     test_unsupported();
     test_c11();
     test_too_many();
+    test_pool_limit();
     test_exit();
 
     printf("%d passed, %d failed\n", passes, failures);
