@@ -423,7 +423,7 @@ static void lu__start(struct lu__server *sv, const char *path, char **argv, cons
     sv->size = lu_run_shm_size(cap);
     int fd = lu__memfd("lineup-run");
     if (fd < 0 || ftruncate(fd, (off_t)sv->size) != 0)
-        lu__internal("cannot create the shared region");
+        lu__resource_exit(LU_SCHED_NEED_MEMORY, "cannot create the shared region", sv->size);
     sv->m = mmap(NULL, sv->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (sv->m == MAP_FAILED)
         lu__resource_exit(LU_SCHED_NEED_MEMORY, "cannot map the shared region", sv->size);
@@ -438,10 +438,10 @@ static void lu__start(struct lu__server *sv, const char *path, char **argv, cons
         memcpy(lu_run_shm_replay(m), replay, cfg->replay_len * sizeof *replay);
     int cmd[2], rep[2];
     if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(rep, O_CLOEXEC) != 0)
-        lu__internal("pipe");
+        lu__resource_exit(LU_SCHED_NEED_MEMORY, "cannot create a pipe to the program", 0);
     sv->out = lu__memfd("lineup-run-server");
     if (sv->out < 0)
-        lu__internal("memfd_create");
+        lu__resource_exit(LU_SCHED_NEED_MEMORY, "cannot create the program's output file", 0);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
@@ -462,6 +462,7 @@ static void lu__start(struct lu__server *sv, const char *path, char **argv, cons
         snprintf(env, sizeof env, "%d,%d,%d", fd, cmd[0], rep[1]);
         setenv(LU_RUN_ENV, env, 1);
         signal(SIGPIPE, SIG_DFL);
+        signal(SIGXFSZ, SIG_DFL);
         execv(path, argv);
         dprintf(STDERR_FILENO, "cannot execute %s: %s\n", path, strerror(errno));
         _exit(127);
@@ -733,6 +734,9 @@ int lu_drv_run_main(int argc, char **argv)
     struct lu__ropts o;
     lu__parse(argc, argv, &o);
     signal(SIGPIPE, SIG_IGN);
+    /* the shared region is a file (a memfd): a file size limit below its
+     * size must be a message naming it, not a death by SIGXFSZ */
+    signal(SIGXFSZ, SIG_IGN);
     unsetenv(LU_RUN_ENV);
 
     struct lu_drv_run_replay rp;

@@ -603,8 +603,8 @@ void lu_sched_fatal_signal_ahead(int sig);
 enum lu_sched_need { LU_SCHED_NEED_THREAD, LU_SCHED_NEED_PROCESS, LU_SCHED_NEED_MEMORY };
 
 /* A failed system call of lineup's own (not of the code under test) as a
- * message in buf: "WHAT: strerror(err)", and for EAGAIN and ENOMEM the
- * limits that may be the cause and how to raise them, e.g. "cannot start a
+ * message in buf: "WHAT: strerror(err)", and for EAGAIN, ENOMEM and EMFILE
+ * the limits that may be the cause and how to raise them, e.g. "cannot start a
  * thread: Resource temporarily unavailable (RLIMIT_NPROC is 20, and
  * lineup's own processes and threads count against it: raise it with
  * ulimit -u)". bytes: for MEMORY, the size of the mapping (0: unknown).

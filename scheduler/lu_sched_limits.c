@@ -25,6 +25,8 @@ struct lu__limit {
 static const struct lu__limit lu__nproc = {RLIMIT_NPROC, "RLIMIT_NPROC", "-u", false};
 static const struct lu__limit lu__as = {RLIMIT_AS, "RLIMIT_AS", "-v", true};
 static const struct lu__limit lu__data = {RLIMIT_DATA, "RLIMIT_DATA", "-d", true};
+static const struct lu__limit lu__nofile = {RLIMIT_NOFILE, "RLIMIT_NOFILE", "-n", false};
+static const struct lu__limit lu__fsize = {RLIMIT_FSIZE, "RLIMIT_FSIZE", "-f", true};
 
 /* Appends to buf[*at..n); a message that does not fit leaves *at at n. */
 static void lu__put(char *buf, size_t n, size_t *at, const char *fmt, ...)
@@ -49,7 +51,10 @@ static bool lu__hint(char *buf, size_t n, size_t *at, bool first, const struct l
     if (getrlimit(l->res, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
         return false;
     const char *sep = first ? "" : "; ";
-    if (l->bytes)
+    if (l->bytes && rl.rlim_cur < (1u << 20))
+        lu__put(buf, n, at, "%s%s is %llu KB%s: raise it with ulimit %s", sep, l->name,
+                (unsigned long long)(rl.rlim_cur >> 10), extra, l->flag);
+    else if (l->bytes)
         lu__put(buf, n, at, "%s%s is %llu MB%s: raise it with ulimit %s", sep, l->name,
                 (unsigned long long)(rl.rlim_cur >> 20), extra, l->flag);
     else
@@ -65,11 +70,20 @@ const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int er
         return buf;
     size_t at = 0;
     lu__put(buf, n, &at, "%s: %s", what, strerror(err));
-    if (at >= n || (err != EAGAIN && err != ENOMEM))
+    if (at >= n || (err != EAGAIN && err != ENOMEM && err != EMFILE && err != EFBIG))
         return buf;
     size_t open = at;
     lu__put(buf, n, &at, " (");
     bool named = false;
+    if (err == EMFILE)
+        named |=
+            lu__hint(buf, n, &at, !named, &lu__nofile, ", and lineup's own descriptors count against it");
+    if (err == EFBIG) {
+        char extra[96] = "";
+        if (bytes)
+            snprintf(extra, sizeof extra, " and this file needs %zu MB", (bytes + (1u << 20) - 1) >> 20);
+        named |= lu__hint(buf, n, &at, !named, &lu__fsize, extra);
+    }
     /* root is exempt from RLIMIT_NPROC: naming it would mislead */
     if (geteuid() != 0 && err == EAGAIN && need != LU_SCHED_NEED_MEMORY)
         named |= lu__hint(buf, n, &at, !named, &lu__nproc,
@@ -87,6 +101,10 @@ const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int er
         /* shared mappings do not count against RLIMIT_DATA */
         if (need == LU_SCHED_NEED_THREAD)
             named |= lu__hint(buf, n, &at, !named, &lu__data, extra);
+    }
+    if (!named && (err == EMFILE || err == EFBIG)) {
+        buf[open] = 0; /* no limit of the user's to name */
+        return buf;
     }
     if (!named)
         lu__put(buf, n, &at, "%s",

@@ -16,14 +16,14 @@ set -uo pipefail
 
 case_=$1
 P=$PROGS
+LU_BIN=$LINEUP
+LU_TIMEOUT=100
+out=$WORK/out.txt
 # shellcheck source=tests/cli_lib.sh
 source "$(dirname "$0")/../cli_lib.sh"
 rm -rf -- "$WORK"
 mkdir -p -- "$WORK"
 cd -- "$WORK" || exit 1
-out=$WORK/out.txt
-LU_BIN=$LINEUP
-LU_TIMEOUT=100
 
 case $case_ in
 nproc)
@@ -59,6 +59,21 @@ as)
     # a program with few threads runs under the same limit
     as_lu 0 300000 run --quiet --budget 20 -- "$P/correct"
     has "^verdict: PASS"
+    ;;
+files)
+    # the shared region is a file (a memfd): under a smaller file size
+    # limit lineup used to die of SIGXFSZ without a word
+    rc=0
+    (ulimit -f 100 && exec timeout 100 "$LU_BIN" run --quiet --budget 5 -- "$P/correct") >"$out" 2>&1 || rc=$?
+    [[ $rc == 3 ]] || fail "lineup run under ulimit -f 100 exited $rc, expected 3"
+    has "^lineup run: cannot create the shared region: File too large \(RLIMIT_FSIZE is 100 KB and this file needs [0-9]+ MB: raise it with ulimit -f\)"
+    lacks_verdict
+    # lineup's own descriptors: the pipes to the program
+    rc=0
+    (ulimit -n 6 && exec timeout 100 "$LU_BIN" run --quiet --budget 5 -- "$P/correct") >"$out" 2>&1 || rc=$?
+    [[ $rc == 3 ]] || fail "lineup run under ulimit -n 6 exited $rc, expected 3"
+    has "^lineup run: cannot .*: Too many open files \(RLIMIT_NOFILE is 6, and lineup's own descriptors count against it: raise it with ulimit -n\)"
+    lacks_verdict
     ;;
 *)
     echo "unknown case $case_"
