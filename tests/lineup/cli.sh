@@ -222,13 +222,18 @@ interrupt)
     # running ones are stopped, and the tests that finished are reported,
     # minimized no further; then lineup dies of the signal. (A non-
     # interactive shell starts it with SIGINT ignored; lineup handles it.)
-    "$L" --matrix 2x2 --samples 100000 --seed 1 --jobs 2 --json run.json "$G/counter.so" >"$out" 2>&1 &
-    pid=$!
-    sleep 2
-    kids=$(pgrep -P "$pid")
-    kill -INT "$pid"
-    rc=0
-    wait "$pid" || rc=$?
+    # On a loaded machine no failing test may have finished after 2 s: then
+    # the run is repeated with more time before the signal.
+    for wait_s in 2 6 20; do
+        "$L" --matrix 2x2 --samples 100000 --seed 1 --jobs 2 --json run.json "$G/counter.so" >"$out" 2>&1 &
+        pid=$!
+        sleep $wait_s
+        kids=$(pgrep -P "$pid")
+        kill -INT "$pid"
+        rc=0
+        wait "$pid" || rc=$?
+        grep -q "^FAIL harness counter" "$out" && break
+    done
     [[ $rc == 130 ]] || fail "exit status $rc after SIGINT, expected 130 (killed by SIGINT)"
     has "^interrupted \(Interrupt\): [0-9]+ of 100000 tests of harness counter finished; reporting those"
     has "^FAIL harness counter: linearizability violation"
