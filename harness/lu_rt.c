@@ -209,3 +209,18 @@ LU_EXPORT void lineup_yield(void)
         sched_yield();
     }
 }
+
+int64_t lu_rt_heap_live(void)
+{
+    return lu__ipose_heap_live();
+}
+
+void lu_rt_set_heap_cap(int64_t cap, lu_rt_alloc_hook *hook)
+{
+    lu__ipose_set_heap_cap(cap, hook);
+}
+
+void lu_rt_set_alloc_failed(lu_rt_alloc_hook *hook)
+{
+    lu__ipose_set_alloc_failed(hook);
+}

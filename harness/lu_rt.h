@@ -6,6 +6,8 @@
 #include "lineup.h"
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #pragma GCC visibility push(default)
 
@@ -45,6 +47,14 @@ int lu_rt_check(char *msg, size_t n, const void *at[2]);
 void lu_rt_reset(void);
 
 void lu_rt_set_bytes_target(struct lu_rt_bytes *b);
+
+/* Heap bytes live in the process, as the allocator interposition counts
+ * them, and its hooks (interpose/lu_ipose.h): a cap on that count, and
+ * allocations of the code under test that fail. */
+typedef void lu_rt_alloc_hook(const char *fn, size_t size, uintptr_t pc, int64_t live);
+int64_t lu_rt_heap_live(void);
+void lu_rt_set_heap_cap(int64_t cap, lu_rt_alloc_hook *hook);
+void lu_rt_set_alloc_failed(lu_rt_alloc_hook *hook);
 
 #pragma GCC visibility pop
 

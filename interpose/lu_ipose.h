@@ -103,6 +103,23 @@ int lu__ipose_backtrace(uintptr_t *out, int max);
 struct lu__ipose_shadow *lu__ipose_shadow_self(void);
 int lu__ipose_backtrace_of(const struct lu__ipose_shadow *s, uintptr_t *out, int max);
 
+/* ---- Heap accounting (lu_ipose_malloc.c) ----
+ * The allocator interposition counts the usable bytes of the heap blocks
+ * live in the process, whoever allocated them. A hook gets the allocating
+ * function's name ("malloc"), the size asked for, the call site and the
+ * count; it is called on controlled threads only (the code under test),
+ * and may end the process. */
+
+typedef void lu__ipose_alloc_hook(const char *fn, size_t size, uintptr_t pc, int64_t live);
+
+int64_t lu__ipose_heap_live(void);
+/* Calls hook when an allocation makes the count pass cap (NULL: no cap). */
+void lu__ipose_set_heap_cap(int64_t cap, lu__ipose_alloc_hook *hook);
+/* Calls hook when an allocation fails, unless the size asked for is more
+ * than the process could have natively (the address space limit, or the
+ * machine's memory and swap): then the caller sees the failure. */
+void lu__ipose_set_alloc_failed(lu__ipose_alloc_hook *hook);
+
 #pragma GCC visibility pop
 
 #endif
