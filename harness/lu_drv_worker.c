@@ -802,6 +802,7 @@ static struct lu_drv_seen *lu__seen;
 static struct lu_drv_items *lu__items;
 static struct lu_drv_lane *lu__lanes[LU_DRV_MAX_EXPLORERS];
 static uint64_t lu__rss_base;
+static int64_t lu__heap_base; /* the heap count when this explorer started */
 
 #define LU__RANDOM_CHUNK 256 /* randomized strategies: executions per scheduler seed (a restart point) */
 /* Executions on a stack before it gives work away: a new scheduler costs
@@ -809,7 +810,8 @@ static uint64_t lu__rss_base;
  * can). */
 static uint64_t lu__give_after = 256;
 
-/* Private resident memory of this process (what leaks grow), in bytes. */
+/* Private resident memory of this process, in bytes: also what the code
+ * under test maps itself, which the heap count does not see. */
 static uint64_t lu__rss_anon(void)
 {
     char buf[128];
@@ -825,17 +827,23 @@ static uint64_t lu__rss_anon(void)
  * nodes held by the stuck calls): destroy() cannot run on an object whose
  * operations were cut off mid-way without risking a crash or a hang that
  * would be reported as a bug in the code. Instead an explorer that grew
- * too much ends, and the keeper forks a fresh one from its clean state. */
+ * too much ends, and the keeper forks a fresh one from its clean state.
+ * The heap count is exact and costs one load, so it is checked after every
+ * execution; resident memory, for what the code maps itself, costs a read
+ * of /proc and is checked every 16. */
 static uint64_t lu__next_check;
 
 static bool lu__should_recycle(void)
 {
     if (W->job.recycle_every)
         return lu__ran_here >= W->job.recycle_every;
+    uint64_t limit = (uint64_t)W->job.recycle_mb << 20;
+    if (lu_rt_heap_live() - lu__heap_base > (int64_t)limit)
+        return true;
     if (lu__ran_here < lu__next_check)
         return false;
-    lu__next_check = lu__ran_here + 16; /* reading statm costs a few microseconds */
-    return lu__rss_anon() > lu__rss_base + ((uint64_t)W->job.recycle_mb << 20);
+    lu__next_check = lu__ran_here + 16;
+    return lu__rss_anon() > lu__rss_base + limit;
 }
 
 /* Returns the execution's scheduling points. */
@@ -1132,6 +1140,7 @@ static void lu__explorer_main(struct lu_spec *spec, unsigned k)
     lu__ran_here = 0;
     lu__next_check = 16;
     lu__rss_base = lu__rss_anon();
+    lu__heap_base = lu_rt_heap_live();
     if (lu_drv_strategy_randomized(W->job.strategy))
         lu__explore_random(spec);
     else

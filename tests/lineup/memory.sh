@@ -43,8 +43,8 @@ for limit in ('32', None):
         problems.append('recycle_mb %d, not the %s of LINEUP_RECYCLE_MB' % (mb, limit))
     if not 32 <= mb <= 256:
         problems.append('recycle_mb %d outside 32..256' % mb)
-    # ~590 MB leaked in all: a restart each time the growth passes
-    # recycle_mb, which the explorer sees up to 16 executions (32 MB) late
+    # ~590 MB leaked in all: a restart right after the execution whose
+    # leak made the heap's growth pass recycle_mb
     if p2['restarts'] < 590 // (mb + 40) or p2['restarts'] < 1:
         problems.append('the explorer restarted %d times' % p2['restarts'])
     if peak_mb > mb + 90:
