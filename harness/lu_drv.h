@@ -46,6 +46,7 @@
     X(UNSUPPORTED, "unsupported call", 2)                                                                    \
     X(HARNESS, "harness error", 2)                                                                           \
     X(MISFIT, "the recorded schedule does not fit", 2)                                                       \
+    X(MEMORY, "out of memory (lineup's, not a finding)", 3)                                                  \
     X(INTERNAL, "internal error", 3)                                                                         \
     X(RESOURCE, "resource limit", 3)
 
@@ -118,6 +119,8 @@ struct lu_drv_job {
     unsigned explorers;     /* phase-2 processes splitting this test's schedule tree (>= 1) */
     uint64_t recycle_every; /* testing: restart the explorer after this many executions (0: by memory) */
     uint32_t recycle_mb;    /* restart the explorer when its private memory grew by this much */
+    uint32_t heap_cap_mb;   /* stop the test when a process's heap grows by this much in one go (0: never) */
+    unsigned jobs;          /* --jobs, for the advice of an out-of-memory report */
     bool list_only;         /* just report the harnesses of the .so */
     unsigned want;          /* findings (1 << LU_DRV_F_*) to look for; 0: all */
     int cpu;                /* core to pin the worker to, -1: none */
@@ -343,6 +346,11 @@ uint64_t lu_drv_mem_available_mb(void);
 #define LU_DRV_RECYCLE_MIN_MB 32
 #define LU_DRV_RECYCLE_MAX_MB 256
 uint32_t lu_drv_recycle_mb(uint64_t avail_mb, unsigned jobs);
+/* How much the heap of one test process may grow before the test stops
+ * with an out-of-memory report, in MB (0: no cap): the memory available
+ * shared by the jobs, and at least twice recycle_mb, since an explorer
+ * restarts only between executions. */
+uint32_t lu_drv_heap_cap_mb(uint64_t avail_mb, unsigned jobs, uint32_t recycle_mb);
 
 /* Parses "on" or "off" for option opt, or dies as above. */
 bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v);

@@ -190,6 +190,7 @@ struct lu__opts {
     unsigned shard_k, shard_n; /* 0/0: no sharding */
     uint64_t recycle_every;
     uint32_t recycle_mb;
+    uint32_t heap_cap_mb;
 };
 
 static void lu__usage(FILE *f)
@@ -752,16 +753,17 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     const char *e = getenv("LINEUP_RECYCLE_EVERY");
     if (e && *e)
         o->recycle_every = lu__parse_u64("LINEUP_RECYCLE_EVERY", e, UINT64_MAX);
+    /* LINEUP_MEM_AVAILABLE_MB: what the defaults are computed from, for tests */
+    e = getenv("LINEUP_MEM_AVAILABLE_MB");
+    uint64_t avail =
+        e && *e ? lu__parse_u64("LINEUP_MEM_AVAILABLE_MB", e, UINT64_MAX >> 20) : lu_drv_mem_available_mb();
+    unsigned jobs = o->jobs < 64 ? o->jobs : 64;
     e = getenv("LINEUP_RECYCLE_MB");
-    if (e && *e) {
+    if (e && *e)
         o->recycle_mb = (uint32_t)lu__parse_u64("LINEUP_RECYCLE_MB", e, 1u << 20);
-    } else {
-        /* LINEUP_MEM_AVAILABLE_MB: what the default is computed from, for tests */
-        e = getenv("LINEUP_MEM_AVAILABLE_MB");
-        uint64_t avail = e && *e ? lu__parse_u64("LINEUP_MEM_AVAILABLE_MB", e, UINT64_MAX >> 20)
-                                 : lu_drv_mem_available_mb();
-        o->recycle_mb = lu_drv_recycle_mb(avail, o->jobs < 64 ? o->jobs : 64);
-    }
+    else
+        o->recycle_mb = lu_drv_recycle_mb(avail, jobs);
+    o->heap_cap_mb = lu_drv_heap_cap_mb(avail, jobs, o->recycle_mb);
 }
 
 /* ---- the shared object ---- */
@@ -1836,7 +1838,8 @@ int main(int argc, char **argv)
             fprintf(json, ", \"depth\": %d", o.depth);
         fprintf(json, ", \"max_executions\": %" PRIu64, o.max_executions);
         fprintf(json, ", \"reduction\": %s", o.reduction ? "true" : "false");
-        fprintf(json, ", \"recycle_mb\": %" PRIu32, o.recycle_mb);
+        fprintf(json, ", \"recycle_mb\": %" PRIu32 ", \"heap_cap_mb\": %" PRIu32, o.recycle_mb,
+                o.heap_cap_mb);
         if (o.shard_n)
             fprintf(json, ", \"shard\": [%u, %u]", o.shard_k, o.shard_n);
         fputs(", \"harnesses\": [", json);
@@ -1925,6 +1928,8 @@ int main(int argc, char **argv)
             j->explorers = explorers;
             j->recycle_every = o.recycle_every;
             j->recycle_mb = o.recycle_mb;
+            j->heap_cap_mb = o.heap_cap_mb;
+            j->jobs = o.jobs;
         }
         bool *finished = calloc(ntests ? ntests : 1, sizeof *finished);
         unsigned next = 0, running = 0, done = 0;

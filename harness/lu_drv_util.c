@@ -140,6 +140,16 @@ uint32_t lu_drv_recycle_mb(uint64_t avail_mb, unsigned jobs)
     return mb > LU_DRV_RECYCLE_MAX_MB ? LU_DRV_RECYCLE_MAX_MB : (uint32_t)mb;
 }
 
+uint32_t lu_drv_heap_cap_mb(uint64_t avail_mb, unsigned jobs, uint32_t recycle_mb)
+{
+    if (!avail_mb)
+        return 0;
+    uint64_t mb = avail_mb / (jobs ? jobs : 1);
+    if (mb < 2 * (uint64_t)recycle_mb)
+        mb = 2 * (uint64_t)recycle_mb;
+    return mb > UINT32_MAX ? UINT32_MAX : (uint32_t)mb;
+}
+
 void lu_drv_vdie_usage(const char *prog, const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: ", prog);

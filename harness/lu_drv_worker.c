@@ -293,6 +293,103 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
     lu_buf_free(&b);
 }
 
+/* ---- memory ----
+ * The code under test runs in lineup's processes, next to lineup's own
+ * memory (the shared regions, the scheduler, the histories), and an
+ * explorer keeps what stuck executions leaked until it restarts. Natively
+ * the code would have had that memory: an allocation of it that fails, or
+ * one that makes the process outgrow its share of the machine, is
+ * lineup's resource error, never a result of the code. */
+
+static int64_t lu__heap_base; /* heap count when this process began running the test */
+
+/* A field of /proc/self/status in MB, 0 when unknown. */
+static uint64_t lu__status_mb(const char *field)
+{
+    char buf[4096];
+    if (lu_drv_read_small("/proc/self/status", buf, sizeof buf) < 0)
+        return 0;
+    const char *p = strstr(buf, field);
+    return p ? strtoull(p + strlen(field), NULL, 10) >> 10 : 0;
+}
+
+/* What the process had and what to do: cap, for a heap that passed its
+ * share of the machine (where ulimit -v is no remedy). */
+static void lu__memory_state(struct lu_buf *b, int64_t live, bool cap)
+{
+    struct rlimit rl;
+    int64_t grown = live - lu__heap_base;
+    unsigned jobs = W->job.jobs ? W->job.jobs : 1;
+    lu_buf_printf(b, "lineup's process for this test (%s) had %" PRIu64 " MB of address space",
+                  lu__explorer ? "a phase-2 explorer" : "the worker", lu__status_mb("VmSize:"));
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        lu_buf_printf(b, " of the %llu MB ulimit -v allows", (unsigned long long)(rl.rlim_cur >> 20));
+    lu_buf_printf(b,
+                  ", %" PRIu64 " MB resident; its heap had grown by %" PRId64
+                  " MB since it began (explorers restart past %" PRIu32 " MB); %" PRIu64
+                  " MB of memory available, for %u job%s\n",
+                  lu__status_mb("VmRSS:"), (grown > 0 ? grown : 0) >> 20, W->job.recycle_mb,
+                  lu_drv_mem_available_mb(), jobs, jobs == 1 ? "" : "s");
+    if (cap)
+        lu_buf_puts(b,
+                    "what to do: run one test at a time (--jobs 1), which gives it all the memory available, "
+                    "or test fewer calls of the operations that leak\n");
+    else
+        lu_buf_puts(b,
+                    "what to do: raise ulimit -v if it is set (lineup reserves up to 2.3 GB of address space "
+                    "per test process, most of it never used), run one test at a time (--jobs 1), or "
+                    "restart explorers sooner (LINEUP_RECYCLE_MB)\n");
+}
+
+static void lu__on_alloc_failed(const char *fn, size_t size, uintptr_t pc, int64_t live)
+{
+    int phase = atomic_load(&W->phase);
+    struct lu_buf b;
+    lu_buf_init(&b);
+    lu_buf_printf(&b, "out of memory: %s(%zu) by the code under test returned NULL in phase %d, called at ",
+                  fn, size, phase);
+    lu__where(&b, pc);
+    lu_buf_puts(&b, "\nthis is not the code's behaviour: run natively it would have had the memory lineup "
+                    "uses, so lineup stops the test instead of judging what the code does next\n");
+    lu__memory_state(&b, live, false);
+    lu__report_test(&b);
+    lu__set_report(&b);
+    lu__finish(LU_DRV_V_MEMORY, phase);
+}
+
+static void lu__on_heap_cap(const char *fn, size_t size, uintptr_t pc, int64_t live)
+{
+    int phase = atomic_load(&W->phase);
+    struct lu_buf b;
+    lu_buf_init(&b);
+    lu_buf_printf(&b,
+                  "out of memory: the code under test allocated %" PRId64
+                  " MB more than it freed in phase %d, past the %" PRIu32
+                  " MB a test process may use (the memory available shared by the jobs); lineup stopped the "
+                  "test before it exhausted the machine's memory. The last allocation: %s(%zu) at ",
+                  (live - lu__heap_base) >> 20, phase, W->job.heap_cap_mb, fn, size);
+    lu__where(&b, pc);
+    lu_buf_printf(&b, "\n%s\n",
+                  phase == 1
+                      ? "(phase 1 runs every serial order of the test in one process, which keeps what "
+                        "each leaks)"
+                      : "(in one execution: an explorer restarts between executions once its heap "
+                        "grew past the restart limit)");
+    lu__memory_state(&b, live, true);
+    lu__report_test(&b);
+    lu__set_report(&b);
+    lu__finish(LU_DRV_V_MEMORY, phase);
+}
+
+/* From here on, this process's heap growth is measured from now. */
+static void lu__heap_limits(void)
+{
+    lu__heap_base = lu_rt_heap_live();
+    lu_rt_set_alloc_failed(lu__on_alloc_failed);
+    if (W->job.heap_cap_mb)
+        lu_rt_set_heap_cap(lu__heap_base + ((int64_t)W->job.heap_cap_mb << 20), lu__on_heap_cap);
+}
+
 /* ---- loading ---- */
 
 static void lu__load(void)
@@ -802,7 +899,6 @@ static struct lu_drv_seen *lu__seen;
 static struct lu_drv_items *lu__items;
 static struct lu_drv_lane *lu__lanes[LU_DRV_MAX_EXPLORERS];
 static uint64_t lu__rss_base;
-static int64_t lu__heap_base; /* the heap count when this explorer started */
 
 #define LU__RANDOM_CHUNK 256 /* randomized strategies: executions per scheduler seed (a restart point) */
 /* Executions on a stack before it gives work away: a new scheduler costs
@@ -1140,7 +1236,7 @@ static void lu__explorer_main(struct lu_spec *spec, unsigned k)
     lu__ran_here = 0;
     lu__next_check = 16;
     lu__rss_base = lu__rss_anon();
-    lu__heap_base = lu_rt_heap_live();
+    lu__heap_limits();
     if (lu_drv_strategy_randomized(W->job.strategy))
         lu__explore_random(spec);
     else
@@ -1442,6 +1538,7 @@ void lu_drv_worker(struct lu_drv_shm *shm)
     lu_hist_init(&lu__hist);
     lu__load();
     lu__build_test();
+    lu__heap_limits();
     struct lu_spec *spec = NULL;
     if (W->job.replay_phase == 1)
         lu__replay(NULL);

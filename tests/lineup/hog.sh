@@ -5,16 +5,36 @@
 #     heap growth passed LINEUP_RECYCLE_MB=64, so the largest process stays
 #     within about base + 64 + 16 (+ phase 1's 32) MB. Checked every 16
 #     executions, it grew to base + 300 MB.
+#  2. cap: one serial execution of leak(64) | leak(64) allocates 128 MB,
+#     past the 100 MB a test process may use when 100 MB are available: the
+#     test stops with exit status 3 and an out-of-memory report.
+#  3. ulimit -v: lineup's own address space fills it, so grab(64)'s malloc
+#     fails in lineup's processes although it would succeed natively: exit
+#     status 3 and the report, never the -1 it returns as a verdict.
+#  4. huge(0) asks for 64 TB and expects NULL, natively too: it passes,
+#     with and without ulimit -v.
 set -uo pipefail
 lineup=$1
 so=$2
 python3 - "$lineup" "$so" <<'PY'
-import json, os, sys, tempfile
+import json, os, re, resource, subprocess, sys, tempfile
 lineup, so = sys.argv[1:3]
 failed = 0
 for k in ('LINEUP_RECYCLE_MB', 'LINEUP_MEM_AVAILABLE_MB', 'LINEUP_RECYCLE_EVERY'):
     os.environ.pop(k, None)
 out = tempfile.mkstemp(suffix='.json')[1]
+
+def run(test, env=None, vlimit_kb=None):
+    """lineup on one test, under ulimit -v vlimit_kb if given: (exit status, output)"""
+    e = dict(os.environ)
+    e.update(env or {})
+    def limit():
+        if vlimit_kb:
+            resource.setrlimit(resource.RLIMIT_AS, (vlimit_kb << 10, vlimit_kb << 10))
+    cmd = [lineup, '--jobs', '1', '--max-executions', '0', '--reduction', 'off', '--test', test, so]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=e, preexec_fn=limit,
+                       timeout=120)
+    return p.returncode, p.stdout.decode(errors='replace')
 
 def run_peak(test, env):
     """lineup on one test: (exit status, largest process in MB: wait4 gives
@@ -49,6 +69,45 @@ if p2['executions'] != 54 or p2['restarts'] < 11:
     problem('expected 54 executions and a restart every 4 or 5 (864 MB leaked): %s' % p2)
 if peak > base + 64 + 16 + 32 + 24:
     problem('the largest process grew by %.0f MB, past 64 + 16 + 32 MB' % (peak - base))
+
+# 2. the cap on one process's heap
+rc, peak = run_peak('leak(64) | leak(64)', {'LINEUP_RECYCLE_MB': '32', 'LINEUP_MEM_AVAILABLE_MB': '100'})
+rc2, text = run('leak(64) | leak(64)', {'LINEUP_RECYCLE_MB': '32', 'LINEUP_MEM_AVAILABLE_MB': '100'})
+print('cap 100 MB: exit status %d, largest process %.0f MB' % (rc, peak))
+for want in ('out of memory: the code under test allocated 1[0-9][0-9] MB more than it freed in phase 1, past '
+             'the 100 MB', 'malloc\\(67108864\\) at leak \\(hog.c:[0-9]+\\)', 'for 1 job', 'verdict: ERROR'):
+    if not re.search(want, text):
+        problem('the cap report lacks /%s/:\n%s' % (want, text))
+if rc != 3 or rc2 != 3:
+    problem('exit status %d and %d, expected 3' % (rc, rc2))
+if peak > base + 100 + 64 + 24:
+    problem('the largest process grew by %.0f MB' % (peak - base))
+
+# 3. ulimit -v: the least address space (in 16 MB steps) lineup needs for
+# itself, then 16 MB more, too few for grab(64)
+lo, hi = 256 << 10, 16 << 20
+while hi - lo > 16 << 10:
+    mid = (lo + hi) // 2
+    if run('leak(0) | leak(0)', vlimit_kb=mid)[0] == 0:
+        hi = mid
+    else:
+        lo = mid
+rc, text = run('grab(64) | grab(64)', vlimit_kb=hi + (16 << 10))
+print('ulimit -v %d MB (lineup alone needs %d): grab(64) exits %d' % ((hi >> 10) + 16, hi >> 10, rc))
+for want in ('out of memory: malloc\\(67108864\\) by the code under test returned NULL in phase [12], called at '
+             'grab \\(hog.c:[0-9]+\\)', 'MB of address space of the [0-9]+ MB ulimit -v allows',
+             'what to do: raise ulimit -v', '--jobs 1', 'verdict: ERROR'):
+    if not re.search(want, text):
+        problem('the ulimit report lacks /%s/:\n%s' % (want, text))
+if rc != 3:
+    problem('exit status %d under ulimit -v, expected 3:\n%s' % (rc, text))
+
+# 4. a request that fails natively too is the code's to handle
+for vl in (None, hi + (16 << 10)):
+    rc, text = run('huge(0) | huge(0)', vlimit_kb=vl)
+    if rc != 0 or 'verdict: PASS' not in text:
+        problem('huge(0) with %s: exit status %d:\n%s' % ('ulimit -v' if vl else 'no limit', rc, text))
+print('huge(0): passes with and without ulimit -v')
 
 os.unlink(out)
 print('all passed' if not failed else '%d failed' % failed)
