@@ -702,7 +702,8 @@ static int lu__replay_misfit_of(const struct lu_run_shm *m, int kind, uint32_t l
     const struct lu_run_exec *E = &m->exec;
     if (E->done && E->outcome == LU_SCHED_OUT_MISFIT)
         return E->misfit != LU_SCHED_MISFIT_NONE ? E->misfit : LU_SCHED_MISFIT_LEFT_OVER;
-    if (kind >= 0 && kind != LU_RUN_K_UNSUPPORTED && kind != LU_RUN_K_INTERNAL && E->steps < len)
+    if (kind >= 0 && kind != LU_RUN_K_UNSUPPORTED && kind != LU_RUN_K_MEMORY && kind != LU_RUN_K_INTERNAL &&
+        E->steps < len)
         return LU_SCHED_MISFIT_LEFT_OVER;
     return LU_SCHED_MISFIT_NONE;
 }

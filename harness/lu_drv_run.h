@@ -32,7 +32,7 @@
 
 #define LU_RUN_ENV "LINEUP_RUN"
 #define LU_RUN_MAGIC 0x4e55522d70756e4cULL /* "Lnup-RUN" */
-#define LU_RUN_VERSION 2
+#define LU_RUN_VERSION 3
 
 #define LU_RUN_OUT_CAP (64 * 1024) /* output kept per reported execution (its tail) */
 #define LU_RUN_FRAMES 8            /* call sites kept per thread */
@@ -75,6 +75,7 @@ enum lu_run_strategy {
     X(TIMEOUT, "timeout", 1)                                                                                 \
     X(NONDET, "nondeterminism", 1)                                                                           \
     X(UNSUPPORTED, "unsupported call", 2)                                                                    \
+    X(MEMORY, "out of memory (lineup's, not a finding)", 3)                                                  \
     X(INTERNAL, "internal error", 3)                                                                         \
     X(RESOURCE, "resource limit", 3)
 
@@ -144,6 +145,13 @@ struct lu_run_exec {
     int misfit;    /* enum lu_sched_misfit, when outcome is MISFIT */
     int culprit;
     char message[400]; /* the scheduler's message (unsupported call, nondeterminism, a limit) */
+    /* an allocation of the program that failed for want of the memory
+     * lineup uses (interpose/lu_ipose_malloc.c): oom_size 0 none */
+    uint64_t oom_size;
+    char oom_fn[16];
+    int oom_tid;
+    struct lu_run_loc oom_at;
+    uint64_t oom_vm_mb, oom_as_mb; /* the process's address space and RLIMIT_AS (0: none) */
     int main_returned;
     int exited; /* exit() or main returned: status is valid */
     int status;

@@ -293,6 +293,18 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
     case LU_RUN_K_UNSUPPORTED:
         lu_buf_printf(b, "unsupported call: %s", E->message[0] ? E->message : "?");
         return;
+    case LU_RUN_K_MEMORY:
+        lu_buf_printf(b, "out of memory: %s(%" PRIu64 ") by ", E->oom_fn, E->oom_size);
+        lu__tname(b, E->oom_tid);
+        lu_buf_puts(b, " at ");
+        lu__loc(b, m, &E->oom_at);
+        lu_buf_printf(b, " returned NULL in lineup's process, which had %" PRIu64 " MB of address space",
+                      E->oom_vm_mb);
+        if (E->oom_as_mb)
+            lu_buf_printf(b, " of the %" PRIu64 " MB ulimit -v allows", E->oom_as_mb);
+        lu_buf_puts(b, "; not a finding: natively the program would have had the memory lineup uses, so the "
+                       "execution was stopped there. Raise ulimit -v (or free memory) and run again");
+        return;
     default:
         lu_buf_printf(b, "internal error: %s",
                       E->message[0] ? E->message

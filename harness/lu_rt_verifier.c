@@ -461,6 +461,34 @@ static void *lu__main_body(void *arg)
     exit(rc);
 }
 
+/* An allocation of the program failed, although natively it would have
+ * had the memory lineup's processes use (interpose/lu_ipose_malloc.c): what
+ * the program does next is not its own behaviour, so the execution ends
+ * here and the server reports lineup's resource error. */
+static void lu__on_alloc_failed(const char *fn, size_t size, uintptr_t pc, int64_t live)
+{
+    (void)live;
+    struct lu_run_exec *E = &R->exec;
+    E->oom_size = size ? size : 1;
+    lu__copy(E->oom_fn, sizeof E->oom_fn, fn);
+    E->oom_tid = lu_sched_self();
+    E->oom_at.pc = pc;
+    E->oom_at.call = 1;
+    char buf[4096];
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *vm = strstr(buf, "VmSize:");
+    E->oom_vm_mb = vm ? strtoull(vm + 7, NULL, 10) >> 10 : 0;
+    struct rlimit rl;
+    E->oom_as_mb = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur >> 20 : 0;
+    /* not _exit, which the report would show as the program's */
+    syscall(SYS_exit_group, 0);
+    __builtin_unreachable();
+}
+
 static void lu__child(struct lu_sched *s) __attribute__((noreturn));
 static void lu__child(struct lu_sched *s)
 {
@@ -485,6 +513,7 @@ static void lu__child(struct lu_sched *s)
 #endif
     /* a crash in lineup's own code on this thread is still this execution's */
     lu_sched_set_fatal_fallback(lu__on_fatal, NULL);
+    lu__ipose_set_alloc_failed(lu__on_alloc_failed);
     E->started = 1;
     struct lu_sched_stats before, after;
     lu_sched_stats(s, &before);
@@ -599,6 +628,7 @@ static void lu__resolve_exec(struct lu_run_exec *E)
     lu__resolve(&E->reach_at);
     lu__resolve(&E->race_at[0]);
     lu__resolve(&E->race_at[1]);
+    lu__resolve(&E->oom_at);
     for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++) {
         struct lu_run_thread *th = &E->th[i];
         lu__copy(th->what, sizeof th->what, lu_sched_label_name(th->label));
@@ -693,7 +723,11 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
     E->timed_out = timed_out;
     E->steps = lu_run_shm_trace(R)->len;
     int k = LU_RUN_K_PASS;
-    if (timed_out) {
+    if (E->oom_size) {
+        /* whatever followed was not the program's own doing */
+        k = LU_RUN_K_MEMORY;
+        lu__threads_last_seen(E);
+    } else if (timed_out) {
         k = LU_RUN_K_TIMEOUT;
         /* killed from outside: what the point log kept is all there is */
         lu__threads_last_seen(E);
@@ -985,7 +1019,8 @@ static void lu__account(struct lu_run_exec *E)
     }
     if (sg)
         sg->count++;
-    bool tool = E->kind == LU_RUN_K_UNSUPPORTED || E->kind == LU_RUN_K_INTERNAL || E->kind == LU_RUN_K_NONDET;
+    bool tool = E->kind == LU_RUN_K_UNSUPPORTED || E->kind == LU_RUN_K_MEMORY ||
+                E->kind == LU_RUN_K_INTERNAL || E->kind == LU_RUN_K_NONDET;
     if (fresh)
         lu__report('F');
     if (!R->cfg.all || tool)

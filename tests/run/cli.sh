@@ -117,6 +117,45 @@ replay)
     usage_error run --replay adir
     has "^lineup run: cannot open replay file adir: it is a directory"
     ;;
+oom)
+    # Under a ulimit -v that lineup's own mappings fill, oom's malloc(64 MB)
+    # fails although natively it would not: lineup run stops with exit
+    # status 3 and says so, never the assertion the program makes next.
+    # Whether it fails depends on how glibc lays out its arenas at each
+    # limit, so every limit from what lineup needs plus the 64 MB (below,
+    # the request fails natively too, and the program sees it) to 256 MB
+    # more is tried.
+    lo=16384 hi=1048576
+    while ((hi - lo > 4096)); do
+        mid=$(((lo + hi) / 2))
+        if (ulimit -v $mid && "$LINEUP" run --quiet --budget 20 -- "$P/oom" 0 >/dev/null 2>&1); then
+            hi=$mid
+        else
+            lo=$mid
+        fi
+    done
+    stopped=0
+    for ((v = hi + 65536; v <= hi + 65536 + 262144; v += 16384)); do
+        rc=0
+        (ulimit -v $v && timeout 100 "$LINEUP" run --quiet --budget 20 -- "$P/oom" 64 >"$out" 2>&1) || rc=$?
+        case $rc in
+        0) has "verdict: PASS" ;;
+        3)
+            has "^FAIL: out of memory: malloc\(67108864\) by (the main thread|thread 1) at grab \(oom.c:[0-9]+\) returned NULL in lineup's process, which had [0-9]+ MB of address space of the [0-9]+ MB ulimit -v allows; not a finding"
+            has "verdict: ERROR"
+            lacks "assertion"
+            stopped=$((stopped + 1))
+            ;;
+        *) fail "ulimit -v $v: lineup run exited $rc, expected 0 (malloc succeeded) or 3" ;;
+        esac
+    done
+    ((stopped > 0)) || fail "no ulimit -v from $((hi / 1024 + 64)) MB on made malloc(64 MB) fail"
+    echo "lineup run needs ulimit -v $((hi / 1024)) MB; 64 to 320 MB more: $stopped of 17 runs stopped out of memory"
+    # a request that fails natively too is the program's own
+    lu 0 run --quiet --budget 20 -- "$P/oom" huge
+    has "verdict: PASS"
+    (ulimit -v $((hi + 16384)) && lu 0 run --quiet --budget 20 -- "$P/oom" huge) || exit 1
+    ;;
 *)
     echo "unknown case $case_"
     exit 1
