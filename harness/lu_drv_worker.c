@@ -362,12 +362,14 @@ static void lu__on_heap_cap(const char *fn, size_t size, uintptr_t pc, int64_t l
     int phase = atomic_load(&W->phase);
     struct lu_buf b;
     lu_buf_init(&b);
-    lu_buf_printf(&b,
-                  "out of memory: the code under test allocated %" PRId64
-                  " MB more than it freed in phase %d, past the %" PRIu32
-                  " MB a test process may use (the memory available shared by the jobs); lineup stopped the "
-                  "test before it exhausted the machine's memory. The last allocation: %s(%zu) at ",
-                  (live - lu__heap_base) >> 20, phase, W->job.heap_cap_mb, fn, size);
+    lu_buf_printf(
+        &b,
+        "out of memory: the heap of lineup's process for this test grew by %" PRId64
+        " MB in phase %d (what the code under test allocated and did not free, and lineup's records "
+        "of its executions), past the %" PRIu32
+        " MB a test process may use (the memory available shared by the jobs); lineup stopped the "
+        "test before it exhausted the machine's memory. The last allocation: %s(%zu) at ",
+        (live - lu__heap_base) >> 20, phase, W->job.heap_cap_mb, fn, size);
     lu__where(&b, pc);
     lu_buf_printf(&b, "\n%s\n",
                   phase == 1
