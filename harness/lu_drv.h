@@ -307,7 +307,7 @@ int lu_drv_test_parse(const char *s, const char *const *oplabels, unsigned nops,
 void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);
 
 /* A value of a replay file's line, escaped so that it stays on its line
- * (\n, \\), and back (in place). */
+ * (\n, \r, \\), and back (in place). */
 void lu_drv_replay_put(FILE *f, const char *s);
 
 /* s as one shell word, quoted if it needs it, for the commands reports

@@ -291,8 +291,9 @@ void lu_drv_misfit_why(struct lu_buf *b, int why, const struct lu_sched_step *st
     }
 }
 
-/* Replay files are lines of "key value": a newline in a value (a path) is
- * written as \n, a backslash as \\. */
+/* Replay files are lines of "key value": a newline in a value (a path, an
+ * argument) is written as \n, a carriage return as \r (readers end a line
+ * at either, so a raw one would cut the value short), a backslash as \\. */
 void lu_drv_replay_put(FILE *f, const char *s)
 {
     for (; *s; s++) {
@@ -300,6 +301,8 @@ void lu_drv_replay_put(FILE *f, const char *s)
             fputs("\\\\", f);
         else if (*s == '\n')
             fputs("\\n", f);
+        else if (*s == '\r')
+            fputs("\\r", f);
         else
             fputc(*s, f);
     }
@@ -309,8 +312,8 @@ void lu_drv_replay_unescape(char *s)
 {
     char *d = s;
     for (; *s; s++) {
-        if (*s == '\\' && (s[1] == 'n' || s[1] == '\\')) {
-            *d++ = s[1] == 'n' ? '\n' : '\\';
+        if (*s == '\\' && (s[1] == 'n' || s[1] == 'r' || s[1] == '\\')) {
+            *d++ = s[1] == 'n' ? '\n' : s[1] == 'r' ? '\r' : '\\';
             s++;
         } else {
             *d++ = *s;

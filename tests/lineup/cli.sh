@@ -333,8 +333,9 @@ replay_cli)
     [[ $cmd == "--replay 'it'\\''s here/"* ]] || fail "the replay command is not quoted: $cmd"
     eval "lu 1 $cmd"
     has "\(reproduced\)$"
-    # a harness path with a newline and a backslash stays on its line
-    odd=$'odd\ndir\\x'
+    # a harness path with a newline, a carriage return and a backslash
+    # stays on its line
+    odd=$'odd\ndir\r\\x'
     mkdir -p "$odd"
     cp "$G/counter.so" "$odd/counter.so"
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" --replay-dir . "$odd/counter.so"

@@ -116,6 +116,18 @@ replay)
     mkdir adir
     usage_error run --replay adir
     has "^lineup run: cannot open replay file adir: it is a directory"
+    # a program path and an argument with a carriage return, a newline and a
+    # backslash are replayed as they were, not cut at the carriage return
+    odd=$'odd\rdir\n\\x'
+    mkdir -p "$odd"
+    cp "$P/exit_main" "$odd/prog"
+    lu 0 run --quiet --replay-dir . -- "$odd/prog" $'a\rb'
+    f=$(sed -n 's/^note: .*; replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $f ]] || fail "no replay file for the exit status"
+    grep -qxF 'arg a\rb' "$f" || fail "the argument is not escaped in $f: $(grep '^arg' "$f")"
+    lu 0 run --quiet --replay "$f"
+    has "^no failure: main returned 1$"
+    lacks "does not fit|cannot open"
     ;;
 oom)
     # Under a ulimit -v that lineup's own mappings fill, oom's malloc(64 MB)
