@@ -176,6 +176,7 @@ struct lu__opts {
     uint64_t max_executions;
     unsigned timeout;
     uint32_t spin_bound, watchdog_ms;
+    bool spin_given; /* --spin-bound on the command line: a replay uses it, not the file's */
     bool no_minimize, allow_uninstrumented, quiet;
     unsigned max_reports;
     const char *path;
@@ -637,6 +638,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             break;
         case O_SPIN:
             o->spin_bound = (uint32_t)lu__parse_u64("--spin-bound", optarg, 100000000);
+            o->spin_given = true;
             if (!o->spin_bound)
                 lu__die_usage("--spin-bound takes a whole number from 1 to 100000000, not '%s'", optarg);
             break;
@@ -1355,7 +1357,7 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase,
-                            int preemptions, int strategy, char *out, size_t outlen)
+                            int preemptions, int strategy, uint32_t spin_bound, char *out, size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -1376,8 +1378,13 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
      * the strategy line is for people, the replay follows the choices */
     fputs("lineup-replay 2\nharness ", f);
     lu_drv_replay_put(f, real);
-    fprintf(f, "\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\nschedule", h->name,
-            b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions, lu_drv_strategy_id(strategy));
+    /* the spin bound shapes the schedule (how long a spinning thread chosen
+     * at a cost runs, when spinning is a livelock): replays use it */
+    fprintf(f,
+            "\nname %s\ntest %s\nphase %d\nkind %s\npreemptions %d\nstrategy %s\nspin-bound %" PRIu32
+            "\nschedule",
+            h->name, b.s ? b.s : "", phase, lu__vids[r->verdict], preemptions, lu_drv_strategy_id(strategy),
+            spin_bound);
     for (uint32_t i = 0; i < r->sched_len; i++)
         fprintf(f, " %c%u", r->sched[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', r->sched[i].chosen);
     fputs("\n", f);
@@ -1393,6 +1400,7 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
 struct lu__replay {
     char harness[4096], name[128], test[4096], kind[64], strategy[32];
     int phase, preemptions;
+    uint32_t spin_bound; /* 0: not recorded (the default applies) */
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1469,6 +1477,13 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             if (*end || p < -1 || p > 64)
                 lu__replay_bad(file, ln, "bad preemption bound");
             rp->preemptions = (int)p;
+        } else if (strcmp(line, "spin-bound") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long sb = strtoul(val, &end, 10);
+            if (!isdigit((unsigned char)val[0]) || *end || errno || sb < 1 || sb > 100000000)
+                lu__replay_bad(file, ln, "bad spin-bound (1 to 100000000)");
+            rp->spin_bound = (uint32_t)sb;
         } else if (strcmp(line, "schedule") == 0) {
             sched = true;
             char *save = NULL, *v = strdup(val);
@@ -1704,7 +1719,7 @@ static int lu__replay_main(struct lu__opts *o)
     job.preemptions = rp.preemptions;
     job.replay_phase = rp.phase;
     job.replay_len = rp.len;
-    job.spin_bound = o->spin_bound;
+    job.spin_bound = rp.spin_bound && !o->spin_given ? rp.spin_bound : o->spin_bound;
     job.watchdog_ms = o->watchdog_ms;
     struct lu__res r;
     lu__run_sync(&job, rp.steps, &r);
@@ -2120,9 +2135,9 @@ int main(int argc, char **argv)
                                    "lineup --harness %s --test %s %s\n",
                                    h->name, lu_drv_shell_word(mt.s), lu_drv_shell_word(o.path));
                         }
-                        if (want &&
-                            lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
-                                             o.strategy, replay_path, sizeof replay_path) == 0) {
+                        if (want && lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase,
+                                                     o.preemptions, o.strategy, o.spin_bound, replay_path,
+                                                     sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {

@@ -351,6 +351,25 @@ replay_cli)
     usage_error --preemptions -2 "$G/counter_fixed.so"
     has "^lineup: --preemptions takes a whole number up to 64, or -1 for no bound, not '-2'"
     ;;
+replay_spin)
+    # the spin bound shapes the schedule (here: when the spinning waiter is a
+    # livelock), so the replay file records it and a replay uses it
+    lu 1 --quiet --test "inc(0) | inc(0)" --spin-bound 5 --replay-dir . "$G/hoglock.so"
+    has "^FAIL harness hog: stuck history with no serial explanation"
+    has "spinning in atomic_load"
+    f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $f ]] || fail "no replay file"
+    grep -qx "spin-bound 5" "$f" || fail "the replay file does not record the spin bound"
+    lu 1 --replay "$f"
+    has "^verdict: stuck history with no serial explanation \(reproduced\)$"
+    lacks "does not fit"
+    # --spin-bound on the command line wins, and here makes another schedule
+    lu 2 --replay "$f" --spin-bound 1000
+    has "^lineup: replay: the recorded schedule does not fit this build"
+    sed 's/^spin-bound .*/spin-bound 0/' "$f" >sb0.replay
+    usage_error --replay sb0.replay
+    has "sb0.replay:9: not a valid replay file: bad spin-bound \(1 to 100000000\)"
+    ;;
 replay_fit)
     # a replay follows the recorded schedule exactly; where it cannot, it
     # says so (exit 2), never a verdict about the code
