@@ -1416,6 +1416,7 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
 {
     memset(rp, 0, sizeof *rp);
     rp->phase = -1;
+    rp->preemptions = 2; /* the default, for a file without the line */
     FILE *f = fopen(file, "r");
     if (!f) {
         fprintf(stderr, "lineup: cannot open replay file %s: %s\n", file, strerror(errno));
@@ -1674,8 +1675,12 @@ static uint64_t lu__test_seed(uint64_t seed, unsigned i)
 }
 
 /* Why a replay stopped following its schedule, and what to do instead: a
- * replay file is evidence of one execution of one build, not a test. */
-static void lu__replay_misfit(const struct lu__replay *rp, int why, uint32_t at, const char *path)
+ * replay file is evidence of one execution of one build, not a test. The
+ * command it suggests searches at the recorded bound (a bug found at
+ * --preemptions 3 passes at the default 2, fixed or not), as idb did if
+ * idb found it, with the spin bound the replay used. */
+static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, int why, uint32_t at,
+                              const char *path)
 {
     struct lu_buf b;
     lu_buf_init(&b);
@@ -1683,11 +1688,21 @@ static void lu__replay_misfit(const struct lu__replay *rp, int why, uint32_t at,
     char of[32] = "";
     if (at < rp->len)
         snprintf(of, sizeof of, " of %u", rp->len);
+    char opts[96] = "";
+    size_t n = 0;
+    int st = rp->strategy[0] ? lu_drv_strategy_parse(rp->strategy) : LU_DRV_S_DEFAULT;
+    if (st == LU_DRV_S_IDB)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, " --strategy idb");
+    /* pct and pos have no bound: their files record the default */
+    if (st != LU_DRV_S_PCT && st != LU_DRV_S_POS && rp->preemptions != 2)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, " --preemptions %d", rp->preemptions);
+    if (spin_bound != 1000)
+        snprintf(opts + n, sizeof opts - n, " --spin-bound %" PRIu32, spin_bound);
     fprintf(stderr,
             "lineup: replay: the recorded schedule does not fit this build at choice %u%s (%s): the "
             "harness changed since the replay file was written, or it does not behave the same way on the "
-            "same schedule. To check a fix, run the test again: lineup --test %s --harness %s %s\n",
-            at + 1, of, b.s ? b.s : "", lu_drv_shell_word(rp->test), rp->name, lu_drv_shell_word(path));
+            "same schedule. To check a fix, run the test again: lineup --test %s --harness %s%s %s\n",
+            at + 1, of, b.s ? b.s : "", lu_drv_shell_word(rp->test), rp->name, opts, lu_drv_shell_word(path));
     lu_buf_free(&b);
 }
 
@@ -1742,7 +1757,7 @@ static int lu__replay_main(struct lu__opts *o)
     if (misfit != LU_SCHED_MISFIT_NONE) {
         printf("verdict: %s (recorded as %s)\n", lu_drv_verdict_name(LU_DRV_V_MISFIT), rec);
         fflush(stdout);
-        lu__replay_misfit(&rp, misfit, r.sched_len, path);
+        lu__replay_misfit(&rp, job.spin_bound, misfit, r.sched_len, path);
         rc = lu_drv_verdict_exit(LU_DRV_V_MISFIT);
     } else if (r.verdict == LU_DRV_V_PASS) {
         printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);

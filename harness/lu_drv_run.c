@@ -709,9 +709,13 @@ static int lu__replay_misfit_of(const struct lu_run_shm *m, int kind, uint32_t l
 }
 
 /* Why a replay stopped following its schedule, and what to do instead: a
- * replay file is evidence of one execution of one build, not a test. */
-static void lu__replay_misfit(const struct lu_drv_run_replay *rp, int why, uint32_t at, const char *prog,
-                              int nargs, char **args)
+ * replay file is evidence of one execution of one build, not a test. The
+ * command it suggests keeps the settings the failure depended on (those of
+ * the file, or of the replay's command line): without --races a race is
+ * never reported, without --expect-exit a status never fails, so the
+ * unfixed program would pass it too. */
+static void lu__replay_misfit(const struct lu_drv_run_replay *rp, const struct lu__ropts *o, int why,
+                              uint32_t at, const char *prog, int nargs, char **args)
 {
     struct lu_buf b;
     lu_buf_init(&b);
@@ -719,11 +723,23 @@ static void lu__replay_misfit(const struct lu_drv_run_replay *rp, int why, uint3
     char of[32] = "";
     if (at < rp->len)
         snprintf(of, sizeof of, " of %u", rp->len);
+    char opts[160] = "";
+    size_t n = 0;
+    if (o->races)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "--races ");
+    if (o->expect_set)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "--expect-exit %d ", o->expect);
+    if (o->nondet_range != 4)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "--nondet-range %d ", o->nondet_range);
+    if (o->spin_bound != 1000)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "--spin-bound %" PRIu32 " ", o->spin_bound);
+    if (rp->max_steps && rp->max_steps != LU__DEFAULT_STEPS)
+        snprintf(opts + n, sizeof opts - n, "--max-steps %" PRIu32 " ", rp->max_steps);
     fprintf(stderr,
             "lineup run: replay: the recorded schedule does not fit this program at choice %u%s (%s): the "
             "program changed since the replay file was written, or it does not behave the same way on the "
-            "same schedule. To check a fix, run it again: lineup run -- %s",
-            at + 1, of, b.s ? b.s : "", lu_drv_shell_word(prog));
+            "same schedule. To check a fix, run it again: lineup run %s-- %s",
+            at + 1, of, b.s ? b.s : "", opts, lu_drv_shell_word(prog));
     for (int i = 0; i < nargs; i++)
         fprintf(stderr, " %s", lu_drv_shell_word(args[i]));
     fputs("\n", stderr);
@@ -964,7 +980,7 @@ int lu_drv_run_main(int argc, char **argv)
             printf("verdict: the recorded schedule does not fit (recorded as %s)\n",
                    lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)));
             fflush(stdout);
-            lu__replay_misfit(&rp, misfit, m->exec.steps, given, pargc - 1, pargv + 1);
+            lu__replay_misfit(&rp, &o, misfit, m->exec.steps, given, pargc - 1, pargv + 1);
             rc = EXIT_USAGE;
         } else if (replay_kind == LU_RUN_K_PASS)
             printf("verdict: the replayed execution did not fail (recorded as %s)\n",

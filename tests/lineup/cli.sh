@@ -404,6 +404,15 @@ replay_fit)
     lu 1 --replay "$f"
     has "^verdict: linearizability violation \(reproduced\)$"
     lacks "does not fit"
+    # the suggested test searches as the one that found the bug did: at its
+    # preemption (or delay) bound and spin bound
+    for o in "--preemptions 3" "--strategy idb --preemptions 1" "--spin-bound 50"; do
+        # shellcheck disable=SC2086 # word splitting wanted
+        lu 1 --quiet --test "inc(0) get(0) | inc(0)" $o --replay-dir . "$G/counter.so"
+        g=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+        lu 2 --replay "$g" "$G/counter_fixed.so"
+        has "To check a fix, run the test again: lineup --test 'inc\(0\) get\(0\) \| inc\(0\)' --harness counter $o "
+    done
     lu 0 --help
     has "^schedule does not fit this harness\), 3 internal error"
     ;;

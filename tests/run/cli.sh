@@ -116,6 +116,14 @@ replay)
     mkdir adir
     usage_error run --replay adir
     has "^lineup run: cannot open replay file adir: it is a directory"
+    # a misfit suggests running the program again with the settings the
+    # failure depended on: without --races the race would pass unfixed
+    lu 1 run --quiet --races --replay-dir . -- "$P/race_plain"
+    r=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $r ]] || fail "no replay file for the race"
+    lu 2 run --replay "$r" -- "$P/race_mutex"
+    has "does not fit this program .* To check a fix, run it again: lineup run --races -- .*/race_mutex$"
+    lu 1 run --quiet --races -- "$P/race_plain"
     # a program path and an argument with a carriage return, a newline and a
     # backslash are replayed as they were, not cut at the carriage return
     odd=$'odd\rdir\n\\x'
