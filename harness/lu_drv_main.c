@@ -2070,6 +2070,13 @@ int main(int argc, char **argv)
                     reports_of[kind]++;
                     struct lu_drv_job mj = jobs[i];
                     mj.explorers = 1;
+                    /* a randomized strategy draws a test's schedules from
+                     * --seed and its sample number; smaller tests are run
+                     * with the schedules --test draws from the same seed,
+                     * so that 'lineup --test MINIMIZED' with the same
+                     * options fails again */
+                    if (randomized)
+                        mj.seed = lu__test_seed(o.seed, 0);
                     /* minimize a copy that holds just this finding */
                     struct lu__res mr;
                     memset(&mr, 0, sizeof mr);
@@ -2126,6 +2133,12 @@ int main(int argc, char **argv)
                             printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
                         if (runs && strcmp(mt.s, tb.s) != 0)
                             printf("  minimized (%u runs) to: %s\n", runs, mt.s);
+                        else if (runs && !cut && !min_stopped && randomized)
+                            /* sampled: a smaller test may fail in schedules
+                             * its budget did not draw */
+                            printf("  not minimized: no smaller test failed in its %" PRIu64
+                                   " sampled schedules (%u tried)\n",
+                                   o.max_executions, runs);
                         else if (runs && !cut && !min_stopped)
                             printf("  already minimal (%u smaller tests tried)\n", runs);
                         if (min_stopped && runs)

@@ -351,6 +351,25 @@ replay_cli)
     usage_error --preemptions -2 "$G/counter_fixed.so"
     has "^lineup: --preemptions takes a whole number up to 64, or -1 for no bound, not '-2'"
     ;;
+minimize_sampled)
+    # a randomized strategy minimizes with the schedules --test draws from
+    # the same --seed, so the minimized test fails again with --test (pct
+    # seed 6 found it in sample 2, whose schedules --test does not draw)
+    minimized=0
+    for seed in 1 2 3 4 5 6 7 8; do
+        o=(--quiet --strategy pct --seed "$seed" --max-executions 3 --jobs 1 --replay-dir .)
+        rc=0
+        timeout 120 "$L" "${o[@]}" --matrix 2x3 --samples 4 --max-reports 1 "$G/counter.so" >"$out" 2>&1 || rc=$?
+        [[ $rc == 0 || $rc == 1 ]] || fail "pct seed $seed exited $rc"
+        lacks "already minimal"
+        m=$(sed -n 's/^  minimized ([0-9]* runs) to: \(.*\)$/\1/p' "$out" | head -1)
+        m=${m%, reported above}
+        [[ -n $m ]] || continue
+        minimized=$((minimized + 1))
+        lu 1 "${o[@]}" --no-minimize --test "$m" "$G/counter.so"
+    done
+    [[ $minimized -gt 0 ]] || fail "no seed gave a minimized test"
+    ;;
 replay_spin)
     # the spin bound shapes the schedule (here: when the spinning waiter is a
     # livelock), so the replay file records it and a replay uses it
