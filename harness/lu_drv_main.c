@@ -1431,6 +1431,11 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
     size_t cap = 0;
     unsigned ln = 0;
     bool header = false, sched = false;
+    /* each key once: a second schedule line would be appended to the
+     * first, a second test line would replace it */
+    static const char *const keys[] = {"harness", "name",        "test",       "kind",    "strategy",
+                                       "phase",   "preemptions", "spin-bound", "schedule"};
+    bool seen[sizeof keys / sizeof keys[0]] = {false};
     while (getline(&line, &cap, f) > 0) {
         ln++;
         line[strcspn(line, "\r\n")] = 0;
@@ -1438,6 +1443,16 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
         const char *val = sp ? sp + 1 : "";
         if (sp)
             *sp = 0;
+        for (size_t k = 0; ln > 1 && k < sizeof keys / sizeof keys[0]; k++) {
+            if (strcmp(line, keys[k]) != 0)
+                continue;
+            if (seen[k])
+                lu__replay_bad(file, ln, "a repeated line");
+            seen[k] = true;
+        }
+        /* a value cut to fit its field would be another value */
+        if (strlen(val) >= sizeof rp->test)
+            lu__replay_bad(file, ln, "a line too long");
         if (ln == 1) {
             /* format 2 (session 3): schedules omit the points where one
              * thread is alone and may choose spinning threads at a cost */
@@ -1454,13 +1469,15 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             snprintf(rp->harness, sizeof rp->harness, "%s", val);
             lu_drv_replay_unescape(rp->harness);
         } else if (strcmp(line, "name") == 0) {
+            if (strlen(val) >= sizeof rp->name)
+                lu__replay_bad(file, ln, "a line too long");
             snprintf(rp->name, sizeof rp->name, "%s", val);
         } else if (strcmp(line, "test") == 0) {
             snprintf(rp->test, sizeof rp->test, "%s", val);
         } else if (strcmp(line, "kind") == 0) {
-            bool known = false;
+            bool known = false; /* replay files are written for bugs only */
             for (int v = 0; v < LU_DRV_V_COUNT; v++)
-                known |= strcmp(val, lu__vids[v]) == 0;
+                known |= strcmp(val, lu__vids[v]) == 0 && lu_drv_verdict_exit(v) == EXIT_BUG;
             if (!known)
                 lu__replay_bad(file, ln, "unknown kind");
             snprintf(rp->kind, sizeof rp->kind, "%s", val);

@@ -638,6 +638,11 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
     bool sched = false;
     int rc = -1;
     const char *why = NULL;
+    /* each key but arg once: a second schedule line would be appended to
+     * the first, a second program line would replace it */
+    static const char *const keys[] = {"program",   "kind",  "nondet-range", "spin-bound",
+                                       "max-steps", "races", "expect-exit",  "schedule"};
+    bool seen[sizeof keys / sizeof keys[0]] = {false};
     while (getline(&line, &cap, f) > 0) {
         ln++;
         line[strcspn(line, "\r\n")] = 0;
@@ -646,6 +651,15 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
         if (sp)
             *sp = 0;
         long x;
+        for (size_t k = 0; ln > 1 && k < sizeof keys / sizeof keys[0]; k++) {
+            if (strcmp(line, keys[k]) != 0)
+                continue;
+            if (seen[k]) {
+                why = "a repeated line";
+                goto bad;
+            }
+            seen[k] = true;
+        }
         if (ln == 1) {
             if (strcmp(line, "lineup-run-replay") != 0 || strcmp(val, "2") != 0) {
                 /* format 2 (session 3): schedules omit the points where one
@@ -661,6 +675,10 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
             }
         } else if (strcmp(line, "program") == 0) {
             lu_drv_replay_unescape(val);
+            if (strlen(val) >= sizeof rp->program) {
+                why = "a line too long"; /* cut, it would name another file */
+                goto bad;
+            }
             snprintf(rp->program, sizeof rp->program, "%s", val);
         } else if (strcmp(line, "arg") == 0) {
             lu_drv_replay_unescape(val);

@@ -318,6 +318,18 @@ replay_cli)
     sed 's/^kind .*/kind BOGUS/' "$f" >bogus.replay
     usage_error --replay bogus.replay
     has "bogus.replay:6: not a valid replay file: unknown kind"
+    # a kind no replay file is written for
+    sed 's/^kind .*/kind MISFIT/' "$f" >misfit.replay
+    usage_error --replay misfit.replay
+    has "misfit.replay:6: not a valid replay file: unknown kind"
+    # a line twice (two schedules are not one longer one), a test too long
+    # to keep whole
+    { cat "$f" && grep '^schedule' "$f"; } >twice.replay
+    usage_error --replay twice.replay
+    has "twice.replay:[0-9]+: not a valid replay file: a repeated line"
+    sed "s/^test .*/test $(printf 'inc(0) %.0s' {1..700})/" "$f" >long.replay
+    usage_error --replay long.replay
+    has "long.replay:4: not a valid replay file: a line too long"
     # a timed wait that gave up is named in the replay
     lu 1 --quiet --harness timed --test "hold(0) | take_timed(0)" --replay-dir . "$G/misc.so"
     has "^timed out: thread 1's pthread_mutex_timedlock \(step [0-9]+\)$"

@@ -116,6 +116,9 @@ replay)
     mkdir adir
     usage_error run --replay adir
     has "^lineup run: cannot open replay file adir: it is a directory"
+    { cat "$f" && grep '^schedule' "$f"; } >twice.replay
+    usage_error run --replay twice.replay
+    has "twice.replay:[0-9]+: not a valid replay file: a repeated line"
     # a misfit suggests running the program again with the settings the
     # failure depended on: without --races the race would pass unfixed
     lu 1 run --quiet --races --replay-dir . -- "$P/race_plain"
