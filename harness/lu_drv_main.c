@@ -1357,7 +1357,8 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase,
-                            int preemptions, int strategy, uint32_t spin_bound, char *out, size_t outlen)
+                            int preemptions, int strategy, uint32_t spin_bound, bool uninstrumented,
+                            char *out, size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -1388,6 +1389,8 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     for (uint32_t i = 0; i < r->sched_len; i++)
         fprintf(f, " %c%u", r->sched[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', r->sched[i].chosen);
     fputs("\n", f);
+    if (uninstrumented) /* --allow-uninstrumented: its atomics were no choices */
+        fputs("uninstrumented 1\n", f);
     lu_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
@@ -1401,6 +1404,7 @@ struct lu__replay {
     char harness[4096], name[128], test[4096], kind[64], strategy[32];
     int phase, preemptions;
     uint32_t spin_bound; /* 0: not recorded (the default applies) */
+    bool uninstrumented; /* written by a run with --allow-uninstrumented */
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1433,8 +1437,8 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
     bool header = false, sched = false;
     /* each key once: a second schedule line would be appended to the
      * first, a second test line would replace it */
-    static const char *const keys[] = {"harness", "name",        "test",       "kind",    "strategy",
-                                       "phase",   "preemptions", "spin-bound", "schedule"};
+    static const char *const keys[] = {"harness", "name",        "test",       "kind",     "strategy",
+                                       "phase",   "preemptions", "spin-bound", "schedule", "uninstrumented"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     while (getline(&line, &cap, f) > 0) {
         ln++;
@@ -1502,6 +1506,10 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             if (!isdigit((unsigned char)val[0]) || *end || errno || sb < 1 || sb > 100000000)
                 lu__replay_bad(file, ln, "bad spin-bound (1 to 100000000)");
             rp->spin_bound = (uint32_t)sb;
+        } else if (strcmp(line, "uninstrumented") == 0) {
+            if (strcmp(val, "1") != 0)
+                lu__replay_bad(file, ln, "bad uninstrumented line");
+            rp->uninstrumented = true;
         } else if (strcmp(line, "schedule") == 0) {
             sched = true;
             char *save = NULL, *v = strdup(val);
@@ -1734,6 +1742,16 @@ static int lu__replay_main(struct lu__opts *o)
         lu__resource_stop(err);
     if (ins < 0) {
         fprintf(stderr, "lineup: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (ins == 0 && !rp.uninstrumented) {
+        /* its atomics are no scheduling points: the schedule cannot fit,
+         * and "the harness changed" would not say why */
+        fprintf(
+            stderr,
+            "lineup: %s was not built with lineup-cc, and %s was written for a build that was: rebuild it "
+            "with 'lineup-cc -shared -o %s SOURCE.c'\n",
+            path, o->replay, path);
         return EXIT_USAGE;
     }
     o->harness_name = rp.name;
@@ -2181,8 +2199,8 @@ int main(int argc, char **argv)
                                    h->name, lu_drv_shell_word(mt.s), lu_drv_shell_word(o.path));
                         }
                         if (want && lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase,
-                                                     o.preemptions, o.strategy, o.spin_bound, replay_path,
-                                                     sizeof replay_path) == 0) {
+                                                     o.preemptions, o.strategy, o.spin_bound, ins == 0,
+                                                     replay_path, sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {

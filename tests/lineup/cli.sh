@@ -435,6 +435,19 @@ replay_fit)
     lu 1 --replay "$f"
     has "^verdict: linearizability violation \(reproduced\)$"
     lacks "does not fit"
+    # a build without lineup-cc's instrumentation is said to be one, not a
+    # harness that changed; a file written with --allow-uninstrumented
+    # replays on such a build
+    lu 2 --replay "$f" "$G/plain.so"
+    has "plain.so was not built with lineup-cc, and .* was written for a build that was"
+    lacks "^verdict|does not fit"
+    if [[ -f $G/queue_wakeup_plain.so ]]; then
+        lu 1 --quiet --allow-uninstrumented --test "take(0) | enqueue(200)" --replay-dir . \
+            "$G/queue_wakeup_plain.so"
+        u=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+        lu 1 --replay "$u"
+        has "\(reproduced\)$"
+    fi
     # the suggested test searches as the one that found the bug did: at its
     # preemption (or delay) bound and spin bound
     for o in "--preemptions 3" "--strategy idb --preemptions 1" "--spin-bound 50"; do
