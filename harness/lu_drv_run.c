@@ -860,6 +860,22 @@ int lu_drv_run_main(int argc, char **argv)
     if (o.replay) {
         printf("lineup %s: replaying %s (recorded as %s) with %s\n", LINEUP_VERSION, o.replay,
                lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)), given);
+        /* -- PROGRAM replaces the recorded command line, arguments too: a
+         * verdict about other arguments must not pass for the recorded one */
+        bool same = pargc - 1 == rp.nargs;
+        for (int i = 0; same && i < rp.nargs; i++)
+            same = strcmp(pargv[i + 1], rp.args[i]) == 0;
+        if (!same) {
+            fputs("note: the file recorded the arguments", stdout);
+            for (int i = 0; i < rp.nargs; i++)
+                printf(" %s", lu_drv_shell_word(rp.args[i]));
+            fputs(rp.nargs ? "" : " (none)", stdout);
+            fputs("; this replay passes", stdout);
+            for (int i = 1; i < pargc; i++)
+                printf(" %s", lu_drv_shell_word(pargv[i]));
+            fputs(pargc > 1 ? "" : " none", stdout);
+            fputs(" (give the recorded ones after the program to replay the recorded execution)\n", stdout);
+        }
     } else {
         printf("lineup %s: run %s, strategy %s", LINEUP_VERSION, given, lu_drv_run_strategy_name(o.strategy));
         if (o.strategy == LU_RUN_DFS || ((o.strategy == LU_RUN_IPB || o.strategy == LU_RUN_IDB) && o.pre_set))

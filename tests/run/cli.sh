@@ -138,7 +138,12 @@ replay)
     grep -qxF 'arg a\rb' "$f" || fail "the argument is not escaped in $f: $(grep '^arg' "$f")"
     lu 0 run --quiet --replay "$f"
     has "^no failure: main returned 1$"
-    lacks "does not fit|cannot open"
+    lacks "does not fit|cannot open|^note: the file recorded"
+    # -- PROGRAM without the recorded arguments: said so
+    lu 0 run --quiet --replay "$f" -- "$odd/prog"
+    has "^note: the file recorded the arguments .*; this replay passes none"
+    lu 0 run --quiet --replay "$f" -- "$odd/prog" $'a\rb'
+    lacks "^note: the file recorded"
     ;;
 oom)
     # Under a ulimit -v that lineup's own mappings fill, oom's malloc(64 MB)
