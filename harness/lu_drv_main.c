@@ -1466,6 +1466,9 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
                 lu__replay_bad(file, ln,
                                "it was written by an older lineup, whose schedules this one does not "
                                "follow: run the check again for a new replay file");
+            if (strcmp(line, "lineup-replay") == 0 && atoi(val) > 2)
+                lu__replay_bad(file, ln,
+                               "it was written by a newer lineup, in a format this one does not read");
             if (strcmp(line, "lineup-replay") != 0 || strcmp(val, "2") != 0)
                 lu__replay_bad(file, ln, "it does not start with 'lineup-replay 2'");
             header = true;

@@ -670,6 +670,8 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
                     : strcmp(line, "lineup-run-replay") == 0 && strcmp(val, "1") == 0
                         ? "it was written by an older lineup, whose schedules this one does not follow: run "
                           "the program again for a new replay file"
+                    : strcmp(line, "lineup-run-replay") == 0 && atoi(val) > 2
+                        ? "it was written by a newer lineup, in a format this one does not read"
                         : "it does not start with 'lineup-run-replay 2'";
                 goto bad;
             }

@@ -318,6 +318,9 @@ replay_cli)
     sed 's/^kind .*/kind BOGUS/' "$f" >bogus.replay
     usage_error --replay bogus.replay
     has "bogus.replay:6: not a valid replay file: unknown kind"
+    sed '1s/.*/lineup-replay 3/' "$f" >newer.replay
+    usage_error --replay newer.replay
+    has "newer.replay:1: not a valid replay file: it was written by a newer lineup"
     # a kind no replay file is written for
     sed 's/^kind .*/kind MISFIT/' "$f" >misfit.replay
     usage_error --replay misfit.replay

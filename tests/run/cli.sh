@@ -116,6 +116,9 @@ replay)
     mkdir adir
     usage_error run --replay adir
     has "^lineup run: cannot open replay file adir: it is a directory"
+    sed '1s/.*/lineup-run-replay 3/' "$f" >newer.replay
+    usage_error run --replay newer.replay
+    has "newer.replay:1: not a valid replay file: it was written by a newer lineup"
     { cat "$f" && grep '^schedule' "$f"; } >twice.replay
     usage_error run --replay twice.replay
     has "twice.replay:[0-9]+: not a valid replay file: a repeated line"
