@@ -176,7 +176,8 @@ struct lu__opts {
     uint64_t max_executions;
     unsigned timeout;
     uint32_t spin_bound, watchdog_ms;
-    bool spin_given; /* --spin-bound on the command line: a replay uses it, not the file's */
+    bool spin_given;    /* --spin-bound on the command line: a replay uses it, not the file's */
+    bool timeout_given; /* --timeout on the command line: likewise */
     bool no_minimize, allow_uninstrumented, quiet;
     unsigned max_reports;
     const char *path;
@@ -635,6 +636,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             break;
         case O_TIMEOUT:
             o->timeout = (unsigned)lu__parse_u64("--timeout", optarg, 86400 * 7);
+            o->timeout_given = true;
             break;
         case O_SPIN:
             o->spin_bound = (uint32_t)lu__parse_u64("--spin-bound", optarg, 100000000);
@@ -1357,8 +1359,8 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase,
-                            int preemptions, int strategy, uint32_t spin_bound, bool uninstrumented,
-                            char *out, size_t outlen)
+                            int preemptions, int strategy, uint32_t spin_bound, unsigned timeout,
+                            bool uninstrumented, char *out, size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -1391,6 +1393,9 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     fputs("\n", f);
     if (uninstrumented) /* --allow-uninstrumented: its atomics were no choices */
         fputs("uninstrumented 1\n", f);
+    /* a timeout found with --timeout 2 should not replay for the default
+     * 600 s before it says anything */
+    fprintf(f, "timeout %u\n", timeout);
     lu_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
@@ -1405,6 +1410,8 @@ struct lu__replay {
     int phase, preemptions;
     uint32_t spin_bound; /* 0: not recorded (the default applies) */
     bool uninstrumented; /* written by a run with --allow-uninstrumented */
+    bool timeout_set;
+    unsigned timeout; /* --timeout of the run that wrote it (0: none) */
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1437,8 +1444,9 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
     bool header = false, sched = false;
     /* each key once: a second schedule line would be appended to the
      * first, a second test line would replace it */
-    static const char *const keys[] = {"harness", "name",        "test",       "kind",     "strategy",
-                                       "phase",   "preemptions", "spin-bound", "schedule", "uninstrumented"};
+    static const char *const keys[] = {"harness",  "name",           "test",        "kind",
+                                       "strategy", "phase",          "preemptions", "spin-bound",
+                                       "schedule", "uninstrumented", "timeout"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     while (getline(&line, &cap, f) > 0) {
         ln++;
@@ -1509,6 +1517,14 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             if (!isdigit((unsigned char)val[0]) || *end || errno || sb < 1 || sb > 100000000)
                 lu__replay_bad(file, ln, "bad spin-bound (1 to 100000000)");
             rp->spin_bound = (uint32_t)sb;
+        } else if (strcmp(line, "timeout") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long t = strtoul(val, &end, 10);
+            if (!isdigit((unsigned char)val[0]) || *end || errno || t > 86400 * 7)
+                lu__replay_bad(file, ln, "bad timeout (0 to 604800 seconds)");
+            rp->timeout = (unsigned)t;
+            rp->timeout_set = true;
         } else if (strcmp(line, "uninstrumented") == 0) {
             if (strcmp(val, "1") != 0)
                 lu__replay_bad(file, ln, "bad uninstrumented line");
@@ -1774,6 +1790,12 @@ static int lu__replay_main(struct lu__opts *o)
     job.replay_len = rp.len;
     job.spin_bound = rp.spin_bound && !o->spin_given ? rp.spin_bound : o->spin_bound;
     job.watchdog_ms = o->watchdog_ms;
+    if (rp.timeout_set && !o->timeout_given)
+        lu__timeout = rp.timeout;
+    /* before the run, which may wait for --timeout */
+    printf("lineup %s: replaying %s (harness %s, recorded as %s%s%s)\n", LINEUP_VERSION, o->replay, rp.name,
+           rp.kind[0] ? rp.kind : "?", rp.strategy[0] ? " by strategy " : "", rp.strategy);
+    fflush(stdout);
     struct lu__res r;
     lu__run_sync(&job, rp.steps, &r);
     int misfit = r.verdict == LU_DRV_V_MISFIT ? lu__slots[0].shm->misfit : LU_SCHED_MISFIT_NONE;
@@ -1783,8 +1805,6 @@ static int lu__replay_main(struct lu__opts *o)
          * execution either */
         misfit = LU_SCHED_MISFIT_LEFT_OVER;
     }
-    printf("lineup %s: replaying %s (harness %s, recorded as %s%s%s)\n", LINEUP_VERSION, o->replay, rp.name,
-           rp.kind[0] ? rp.kind : "?", rp.strategy[0] ? " by strategy " : "", rp.strategy);
     fputs(r.report ? r.report : "", stdout);
     const char *id = lu__vids[r.verdict < LU_DRV_V_COUNT ? r.verdict : LU_DRV_V_INTERNAL];
     const char *rec = "?";
@@ -2202,8 +2222,8 @@ int main(int argc, char **argv)
                                    h->name, lu_drv_shell_word(mt.s), lu_drv_shell_word(o.path));
                         }
                         if (want && lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase,
-                                                     o.preemptions, o.strategy, o.spin_bound, ins == 0,
-                                                     replay_path, sizeof replay_path) == 0) {
+                                                     o.preemptions, o.strategy, o.spin_bound, o.timeout,
+                                                     ins == 0, replay_path, sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {

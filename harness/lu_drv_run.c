@@ -57,6 +57,7 @@ struct lu__ropts {
     uint32_t max_steps;
     bool steps_set;
     uint32_t timeout_ms;
+    bool timeout_set;
     uint32_t spin_bound, watchdog_ms;
     bool spin_set;
     const char *replay;
@@ -276,6 +277,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             break;
         case O_TIMEOUT:
             o->timeout_ms = (uint32_t)lu__u64("--timeout", optarg, 86400) * 1000;
+            o->timeout_set = true;
             break;
         case O_SPIN:
             o->spin_bound = (uint32_t)lu__u64("--spin-bound", optarg, 100000000);
@@ -545,6 +547,8 @@ static int lu__replay_file(struct lu__ctx *x, struct lu_run_shm *m, char *out, s
     rp.expect_exit = m->cfg.expect_exit;
     rp.spin_bound = m->cfg.spin_bound;
     rp.max_steps = m->trace_cap;
+    rp.timeout_set = 1;
+    rp.timeout_ms = m->cfg.timeout_ms;
     struct lu_sched_trace *tr = lu_run_shm_trace(m);
     rp.steps = tr->steps;
     rp.len = tr->len < m->trace_cap ? tr->len : m->trace_cap;
@@ -779,6 +783,8 @@ int lu_drv_run_main(int argc, char **argv)
             o.max_steps = rp.max_steps;
         if (!o.races_set)
             o.races = rp.races;
+        if (!o.timeout_set && rp.timeout_set)
+            o.timeout_ms = rp.timeout_ms;
         if (!o.expect_set && rp.expect_exit_set) {
             o.expect_set = true;
             o.expect = rp.expect_exit;

@@ -338,6 +338,8 @@ struct lu_drv_run_replay {
     char kind[32];
     int nondet_range, races, expect_exit_set, expect_exit;
     uint32_t spin_bound, max_steps;
+    int timeout_set;
+    uint32_t timeout_ms; /* --timeout of the run that wrote it (0: none) */
     struct lu_sched_step *steps;
     uint32_t len;
 };

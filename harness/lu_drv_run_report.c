@@ -596,6 +596,8 @@ int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp,
             rp->nondet_range, rp->spin_bound, rp->max_steps, rp->races);
     if (rp->expect_exit_set)
         fprintf(f, "expect-exit %d\n", rp->expect_exit);
+    if (rp->timeout_set) /* a replay of a timeout waits as long as its run did */
+        fprintf(f, "timeout %" PRIu32 "\n", rp->timeout_ms / 1000);
     fputs("schedule", f);
     for (uint32_t i = 0; i < rp->len; i++)
         fprintf(f, " %c%u", rp->steps[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', rp->steps[i].chosen);
@@ -640,8 +642,8 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
     const char *why = NULL;
     /* each key but arg once: a second schedule line would be appended to
      * the first, a second program line would replace it */
-    static const char *const keys[] = {"program",   "kind",  "nondet-range", "spin-bound",
-                                       "max-steps", "races", "expect-exit",  "schedule"};
+    static const char *const keys[] = {"program", "kind",        "nondet-range", "spin-bound", "max-steps",
+                                       "races",   "expect-exit", "schedule",     "timeout"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     while (getline(&line, &cap, f) > 0) {
         ln++;
@@ -723,6 +725,13 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
                 goto bad;
             }
             rp->races = (int)x;
+        } else if (strcmp(line, "timeout") == 0) {
+            if (lu__num(val, 0, 86400, &x)) { /* the option's range */
+                why = "bad timeout (0 to 86400 seconds)";
+                goto bad;
+            }
+            rp->timeout_set = 1;
+            rp->timeout_ms = (uint32_t)x * 1000;
         } else if (strcmp(line, "expect-exit") == 0) {
             if (lu__num(val, 0, 255, &x)) {
                 why = "bad expect-exit";

@@ -385,6 +385,21 @@ minimize_sampled)
     done
     [[ $minimized -gt 0 ]] || fail "no seed gave a minimized test"
     ;;
+replay_timeout)
+    # a timeout found with --timeout 1 replays with it, not the default
+    # 600 s, and the replay says what it replays before it waits
+    lu 1 --quiet --harness blocking --test "block(0)" --timeout 1 --replay-dir . "$G/hostile.so"
+    has "^FAIL harness blocking: timeout"
+    f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $f ]] || fail "no replay file"
+    grep -qx "timeout 1" "$f" || fail "the replay file does not record the timeout"
+    SECONDS=0
+    LU_TIMEOUT=30 lu 1 --replay "$f"
+    [[ $SECONDS -lt 10 ]] || fail "the replay took $SECONDS s"
+    has "^verdict: timeout \(reproduced\)$"
+    [[ $(head -1 "$out") == "lineup "*": replaying $f (harness blocking, recorded as TIMEOUT"* ]] ||
+        fail "the replay does not begin with what it replays: $(head -1 "$out")"
+    ;;
 replay_spin)
     # the spin bound shapes the schedule (here: when the spinning waiter is a
     # livelock), so the replay file records it and a replay uses it

@@ -122,6 +122,14 @@ replay)
     { cat "$f" && grep '^schedule' "$f"; } >twice.replay
     usage_error run --replay twice.replay
     has "twice.replay:[0-9]+: not a valid replay file: a repeated line"
+    # a timeout found with --timeout 1 replays with it, not the default 30 s
+    lu 1 run --quiet --timeout 1 --replay-dir . -- "$P/block"
+    b=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $b ]] || fail "no replay file for the timeout"
+    SECONDS=0
+    lu 1 run --quiet --replay "$b"
+    [[ $SECONDS -lt 10 ]] || fail "the replay of a 1 s timeout took $SECONDS s"
+    has "\(reproduced\)"
     # a misfit suggests running the program again with the settings the
     # failure depended on: without --races the race would pass unfixed
     lu 1 run --quiet --races --replay-dir . -- "$P/race_plain"
