@@ -176,8 +176,9 @@ struct lu__opts {
     uint64_t max_executions;
     unsigned timeout;
     uint32_t spin_bound, watchdog_ms;
-    bool spin_given;    /* --spin-bound on the command line: a replay uses it, not the file's */
-    bool timeout_given; /* --timeout on the command line: likewise */
+    bool spin_given;     /* --spin-bound on the command line: a replay uses it, not the file's */
+    bool timeout_given;  /* --timeout on the command line: likewise */
+    bool watchdog_given; /* --watchdog-ms on the command line: likewise */
     bool no_minimize, allow_uninstrumented, quiet;
     unsigned max_reports;
     const char *path;
@@ -646,6 +647,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             break;
         case O_WD:
             o->watchdog_ms = (uint32_t)lu__parse_u64("--watchdog-ms", optarg, 3600000);
+            o->watchdog_given = true;
             if (!o->watchdog_ms)
                 lu__die_usage("--watchdog-ms takes a whole number from 1 to 3600000, not '%s'", optarg);
             break;
@@ -1359,8 +1361,8 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase,
-                            int preemptions, int strategy, uint32_t spin_bound, unsigned timeout,
-                            bool uninstrumented, char *out, size_t outlen)
+                            int preemptions, int strategy, uint32_t spin_bound, uint32_t watchdog_ms,
+                            unsigned timeout, bool uninstrumented, char *out, size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -1396,6 +1398,9 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     /* a timeout found with --timeout 2 should not replay for the default
      * 600 s before it says anything */
     fprintf(f, "timeout %u\n", timeout);
+    /* what counts as divergence: an operation that computes for 0.3 s is
+     * one under --watchdog-ms 50, and goes on under the default */
+    fprintf(f, "watchdog-ms %" PRIu32 "\n", watchdog_ms);
     lu_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
@@ -1411,7 +1416,8 @@ struct lu__replay {
     uint32_t spin_bound; /* 0: not recorded (the default applies) */
     bool uninstrumented; /* written by a run with --allow-uninstrumented */
     bool timeout_set;
-    unsigned timeout; /* --timeout of the run that wrote it (0: none) */
+    unsigned timeout;     /* --timeout of the run that wrote it (0: none) */
+    uint32_t watchdog_ms; /* 0: not recorded */
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1446,7 +1452,7 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
      * first, a second test line would replace it */
     static const char *const keys[] = {"harness",  "name",           "test",        "kind",
                                        "strategy", "phase",          "preemptions", "spin-bound",
-                                       "schedule", "uninstrumented", "timeout"};
+                                       "schedule", "uninstrumented", "timeout",     "watchdog-ms"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     while (getline(&line, &cap, f) > 0) {
         ln++;
@@ -1525,6 +1531,13 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
                 lu__replay_bad(file, ln, "bad timeout (0 to 604800 seconds)");
             rp->timeout = (unsigned)t;
             rp->timeout_set = true;
+        } else if (strcmp(line, "watchdog-ms") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long w = strtoul(val, &end, 10);
+            if (!isdigit((unsigned char)val[0]) || *end || errno || w < 1 || w > 3600000)
+                lu__replay_bad(file, ln, "bad watchdog-ms (1 to 3600000)");
+            rp->watchdog_ms = (uint32_t)w;
         } else if (strcmp(line, "uninstrumented") == 0) {
             if (strcmp(val, "1") != 0)
                 lu__replay_bad(file, ln, "bad uninstrumented line");
@@ -1723,8 +1736,8 @@ static uint64_t lu__test_seed(uint64_t seed, unsigned i)
  * command it suggests searches at the recorded bound (a bug found at
  * --preemptions 3 passes at the default 2, fixed or not), as idb did if
  * idb found it, with the spin bound the replay used. */
-static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, int why, uint32_t at,
-                              const char *path)
+static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, uint32_t watchdog_ms, int why,
+                              uint32_t at, const char *path)
 {
     struct lu_buf b;
     lu_buf_init(&b);
@@ -1741,7 +1754,9 @@ static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, 
     if (st != LU_DRV_S_PCT && st != LU_DRV_S_POS && rp->preemptions != 2)
         n += (size_t)snprintf(opts + n, sizeof opts - n, " --preemptions %d", rp->preemptions);
     if (spin_bound != 1000)
-        snprintf(opts + n, sizeof opts - n, " --spin-bound %" PRIu32, spin_bound);
+        n += (size_t)snprintf(opts + n, sizeof opts - n, " --spin-bound %" PRIu32, spin_bound);
+    if (watchdog_ms != 1000)
+        snprintf(opts + n, sizeof opts - n, " --watchdog-ms %" PRIu32, watchdog_ms);
     fprintf(stderr,
             "lineup: replay: the recorded schedule does not fit this build at choice %u%s (%s): the "
             "harness changed since the replay file was written, or it does not behave the same way on the "
@@ -1789,7 +1804,7 @@ static int lu__replay_main(struct lu__opts *o)
     job.replay_phase = rp.phase;
     job.replay_len = rp.len;
     job.spin_bound = rp.spin_bound && !o->spin_given ? rp.spin_bound : o->spin_bound;
-    job.watchdog_ms = o->watchdog_ms;
+    job.watchdog_ms = rp.watchdog_ms && !o->watchdog_given ? rp.watchdog_ms : o->watchdog_ms;
     if (rp.timeout_set && !o->timeout_given)
         lu__timeout = rp.timeout;
     /* before the run, which may wait for --timeout */
@@ -1815,7 +1830,7 @@ static int lu__replay_main(struct lu__opts *o)
     if (misfit != LU_SCHED_MISFIT_NONE) {
         printf("verdict: %s (recorded as %s)\n", lu_drv_verdict_name(LU_DRV_V_MISFIT), rec);
         fflush(stdout);
-        lu__replay_misfit(&rp, job.spin_bound, misfit, r.sched_len, path);
+        lu__replay_misfit(&rp, job.spin_bound, job.watchdog_ms, misfit, r.sched_len, path);
         rc = lu_drv_verdict_exit(LU_DRV_V_MISFIT);
     } else if (r.verdict == LU_DRV_V_PASS) {
         printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);
@@ -2221,9 +2236,10 @@ int main(int argc, char **argv)
                                    "lineup --harness %s --test %s %s\n",
                                    h->name, lu_drv_shell_word(mt.s), lu_drv_shell_word(o.path));
                         }
-                        if (want && lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase,
-                                                     o.preemptions, o.strategy, o.spin_bound, o.timeout,
-                                                     ins == 0, replay_path, sizeof replay_path) == 0) {
+                        if (want &&
+                            lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
+                                             o.strategy, o.spin_bound, o.watchdog_ms, o.timeout, ins == 0,
+                                             replay_path, sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {

@@ -58,6 +58,7 @@ struct lu__ropts {
     bool steps_set;
     uint32_t timeout_ms;
     bool timeout_set;
+    bool watchdog_set;
     uint32_t spin_bound, watchdog_ms;
     bool spin_set;
     const char *replay;
@@ -287,6 +288,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             break;
         case O_WD:
             o->watchdog_ms = (uint32_t)lu__u64("--watchdog-ms", optarg, 3600000);
+            o->watchdog_set = true;
             if (!o->watchdog_ms)
                 lu__die_usage("--watchdog-ms takes a whole number from 1 to 3600000, not '%s'", optarg);
             break;
@@ -549,6 +551,7 @@ static int lu__replay_file(struct lu__ctx *x, struct lu_run_shm *m, char *out, s
     rp.max_steps = m->trace_cap;
     rp.timeout_set = 1;
     rp.timeout_ms = m->cfg.timeout_ms;
+    rp.watchdog_ms = m->cfg.watchdog_ms;
     struct lu_sched_trace *tr = lu_run_shm_trace(m);
     rp.steps = tr->steps;
     rp.len = tr->len < m->trace_cap ? tr->len : m->trace_cap;
@@ -738,7 +741,9 @@ static void lu__replay_misfit(const struct lu_drv_run_replay *rp, const struct l
     if (o->spin_bound != 1000)
         n += (size_t)snprintf(opts + n, sizeof opts - n, "--spin-bound %" PRIu32 " ", o->spin_bound);
     if (rp->max_steps && rp->max_steps != LU__DEFAULT_STEPS)
-        snprintf(opts + n, sizeof opts - n, "--max-steps %" PRIu32 " ", rp->max_steps);
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "--max-steps %" PRIu32 " ", rp->max_steps);
+    if (o->watchdog_ms != 1000)
+        snprintf(opts + n, sizeof opts - n, "--watchdog-ms %" PRIu32 " ", o->watchdog_ms);
     fprintf(stderr,
             "lineup run: replay: the recorded schedule does not fit this program at choice %u%s (%s): the "
             "program changed since the replay file was written, or it does not behave the same way on the "
@@ -785,6 +790,8 @@ int lu_drv_run_main(int argc, char **argv)
             o.races = rp.races;
         if (!o.timeout_set && rp.timeout_set)
             o.timeout_ms = rp.timeout_ms;
+        if (!o.watchdog_set && rp.watchdog_ms)
+            o.watchdog_ms = rp.watchdog_ms;
         if (!o.expect_set && rp.expect_exit_set) {
             o.expect_set = true;
             o.expect = rp.expect_exit;

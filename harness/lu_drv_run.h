@@ -339,7 +339,8 @@ struct lu_drv_run_replay {
     int nondet_range, races, expect_exit_set, expect_exit;
     uint32_t spin_bound, max_steps;
     int timeout_set;
-    uint32_t timeout_ms; /* --timeout of the run that wrote it (0: none) */
+    uint32_t timeout_ms;  /* --timeout of the run that wrote it (0: none) */
+    uint32_t watchdog_ms; /* 0: not recorded */
     struct lu_sched_step *steps;
     uint32_t len;
 };

@@ -598,6 +598,8 @@ int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp,
         fprintf(f, "expect-exit %d\n", rp->expect_exit);
     if (rp->timeout_set) /* a replay of a timeout waits as long as its run did */
         fprintf(f, "timeout %" PRIu32 "\n", rp->timeout_ms / 1000);
+    if (rp->watchdog_ms) /* what counted as divergence */
+        fprintf(f, "watchdog-ms %" PRIu32 "\n", rp->watchdog_ms);
     fputs("schedule", f);
     for (uint32_t i = 0; i < rp->len; i++)
         fprintf(f, " %c%u", rp->steps[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', rp->steps[i].chosen);
@@ -643,7 +645,7 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
     /* each key but arg once: a second schedule line would be appended to
      * the first, a second program line would replace it */
     static const char *const keys[] = {"program", "kind",        "nondet-range", "spin-bound", "max-steps",
-                                       "races",   "expect-exit", "schedule",     "timeout"};
+                                       "races",   "expect-exit", "schedule",     "timeout",    "watchdog-ms"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     while (getline(&line, &cap, f) > 0) {
         ln++;
@@ -732,6 +734,12 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
             }
             rp->timeout_set = 1;
             rp->timeout_ms = (uint32_t)x * 1000;
+        } else if (strcmp(line, "watchdog-ms") == 0) {
+            if (lu__num(val, 1, 3600000, &x)) {
+                why = "bad watchdog-ms (1 to 3600000)";
+                goto bad;
+            }
+            rp->watchdog_ms = (uint32_t)x;
         } else if (strcmp(line, "expect-exit") == 0) {
             if (lu__num(val, 0, 255, &x)) {
                 why = "bad expect-exit";

@@ -399,6 +399,16 @@ replay_timeout)
     has "^verdict: timeout \(reproduced\)$"
     [[ $(head -1 "$out") == "lineup "*": replaying $f (harness blocking, recorded as TIMEOUT"* ]] ||
         fail "the replay does not begin with what it replays: $(head -1 "$out")"
+    # likewise --watchdog-ms: 0.1 s of computing is a divergence under 20 ms,
+    # and none under the default 1000
+    lu 1 --quiet --harness busy --test "compute(0)" --watchdog-ms 20 --replay-dir . "$G/misc.so"
+    has "^FAIL harness busy: divergence"
+    w=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    grep -qx "watchdog-ms 20" "$w" || fail "the replay file does not record the watchdog"
+    lu 1 --replay "$w"
+    has "^verdict: divergence \(reproduced\)$"
+    lu 2 --replay "$w" --watchdog-ms 1000 "$G/misc.so"
+    has "does not fit this build"
     ;;
 replay_spin)
     # the spin bound shapes the schedule (here: when the spinning waiter is a

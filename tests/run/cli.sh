@@ -130,6 +130,12 @@ replay)
     lu 1 run --quiet --replay "$b"
     [[ $SECONDS -lt 10 ]] || fail "the replay of a 1 s timeout took $SECONDS s"
     has "\(reproduced\)"
+    # and --watchdog-ms
+    lu 1 run --quiet --watchdog-ms 200 --replay-dir . -- "$P/diverge"
+    d=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
+    grep -qx "watchdog-ms 200" "$d" || fail "the replay file does not record the watchdog"
+    lu 1 run --quiet --replay "$d"
+    has "\(reproduced\)"
     # a misfit suggests running the program again with the settings the
     # failure depended on: without --races the race would pass unfixed
     lu 1 run --quiet --races --replay-dir . -- "$P/race_plain"

@@ -11,7 +11,9 @@
  *   bytes     byte-string results at and over the size limit;
  *   timed     a timed lock that gives up: the replay names the timeout;
  *   selfkill  kill(getpid(), SIGKILL) in an operation;
- *   twokinds  a lost update and a lost wakeup: two kinds of failure in one test.
+ *   twokinds  a lost update and a lost wakeup: two kinds of failure in one test;
+ *   busy      computes for about 0.1 s without a scheduling point: divergence
+ *             under --watchdog-ms 20, none under the default 1000.
  */
 #include <lineup.h>
 
@@ -294,3 +296,14 @@ static int64_t tk_await(void *o, int64_t unused)
 
 LINEUP_HARNESS(twokinds, twokinds_create, free, LINEUP_OP(tk_inc, 0), LINEUP_OP(tk_get, 0),
                LINEUP_OP(tk_await, 0));
+
+static int64_t compute(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    uint64_t x = 1;
+    for (uint64_t i = 0; i < 50000000; i++)
+        x = x * 6364136223846793005u + i;
+    return (int64_t)(x >> 63) * 0;
+}
+LINEUP_HARNESS(busy, create, free, LINEUP_OP(compute, 0));
