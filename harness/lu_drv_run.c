@@ -340,6 +340,12 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         (o->strategy == LU_RUN_RANDOM || o->strategy == LU_RUN_PCT || o->strategy == LU_RUN_POS))
         lu__die_usage("--preemptions has no effect with --strategy %s, which samples without a bound",
                       lu_drv_run_strategy_name(o->strategy));
+    if (!o->replay && o->seed_set &&
+        (o->strategy == LU_RUN_DFS || o->strategy == LU_RUN_IPB || o->strategy == LU_RUN_IDB))
+        lu__die_usage(
+            "--seed has no effect with --strategy %s, which draws nothing: it explores the schedules "
+            "in order (--seed is for default, random, pct and pos)",
+            lu_drv_run_strategy_name(o->strategy));
     if (budget_zero && o->strategy != LU_RUN_DFS && o->strategy != LU_RUN_IPB && o->strategy != LU_RUN_IDB)
         lu__die_usage("--budget 0 (none) needs --strategy dfs, ipb or idb: the others would never stop");
     if ((o->strategy == LU_RUN_DFS || o->strategy == LU_RUN_DEFAULT) && !o->pre_set)
@@ -903,7 +909,9 @@ int lu_drv_run_main(int argc, char **argv)
             printf(", budget %.0f s", (double)o.budget_ms / 1000.0);
         else
             printf(", no budget");
-        printf(", seed %" PRIu64 "%s\n", o.seed, o.races ? ", data races" : "");
+        if (o.strategy != LU_RUN_DFS && o.strategy != LU_RUN_IPB && o.strategy != LU_RUN_IDB)
+            printf(", seed %" PRIu64, o.seed); /* nothing is drawn otherwise */
+        printf("%s\n", o.races ? ", data races" : "");
     }
     fflush(stdout);
 

@@ -44,7 +44,7 @@ dfs() {
     local -a rf=()
     read -r -a rf <<<"$runflags"
     (cd "$tmp" && timeout -s KILL "$run_timeout" "$lineup" run --strategy dfs --preemptions "$p" --budget "$budget" \
-        --seed 1 --quiet "${rf[@]}" -- "$exe") >"$tmp/log" 2>&1 </dev/null
+        --quiet "${rf[@]}" -- "$exe") >"$tmp/log" 2>&1 </dev/null
     local st=$?
     local n
     n=$(sed -n 's/^summary: \([0-9][0-9]*\) executions\?.*/\1/p' "$tmp/log" | head -1)

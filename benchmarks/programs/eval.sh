@@ -116,6 +116,10 @@ run_one() {
     fi
     [[ -n ${PREEMPTIONS:-} ]] && extra+=(--preemptions "$PREEMPTIONS")
     [[ ${ALL:-0} != 0 ]] && extra+=(--all)
+    case ${strategy%-off} in
+    dfs | ipb | idb) ;; # they draw nothing: --seed is refused
+    *) extra+=(--seed "$seed") ;;
+    esac
     if [[ ! -x $exe ]]; then
         echo "eval.sh: $exe missing (build the benchmark_programs target)" >&2
         errors=$((errors + 1))
@@ -125,7 +129,7 @@ run_one() {
     read -r -a rf <<<"$runflags"
     t0=$(date +%s.%N)
     (cd "$out/replays" && timeout -s KILL "$run_timeout" "$lineup" run --strategy "${strategy%-off}" --budget "$bud" \
-        --seed "$seed" --quiet --replay-dir "$out/replays" "${extra[@]}" "${rf[@]}" -- "$exe") >"$log" 2>&1 </dev/null
+        --quiet --replay-dir "$out/replays" "${extra[@]}" "${rf[@]}" -- "$exe") >"$log" 2>&1 </dev/null
     st=$?
     t1=$(date +%s.%N)
     local found=0 at=- kind=- execs=-

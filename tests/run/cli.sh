@@ -71,6 +71,14 @@ options)
     has "^lineup run: --replay-dir no/such: No such file or directory"
     usage_error run --preemptions -2 -- "$P/correct"
     has "^lineup run: --preemptions takes a whole number up to 64, or -1 for no bound, not '-2'"
+    # --seed with a strategy that draws nothing would let the user believe
+    # it changed something
+    for s in dfs ipb idb; do
+        usage_error run --strategy "$s" --seed 3 -- "$P/correct"
+        has "^lineup run: --seed has no effect with --strategy $s, which draws nothing"
+    done
+    lu 0 run --quiet --strategy dfs --budget 20 -- "$P/correct"
+    lacks "seed"
     usage_error run --depth 5 -- "$P/correct"
     has "^lineup run: --depth is the bug depth of --strategy pct"
     lu 0 run --quiet --strategy pct --depth 5 --budget 20 -- "$P/correct"
