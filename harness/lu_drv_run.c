@@ -81,7 +81,8 @@ static void lu__usage(FILE *f)
         "\n"
         "options:\n"
         "  --strategy S        dfs, ipb, idb, random, pct, pos or default (default: default, a short\n"
-        "                      exhaustive pass at preemption bounds 0 to 2, then PCT)\n"
+        "                      exhaustive pass at preemption bounds 0 to 2, then PCT, POS and\n"
+        "                      random walks)\n"
         "  --preemptions P     dfs: the preemption bound (default 2; -1 unbounded); ipb/idb: the\n"
         "                      largest bound to try (default: no limit)\n"
         "  --depth D           pct: the bug depth (default 3; only with --strategy pct)\n"
@@ -614,6 +615,76 @@ static const char *lu__sampler_text(const struct lu_run_shm *m)
     return lu_drv_run_strategy_name(m->cfg.strategy);
 }
 
+/* Why the search ended before what it set out to cover: the phrase of the
+ * coverage line. */
+static const char *lu__cut_by(const struct lu_run_summary *s, bool all)
+{
+    if (s->budget_out)
+        return "the budget ran out";
+    /* --all goes on after failures: only a tool error stops it */
+    return all || s->error ? "stopped by an error" : "stopped at the first failure";
+}
+
+/* The coverage line: what was explored completely, and where and why the
+ * search stopped short of the rest, so that it never reads as more than
+ * was done. */
+static void lu__coverage(const struct lu_run_shm *m, bool all)
+{
+    const struct lu_run_summary *s = &m->sum;
+    const struct lu_run_cfg *c = &m->cfg;
+    const char *unit = s->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption";
+    if (s->exhausted == 2) {
+        printf("every schedule of the program was explored%s\n",
+               s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
+        return;
+    }
+    bool sampler = c->strategy == LU_RUN_RANDOM || c->strategy == LU_RUN_PCT || c->strategy == LU_RUN_POS;
+    if (sampler) {
+        printf("%" PRIu64 " execution%s sampled (%s, seed %" PRIu64 "): no coverage guarantee\n", s->sampled,
+               s->sampled == 1 ? "" : "s", lu_drv_run_strategy_name(c->strategy), c->seed);
+        return;
+    }
+    if (c->strategy == LU_RUN_DFS) {
+        if (s->exhausted)
+            printf("every schedule with at most %d preemption%s was explored\n", c->preemptions,
+                   c->preemptions == 1 ? "" : "s");
+        else if (!s->budget_out)
+            printf("%s\n", lu__cut_by(s, all));
+        else if (c->preemptions >= 0)
+            printf("%s before every schedule with at most %d preemption%s was explored\n", lu__cut_by(s, all),
+                   c->preemptions, c->preemptions == 1 ? "" : "s");
+        else
+            printf("%s before every schedule was explored\n", lu__cut_by(s, all));
+        return;
+    }
+    /* ipb, idb and default's exhaustive pass: bounds 0, 1, ... in turn */
+    if (s->bound_done >= 0)
+        printf("every schedule with at most %d %s%s was explored", s->bound_done, unit,
+               s->bound_done == 1 ? "" : "s");
+    if (s->bound_at >= 0 && s->pass_out) {
+        /* default: the samplers took over with the rest of the budget */
+        printf("%sthe exhaustive pass stopped in bound %d when its half of the budget ran out, after %" PRIu64
+               " execution%s%s",
+               s->bound_done >= 0 ? "; " : "", s->bound_at, s->exhaustive, s->exhaustive == 1 ? "" : "s",
+               s->bound_done >= 0 ? "" : ", so no bound was explored completely");
+    } else if (s->bound_at >= 0 && s->budget_out && s->bound_done < 0) {
+        printf("%s before bound 0 was explored completely", lu__cut_by(s, all));
+    } else if (s->bound_at >= 0 && s->bound_done < 0) {
+        printf("%s", lu__cut_by(s, all));
+    } else if (s->bound_at >= 0) {
+        printf("; %s in bound %d", lu__cut_by(s, all), s->bound_at);
+    }
+    if (s->sampled)
+        printf("%s then %" PRIu64 " execution%s sampled by %s (seed %" PRIu64 ")",
+               s->bound_at >= 0 ? ";" : ",", s->sampled, s->sampled == 1 ? "" : "s", lu__sampler_text(m),
+               c->seed);
+    else if (s->bound_at < 0 && s->bound_done < 0)
+        printf("%s", lu__cut_by(s, all)); /* ended before its first round */
+    if (s->bound_done < 0 && (s->sampled || s->pass_out))
+        printf(": no coverage guarantee");
+    printf("\n");
+}
+
 static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
 {
     const struct lu_run_summary *s = &m->sum;
@@ -627,33 +698,8 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
     if (s->dropped)
         printf(", %" PRIu64 " dropped (a spinning thread chosen at a cost kept spinning)", s->dropped);
     printf(", %" PRIu64 " failing\n", s->failing);
-    const char *unit = s->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption";
     printf("  coverage: ");
-    const char *us = s->bound_done == 1 ? "" : "s";
-    if (s->exhausted == 2)
-        printf("every schedule of the program was explored%s\n",
-               s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
-    else if (s->sampled && s->bound_done >= 0)
-        printf("every schedule with at most %d %s%s was explored, then %" PRIu64 " executions sampled by %s "
-               "(seed %" PRIu64 ")\n",
-               s->bound_done, unit, us, s->sampled, lu__sampler_text(m), m->cfg.seed);
-    else if (s->sampled)
-        printf("%" PRIu64 " executions sampled (%s, seed %" PRIu64 "): no coverage guarantee\n", s->sampled,
-               lu__sampler_text(m), m->cfg.seed);
-    else if (s->bound_done >= 0 && s->budget_out)
-        printf("every schedule with at most %d %s%s was explored; the budget ran out in bound %d\n",
-               s->bound_done, unit, us, s->bound_done + 1);
-    else if (s->bound_done >= 0)
-        printf("every schedule with at most %d %s%s was explored\n", s->bound_done, unit, us);
-    else if (s->budget_out && m->cfg.strategy == LU_RUN_DFS && m->cfg.preemptions >= 0)
-        printf("the budget ran out before every schedule with at most %d preemption%s was explored\n",
-               m->cfg.preemptions, m->cfg.preemptions == 1 ? "" : "s");
-    else if (s->budget_out && m->cfg.strategy == LU_RUN_DFS)
-        printf("the budget ran out before every schedule was explored\n");
-    else if (s->budget_out)
-        printf("the budget ran out before bound 0 was explored completely\n");
-    else
-        printf("stopped at the first failure\n");
+    lu__coverage(m, o->all);
     if (!m->cfg.races && (s->exhausted == 2 || s->bound_done >= 0))
         /* a coverage claim holds for what lineup schedules: a racy program
          * (most SV-COMP sources keep shared data in plain variables) has

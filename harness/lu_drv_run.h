@@ -249,9 +249,14 @@ struct lu_run_summary {
     int exhausted;  /* 1: every schedule within bound_done was explored; 2: every schedule */
     int bound_done; /* largest bound explored completely, -1 none */
     int bound_kind;
-    int budget_out;   /* stopped because the budget ran out */
-    uint64_t sampled; /* executions of randomized strategies */
-    int nondet;       /* some execution asked for a __VERIFIER_nondet_* value */
+    int budget_out; /* stopped because the budget ran out */
+    /* ipb, idb, default: the bound whose round was under way when the
+     * search stopped before finishing it (the budget, a failure), -1 none */
+    int bound_at;
+    int pass_out;        /* default: its exhaustive pass used up its half of the budget */
+    uint64_t exhaustive; /* executions of the exhaustive rounds */
+    uint64_t sampled;    /* executions of randomized strategies */
+    int nondet;          /* some execution asked for a __VERIFIER_nondet_* value */
     uint32_t nsig;
     struct lu_run_sig sigs[LU_RUN_MAX_SIGS];
     uint32_t nstatus;

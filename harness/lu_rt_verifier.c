@@ -1151,6 +1151,7 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
             break;
         }
         lu__execute(s, strategy, bound, bound_kind, 0, 0);
+        R->sum.exhaustive++;
     }
     struct lu_sched_stats ss;
     lu_sched_stats(s, &ss);
@@ -1171,14 +1172,18 @@ static int lu__iterate(int strategy, int bound_kind, int max_bound, uint64_t max
     for (int b = 0;; b++) {
         uint64_t left = 0;
         if (max_execs) {
-            if (S.started - start >= max_execs)
+            if (S.started - start >= max_execs) {
+                R->sum.bound_at = b;
                 return LU__ROUND_LIMIT;
+            }
             left = max_execs - (S.started - start);
         }
         bool whole;
+        R->sum.bound_at = b;
         int r = lu__dfs_round(strategy, b, bound_kind, left, deadline, &whole);
         if (r != LU__ROUND_EXHAUSTED)
             return r;
+        R->sum.bound_at = -1;
         R->sum.bound_done = b;
         R->sum.exhausted = whole ? 2 : 1;
         if (whole || (max_bound >= 0 && b >= max_bound))
@@ -1239,7 +1244,7 @@ static int lu__sample(const struct lu__mix *mix, int nd, uint64_t max_execs)
 static void lu__explore(void)
 {
     const struct lu_run_cfg *c = &R->cfg;
-    R->sum.bound_done = -1;
+    R->sum.bound_done = R->sum.bound_at = -1;
     int r = LU__ROUND_LIMIT;
     bool whole = false;
     switch (c->strategy) {
@@ -1295,6 +1300,7 @@ static void lu__explore(void)
         r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, c->preemptions, share, deadline);
         if (S.stop || R->sum.exhausted == 2)
             break;
+        R->sum.pass_out = r == LU__ROUND_LIMIT;
         static const struct lu__mix mix[] = {
             {LU_RUN_PCT, LU_SCHED_PCT, 3},
             {LU_RUN_POS, LU_SCHED_POS, 0},

@@ -406,7 +406,7 @@ reduction)
     has "coverage: every schedule of the program was explored"
     # without: half of the budget does not finish bound 2 (13 + 76 + 264)
     run 0 --budget 600 --seed 1 --reduction off -- "$P/independent"
-    has "every schedule with at most 1 preemption was explored, then 300 executions sampled"
+    has "every schedule with at most 1 preemption was explored; the exhaustive pass stopped in bound 2 when its half of the budget ran out, after 300 executions; then 300 executions sampled"
     # delay bounding and the samplers have no reduction, and the samplers
     # no bound: those options would change nothing
     run 0 --strategy idb --preemptions 1 --budget 0 -- "$P/independent"
@@ -445,6 +445,44 @@ reduction_replay)
         run 1 --replay "$f"
         has "(reproduced)"
     done
+    ;;
+coverage)
+    # the coverage line claims what was explored completely, and says where
+    # and why the search stopped short of the rest
+    F=$P/long_search_fixed
+    # default: its exhaustive pass (bounds 0, 1, 2) ran out of its half of
+    # the budget in bound 0, or in bound 2 after bounds 0 and 1; then the
+    # samplers took the rest
+    run 0 --budget 10 --seed 1 -- "$F"
+    has "coverage: the exhaustive pass stopped in bound 0 when its half of the budget ran out, after 5 executions, so no bound was explored completely; then 5 executions sampled by PCT, POS and random walks in turn (seed 1): no coverage guarantee"
+    run 0 --budget 1 --seed 1 -- "$F"
+    has "coverage: the exhaustive pass stopped in bound 0 when its half of the budget ran out, after 1 execution, so no bound was explored completely: no coverage guarantee"
+    run 0 --budget 600 --seed 1 --reduction off -- "$P/independent"
+    has "coverage: every schedule with at most 1 preemption was explored; the exhaustive pass stopped in bound 2 when its half of the budget ran out, after 300 executions; then 300 executions sampled by PCT, POS and random walks in turn (seed 1)"
+    run 0 --budget 1s --seed 1 --preemptions -1 -- "$F"
+    has "when its half of the budget ran out, after "
+    # the pass finished its last bound
+    run 0 --budget 60 --preemptions 0 --seed 1 -- "$F"
+    has "coverage: every schedule with at most 0 preemptions was explored, then 47 executions sampled by PCT, POS and random walks in turn (seed 1)"
+    # a failure in the pass
+    run 1 --seed 1 -- "$P/lost_update"
+    has "coverage: every schedule with at most 0 preemptions was explored; stopped at the first failure in bound 1"
+    # the exhaustive strategies
+    run 0 --strategy dfs --budget 100 -- "$F"
+    has "coverage: the budget ran out before every schedule with at most 2 preemptions was explored"
+    run 0 --strategy dfs --preemptions -1 --budget 100 -- "$F"
+    has "coverage: the budget ran out before every schedule was explored"
+    run 1 --strategy dfs --budget 100 -- "$P/long_search"
+    has "coverage: stopped at the first failure"
+    run 0 --strategy ipb --budget 100 -- "$F"
+    has "coverage: every schedule with at most 0 preemptions was explored; the budget ran out in bound 1"
+    run 1 --strategy ipb --budget 100 -- "$P/long_search"
+    has "coverage: every schedule with at most 0 preemptions was explored; stopped at the first failure in bound 1"
+    run 0 --strategy idb --budget 100 -- "$F"
+    has "coverage: every schedule with at most 1 delay was explored; the budget ran out in bound 2"
+    # the samplers
+    run 0 --strategy pos --budget 20 --seed 1 -- "$F"
+    has "coverage: 20 executions sampled (pos, seed 1): no coverage guarantee"
     ;;
 reduction_suite)
     # Soundness on the buggy-program suite (benchmarks/programs): for each
