@@ -401,6 +401,60 @@ static int lu__memfd(const char *name)
     return (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
 }
 
+/* SIGINT, SIGTERM, SIGHUP. While the search runs (lu__graceful), the first
+ * one only sets lu__interrupted: the main loop forwards it to the server,
+ * which cuts off the execution under way and finishes as usual, and what
+ * was found is reported; then lineup dies of the signal. Otherwise (the
+ * program's constructors, a replay), or again a second or more later,
+ * lineup dies of it at once, and the server and its execution with it
+ * (PR_SET_PDEATHSIG). (timeout(1) sends its signal to the command and then
+ * to its process group: twice at once, which is still one request.) */
+static const int lu__sigs[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction lu__sigs_old[3]; /* given back to the program */
+static volatile sig_atomic_t lu__interrupted, lu__graceful;
+static struct timespec lu__interrupted_at;
+
+static void lu__on_signal(int sig)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (lu__graceful && !lu__interrupted) {
+        lu__interrupted_at = now;
+        lu__interrupted = sig;
+        return;
+    }
+    if (lu__graceful && now.tv_sec - lu__interrupted_at.tv_sec < 2)
+        return;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void lu__on_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = lu__on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof lu__sigs / sizeof lu__sigs[0]; i++)
+        sigaction(lu__sigs[i], &sa, &lu__sigs_old[i]);
+}
+
+/* Dies of the signal that interrupted the run, as the shell and make
+ * expect of an interrupted command (exit status 128 + signal). */
+static void lu__die_interrupted(void) __attribute__((noreturn));
+static void lu__die_interrupted(void)
+{
+    fflush(NULL);
+    int sig = lu__interrupted;
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
 static void lu__internal(const char *what) __attribute__((noreturn));
 static void lu__internal(const char *what)
 {
@@ -459,6 +513,10 @@ static void lu__start(struct lu__server *sv, const char *path, char **argv, cons
         lu__resource_exit(LU_SCHED_NEED_PROCESS, "cannot start the program", 0);
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* the program starts with the dispositions lineup was given (a
+         * shell's background job ignores SIGINT) */
+        for (size_t i = 0; i < sizeof lu__sigs / sizeof lu__sigs[0]; i++)
+            sigaction(lu__sigs[i], &lu__sigs_old[i], NULL);
         fcntl(fd, F_SETFD, 0);
         fcntl(cmd[0], F_SETFD, 0);
         fcntl(rep[1], F_SETFD, 0);
@@ -619,6 +677,8 @@ static const char *lu__sampler_text(const struct lu_run_shm *m)
  * coverage line. */
 static const char *lu__cut_by(const struct lu_run_summary *s, bool all)
 {
+    if (s->interrupted)
+        return "interrupted";
     if (s->budget_out)
         return "the budget ran out";
     /* --all goes on after failures: only a tool error stops it */
@@ -648,7 +708,7 @@ static void lu__coverage(const struct lu_run_shm *m, bool all)
         if (s->exhausted)
             printf("every schedule with at most %d preemption%s was explored\n", c->preemptions,
                    c->preemptions == 1 ? "" : "s");
-        else if (!s->budget_out)
+        else if (!s->interrupted && !s->budget_out)
             printf("%s\n", lu__cut_by(s, all));
         else if (c->preemptions >= 0)
             printf("%s before every schedule with at most %d preemption%s was explored\n", lu__cut_by(s, all),
@@ -667,7 +727,7 @@ static void lu__coverage(const struct lu_run_shm *m, bool all)
                " execution%s%s",
                s->bound_done >= 0 ? "; " : "", s->bound_at, s->exhaustive, s->exhaustive == 1 ? "" : "s",
                s->bound_done >= 0 ? "" : ", so no bound was explored completely");
-    } else if (s->bound_at >= 0 && s->budget_out && s->bound_done < 0) {
+    } else if (s->bound_at >= 0 && (s->interrupted || s->budget_out) && s->bound_done < 0) {
         printf("%s before bound 0 was explored completely", lu__cut_by(s, all));
     } else if (s->bound_at >= 0 && s->bound_done < 0) {
         printf("%s", lu__cut_by(s, all));
@@ -706,6 +766,10 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
          * interleavings of plain accesses it never tries */
         printf("  (schedules differ at atomic, volatile and pthread operations; plain memory accesses are "
                "not scheduling points, so a data race can hide a failure: --races finds races)\n");
+    if (s->interrupted)
+        printf("  interrupted (%s): the search stopped after %" PRIu64
+               " execution%s (an execution it cut off is not counted)\n",
+               strsignal(s->interrupted), s->executions, s->executions == 1 ? "" : "s");
     if (s->nstatus && !(s->nstatus == 1 && s->statuses[0].status == 0)) {
         printf("  exit statuses:");
         for (uint32_t i = 0; i < s->nstatus; i++)
@@ -962,12 +1026,19 @@ int lu_drv_run_main(int argc, char **argv)
     fflush(stdout);
 
     struct lu__server sv;
+    lu__on_signals();
     lu__start(&sv, abs, pargv, &cfg, rp.steps);
     struct lu_run_shm *m = sv.m;
     double t0 = lu__now();
-    bool hello = false, done = false, eof = false;
+    bool hello = false, done = false, eof = false, forwarded = false;
     int replay_kind = -1;
     while (!done && !eof) {
+        if (lu__interrupted && !forwarded) {
+            /* the server stops the search (a terminal's Ctrl-C reached
+             * it already; kill(1) or timeout(1) may not have) */
+            kill(sv.pid, lu__interrupted);
+            forwarded = true;
+        }
         struct pollfd p = {sv.rep, POLLIN, 0};
         int r = poll(&p, 1, 250);
         if (r < 0 && errno != EINTR)
@@ -983,6 +1054,8 @@ int lu_drv_run_main(int argc, char **argv)
                 switch (c) {
                 case 'H':
                     hello = true;
+                    /* the server handles the signals from now on */
+                    lu__graceful = !o.replay;
                     break;
                 case 'F':
                     lu__on_failure(&x, m);
@@ -1083,6 +1156,15 @@ int lu_drv_run_main(int argc, char **argv)
         if (e > rc)
             rc = e;
     }
-    printf("verdict: %s\n", rc == 0 ? "PASS (no failure found)" : rc == 1 ? "FAIL (bug found)" : "ERROR");
+    printf("verdict: %s\n", rc == 1                                 ? "FAIL (bug found)"
+                            : rc > 1                                ? "ERROR"
+                            : lu__interrupted || m->sum.interrupted ? "INTERRUPTED (no failure so far)"
+                                                                    : "PASS (no failure found)");
+    /* a signal that reached only the server (sent to its pid) stopped the
+     * run all the same */
+    if (!lu__interrupted)
+        lu__interrupted = m->sum.interrupted;
+    if (lu__interrupted)
+        lu__die_interrupted();
     return rc;
 }

@@ -16,7 +16,10 @@
  * filled); after F, N and R it waits for 'c' (continue) or 's' (stop) on
  * CMD, so that the driver reads exec, the trace and the output while
  * nothing changes them. Children write exec, the trace and the point log as
- * they go, so a child that dies leaves them behind.
+ * they go, so a child that dies leaves them behind. SIGINT, SIGTERM or
+ * SIGHUP to the server (the driver forwards its own; a terminal's reaches
+ * both) ends the search early: the running execution is killed and not
+ * counted, and the server finishes with 'D' and sum.interrupted set.
  *
  * Internal: not installed, not for programs.
  */
@@ -251,11 +254,13 @@ struct lu_run_summary {
     int bound_kind;
     int budget_out; /* stopped because the budget ran out */
     /* ipb, idb, default: the bound whose round was under way when the
-     * search stopped before finishing it (the budget, a failure), -1 none */
+     * search stopped before finishing it (the budget, a failure, an
+     * interruption), -1 none */
     int bound_at;
     int pass_out;        /* default: its exhaustive pass used up its half of the budget */
     uint64_t exhaustive; /* executions of the exhaustive rounds */
     uint64_t sampled;    /* executions of randomized strategies */
+    int interrupted;     /* the signal (SIGINT, SIGTERM, SIGHUP) that stopped the run, 0 none */
     int nondet;          /* some execution asked for a __VERIFIER_nondet_* value */
     uint32_t nsig;
     struct lu_run_sig sigs[LU_RUN_MAX_SIGS];

@@ -287,6 +287,21 @@ static char **lu__argv, **lu__envp;
 static int lu__cmd_fd = -1, lu__rep_fd = -1, lu__out_fd = -1;
 static pid_t lu__server_pid;
 
+/* SIGINT, SIGTERM and SIGHUP stop the search rather than the server: the
+ * driver forwards its own, and a terminal's Ctrl-C reaches the whole
+ * process group. The program's own dispositions (after its constructors)
+ * are given back to each execution. */
+static const int lu__stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction lu__prog_sa[3];
+static bool lu__stop_handled;
+static volatile sig_atomic_t lu__stop_sig;
+
+static void lu__on_stop(int sig)
+{
+    if (!lu__stop_sig)
+        lu__stop_sig = sig;
+}
+
 /* Child: each controlled thread's shadow call stack, published at its
  * scheduling points, for "where was each thread". */
 static struct lu__ipose_shadow *lu__shadows[LU_SCHED_MAX_THREADS];
@@ -496,6 +511,8 @@ static void lu__child(struct lu_sched *s)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != lu__server_pid)
         _exit(127);
+    for (size_t i = 0; lu__stop_handled && i < sizeof lu__stop_sigs / sizeof lu__stop_sigs[0]; i++)
+        sigaction(lu__stop_sigs[i], &lu__prog_sa[i], NULL);
     close(lu__cmd_fd);
     close(lu__rep_fd);
     dup2(lu__out_fd, STDOUT_FILENO);
@@ -579,6 +596,17 @@ static struct {
     bool stop; /* a finding ended the run, or the driver asked */
     int error; /* tool error that ended the run */
 } S;
+
+/* Whether the search is to end: a finding, the driver, or a signal (which
+ * the summary records). */
+static bool lu__stopped(void)
+{
+    if (lu__stop_sig && !R->sum.interrupted) {
+        R->sum.interrupted = lu__stop_sig;
+        S.stop = true;
+    }
+    return S.stop;
+}
 
 static bool lu__budget_left(void)
 {
@@ -882,11 +910,32 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
     E->sig = h;
 }
 
-/* Waits for the child, killing it after the per-execution time limit. */
-static int lu__wait_child(pid_t pid, bool *timed_out)
+/* Whether the child died of a signal that also stops the search: a
+ * terminal's Ctrl-C reaches the execution along with this process, and
+ * may kill it before this process's handler has run. Waits a little for
+ * that handler; a program that raised the signal itself is judged as
+ * usual. */
+static bool lu__killed_by_stop(int st)
+{
+    if (!lu__stop_handled || !WIFSIGNALED(st))
+        return false;
+    bool stop_sig = false;
+    for (size_t i = 0; i < sizeof lu__stop_sigs / sizeof lu__stop_sigs[0]; i++)
+        stop_sig |= WTERMSIG(st) == lu__stop_sigs[i];
+    for (int i = 0; stop_sig && !lu__stop_sig && i < 20; i++) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    return stop_sig && lu__stop_sig;
+}
+
+/* Waits for the child, killing it after the per-execution time limit, or
+ * at once when the search is being stopped (*stopped: the execution was
+ * cut off and shows nothing). */
+static int lu__wait_child(pid_t pid, bool *timed_out, bool *stopped)
 {
     int st = 0;
-    *timed_out = false;
+    *timed_out = *stopped = false;
     uint32_t limit = R->cfg.timeout_ms;
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pfd >= 0) {
@@ -894,12 +943,15 @@ static int lu__wait_child(pid_t pid, bool *timed_out)
         int r;
         /* in slices, so that time lineup spent stopped (Ctrl-Z, SIGSTOP
          * to its process group: the execution was stopped too) does not
-         * count against the limit */
+         * count against the limit, and so that a stop request that came
+         * just before the poll is seen */
         double waited = 0;
         for (;;) {
-            int slice = !limit                          ? -1
-                        : limit - waited * 1000.0 < 100 ? (int)(limit - waited * 1000.0) + 1
-                                                        : 100;
+            if (lu__stop_sig) {
+                r = 0;
+                break;
+            }
+            int slice = limit && limit - waited * 1000.0 < 100 ? (int)(limit - waited * 1000.0) + 1 : 100;
             double a = lu__now();
             r = poll(&p, 1, slice);
             if (r < 0 && errno == EINTR)
@@ -908,16 +960,19 @@ static int lu__wait_child(pid_t pid, bool *timed_out)
                 break;
             double d = lu__now() - a;
             waited += d > slice / 1000.0 + 1.0 ? slice / 1000.0 : d;
-            if (waited * 1000.0 >= limit)
+            if (limit && waited * 1000.0 >= limit)
                 break;
         }
         close(pfd);
         if (r == 0) {
             kill(pid, SIGKILL);
-            *timed_out = true;
+            *stopped = lu__stop_sig != 0;
+            *timed_out = !*stopped;
         }
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
+        if (!*timed_out && lu__killed_by_stop(st))
+            *stopped = true;
         return st;
     }
     /* kernels without pidfd: poll with a growing nap */
@@ -925,11 +980,14 @@ static int lu__wait_child(pid_t pid, bool *timed_out)
     long nap = 20000;
     for (;;) {
         pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR))
+        if (r == pid || (r < 0 && errno != EINTR)) {
+            *stopped = lu__killed_by_stop(st);
             return st;
-        if (limit && (lu__now() - t0) * 1000.0 > limit) {
+        }
+        if (lu__stop_sig || (limit && (lu__now() - t0) * 1000.0 > limit)) {
             kill(pid, SIGKILL);
-            *timed_out = true;
+            *stopped = lu__stop_sig != 0;
+            *timed_out = !*stopped;
             while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
             }
             return st;
@@ -1039,8 +1097,9 @@ static void lu__resource_stop(void)
     S.started--;
 }
 
-/* Runs execution n of scheduler s in a child. */
-static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_kind, int depth, uint64_t seed)
+/* Runs execution n of scheduler s in a child; false if it was cut off by
+ * a stop request (then it is not counted: it shows nothing). */
+static bool lu__execute(struct lu_sched *s, int strategy, int bound, int bound_kind, int depth, uint64_t seed)
 {
     struct lu_run_exec *E = &R->exec;
     memset(E, 0, offsetof(struct lu_run_exec, out));
@@ -1062,23 +1121,29 @@ static void lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
         lu_sched_syserr(R->sum.error_text, sizeof R->sum.error_text, LU_SCHED_NEED_PROCESS, errno,
                         "cannot start the process of an execution", 0);
         lu__resource_stop();
-        return;
+        return false;
     }
     if (pid == 0)
         lu__child(s);
-    bool timed_out;
-    int st = lu__wait_child(pid, &timed_out);
+    bool timed_out, stopped;
+    int st = lu__wait_child(pid, &timed_out, &stopped);
     lu_sched_fork_done(s);
     if (E->done && E->outcome == LU_SCHED_OUT_ERROR) {
         /* what the program did after the failure would be no behaviour
          * of its own: no verdict from this execution */
         lu__copy(R->sum.error_text, sizeof R->sum.error_text, E->message);
         lu__resource_stop();
-        return;
+        return false;
+    }
+    if (stopped) {
+        S.started--;
+        lu__stopped();
+        return false;
     }
     atomic_store(&R->executions, S.started);
     lu__classify(E, st, timed_out);
     lu__account(E);
+    return true;
 }
 
 static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int bound_kind, int depth,
@@ -1138,7 +1203,7 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
         return LU__ROUND_STOPPED;
     int r;
     for (uint64_t n = 0;; n++) {
-        if (S.stop) {
+        if (lu__stopped()) {
             r = LU__ROUND_STOPPED;
             break;
         }
@@ -1150,8 +1215,8 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
             r = LU__ROUND_LIMIT;
             break;
         }
-        lu__execute(s, strategy, bound, bound_kind, 0, 0);
-        R->sum.exhaustive++;
+        if (lu__execute(s, strategy, bound, bound_kind, 0, 0))
+            R->sum.exhaustive++;
     }
     struct lu_sched_stats ss;
     lu_sched_stats(s, &ss);
@@ -1218,7 +1283,7 @@ static int lu__sample(const struct lu__mix *mix, int nd, uint64_t max_execs)
     }
     int r;
     for (uint64_t n = 0;; n++) {
-        if (S.stop) {
+        if (lu__stopped()) {
             r = LU__ROUND_STOPPED;
             break;
         }
@@ -1232,8 +1297,8 @@ static int lu__sample(const struct lu__mix *mix, int nd, uint64_t max_execs)
             r = LU__ROUND_EXHAUSTED;
             break;
         }
-        lu__execute(si, mix[k].strategy, -1, 0, mix[k].depth, R->cfg.seed + k);
-        R->sum.sampled++;
+        if (lu__execute(si, mix[k].strategy, -1, 0, mix[k].depth, R->cfg.seed + k))
+            R->sum.sampled++;
     }
     for (int i = 0; i < nd; i++)
         lu_sched_destroy(s[i]);
@@ -1298,7 +1363,7 @@ static void lu__explore(void)
         double deadline = c->budget_ms ? S.t0 + (double)c->budget_ms / 2000.0 : 0;
         /* --preemptions -1: bounds 0, 1, 2, ... until the share runs out */
         r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, c->preemptions, share, deadline);
-        if (S.stop || R->sum.exhausted == 2)
+        if (lu__stopped() || R->sum.exhausted == 2)
             break;
         R->sum.pass_out = r == LU__ROUND_LIMIT;
         static const struct lu__mix mix[] = {
@@ -1349,6 +1414,17 @@ static int lu__server(int argc, char **argv, char **envp)
                  "--races: this liblineup.so was built without the data-race detector");
     }
     lu__copy(R->watchdog, sizeof R->watchdog, lu_sched_watchdog_name());
+    if (R->cfg.strategy != LU_RUN_REPLAY) {
+        /* a replay is one execution: interrupted, everything just ends */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = lu__on_stop;
+        sa.sa_flags = SA_RESTART; /* the wait for an execution polls the flag */
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0; i < sizeof lu__stop_sigs / sizeof lu__stop_sigs[0]; i++)
+            sigaction(lu__stop_sigs[i], &sa, &lu__prog_sa[i]);
+        lu__stop_handled = true;
+    }
     lu__send('H');
     if (!S.error)
         lu__explore();

@@ -82,3 +82,24 @@ as_lu() {
     (ulimit -v "$kb" && exec timeout "${LU_TIMEOUT:-120}" "$LU_BIN" "$@") >"$out" 2>&1 || rc=$?
     [[ $rc == "$want" ]] || fail "lineup $* (ulimit -v $kb) exited $rc, expected $want"
 }
+# interrupt_after SECS SIG WHOM ARGS...: lineup ARGS in a process group of
+# its own, sent SIG after SECS seconds: WHOM "group" sends it to the whole
+# group (a terminal's Ctrl-C reaches the program under test too), "lineup"
+# to lineup alone (kill PID); output in $out, exit status in $rc, process
+# group in $pgid
+interrupt_after() {
+    local secs=$1 sig=$2 whom=$3
+    shift 3
+    set -m
+    "$LU_BIN" "$@" >"$out" 2>&1 &
+    pgid=$!
+    set +m
+    sleep "$secs"
+    if [[ $whom == group ]]; then
+        kill -s "$sig" -- "-$pgid"
+    else
+        kill -s "$sig" "$pgid"
+    fi
+    rc=0
+    wait "$pgid" || rc=$?
+}

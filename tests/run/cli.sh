@@ -33,6 +33,58 @@ stopped)
     [[ $rc == 0 ]] || fail "stopped for 2.5 s with --timeout 1: exit $rc, expected 0"
     lacks "timeout"
     ;;
+interrupt)
+    # SIGINT, SIGTERM or SIGHUP stops the search: the execution under way is
+    # cut off and not counted, the summary says how far the search got and
+    # claims no more, and lineup dies of the signal. Long searches: millions
+    # of schedules (long_search.c).
+    same_count() {
+        local n m
+        n=$(sed -n 's/^summary: \([0-9]*\) executions\{0,1\} in .*/\1/p' "$out")
+        m=$(sed -n 's/^  interrupted ([A-Za-z]*): the search stopped after \([0-9]*\) execution.*/\1/p' "$out")
+        [[ -n $n && $n == "$m" && $n -gt 0 ]] || fail "summary of $n executions, interrupted after $m"
+    }
+    # Ctrl-C in a terminal: the signal reaches lineup, the program's server
+    # and the execution under way. No failure so far, and the default's
+    # exhaustive pass, without a last bound, is still at it (bounds 0 to 2
+    # take about 2000 executions, bound 3 many more)
+    interrupt_after 2 INT group run --preemptions -1 --budget 100000000 --seed 1 -- "$P/long_search_fixed"
+    [[ $rc == 130 ]] || fail "exit status $rc after SIGINT, expected 130 (killed by SIGINT)"
+    has "^  coverage: (every schedule with at most [0-9]+ preemptions? was explored; interrupted in bound [0-9]+|interrupted before bound 0 was explored completely)$"
+    has "^  interrupted \(Interrupt\): the search stopped after [0-9]+ executions"
+    has "^verdict: INTERRUPTED \(no failure so far\)$"
+    lacks "^FAIL|sampled|crash|internal error|runtime in"
+    same_count
+    sleep 0.5
+    ! pgrep -g "$pgid" >/dev/null || fail "processes of the interrupted run are left: $(pgrep -g "$pgid")"
+    # kill(1) reaches lineup alone: with --all, the failures found so far,
+    # each with its replay file, and an unbounded search that did not finish
+    interrupt_after 2 TERM lineup run --all --strategy dfs --preemptions -1 --budget 0 -- "$P/long_search"
+    [[ $rc == 143 ]] || fail "exit status $rc after SIGTERM, expected 143 (killed by SIGTERM)"
+    has "^FAIL: assertion failure: \`atomic_load\(&counter\) == THREADS \* ROUNDS' in the main thread"
+    has "^  coverage: interrupted before every schedule was explored$"
+    has "^  interrupted \(Terminated\): the search stopped after [0-9]+ executions"
+    has "^    [0-9]+ executions \(first: [0-9]+\): assertion failure"
+    has "^verdict: FAIL \(bug found\)$"
+    lacks "every schedule with|crash|internal error"
+    same_count
+    replay=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out")
+    [[ -f $replay ]] || fail "no replay file '$replay'"
+    sleep 0.5
+    ! pgrep -g "$pgid" >/dev/null || fail "processes of the interrupted run are left: $(pgrep -g "$pgid")"
+    lu 1 run --replay "$replay"
+    has "^verdict: assertion failure \(reproduced\)"
+    # timeout(1) signals lineup, then its own process group: one request,
+    # one report; a sampler's line says how many it sampled
+    rc=0
+    timeout -s INT 2 "$LINEUP" run --strategy pct --budget 100000000 --seed 1 -- "$P/long_search_fixed" \
+        >"$out" 2>&1 || rc=$?
+    [[ $rc == 124 ]] || fail "timeout -s INT 2 lineup run ...: exit status $rc, expected 124"
+    has "^  coverage: [0-9]+ executions sampled \(pct, seed 1\): no coverage guarantee$"
+    has "^verdict: INTERRUPTED \(no failure so far\)$"
+    [[ $(grep -c '^summary: ' "$out") == 1 ]] || fail "not one summary"
+    same_count
+    ;;
 closed_fds)
     # the shared region must not land on fd 0 or 1, which the program's
     # stdin and stdout replace
