@@ -81,13 +81,13 @@ static void lu__usage(FILE *f)
         "\n"
         "options:\n"
         "  --strategy S        dfs, ipb, idb, random, pct, pos or default (default: default, a short\n"
-        "                      exhaustive pass at preemption bounds 0 to 2, then PCT, POS and\n"
-        "                      random walks)\n"
+        "                      exhaustive pass at preemption bounds 0 to 2, unbounded when they\n"
+        "                      cut little, then PCT, POS and random walks)\n"
         "  --preemptions P     dfs: the preemption bound (default 2; -1 unbounded); ipb/idb: the\n"
         "                      largest bound to try (default: no limit)\n"
         "  --depth D           pct: the bug depth (default 3; only with --strategy pct)\n"
         "  --reduction on|off  partial-order reduction in the exhaustive search (dfs, ipb and the\n"
-        "                      first pass of default; default on): schedules that only reorder\n"
+        "                      first half of default; default on): schedules that only reorder\n"
         "                      independent steps of an explored one are skipped or cut short\n"
         "  --budget N|Ns       executions (default %d), or seconds with 's' (also 'm' minutes);\n"
         "                      0: none (dfs, ipb and idb only)\n"
@@ -734,10 +734,16 @@ static void lu__coverage(const struct lu_run_shm *m, bool all)
     } else if (s->bound_at >= 0) {
         printf("; %s in bound %d", lu__cut_by(s, all), s->bound_at);
     }
+    /* default: the unbounded search it tried after the pass */
+    if (s->unbounded && s->unbounded_out)
+        printf("; an unbounded search that followed did not finish in %" PRIu64 " execution%s", s->unbounded,
+               s->unbounded == 1 ? "" : "s");
+    else if (s->unbounded)
+        printf("; %s in the unbounded search that followed", lu__cut_by(s, all));
     if (s->sampled)
         printf("%s then %" PRIu64 " execution%s sampled by %s (seed %" PRIu64 ")",
-               s->bound_at >= 0 ? ";" : ",", s->sampled, s->sampled == 1 ? "" : "s", lu__sampler_text(m),
-               c->seed);
+               s->bound_at >= 0 || s->unbounded ? ";" : ",", s->sampled, s->sampled == 1 ? "" : "s",
+               lu__sampler_text(m), c->seed);
     else if (s->bound_at < 0 && s->bound_done < 0)
         printf("%s", lu__cut_by(s, all)); /* ended before its first round */
     if (s->bound_done < 0 && (s->sampled || s->pass_out))

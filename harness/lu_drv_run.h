@@ -259,9 +259,13 @@ struct lu_run_summary {
     int bound_at;
     int pass_out;        /* default: its exhaustive pass used up its half of the budget */
     uint64_t exhaustive; /* executions of the exhaustive rounds */
-    uint64_t sampled;    /* executions of randomized strategies */
-    int interrupted;     /* the signal (SIGINT, SIGTERM, SIGHUP) that stopped the run, 0 none */
-    int nondet;          /* some execution asked for a __VERIFIER_nondet_* value */
+    /* default: executions of the unbounded search after its bounded pass,
+     * 0 none (ran only when it looked cheap) */
+    uint64_t unbounded;
+    int unbounded_out; /* ... which stopped at its share of executions */
+    uint64_t sampled;  /* executions of randomized strategies */
+    int interrupted;   /* the signal (SIGINT, SIGTERM, SIGHUP) that stopped the run, 0 none */
+    int nondet;        /* some execution asked for a __VERIFIER_nondet_* value */
     uint32_t nsig;
     struct lu_run_sig sigs[LU_RUN_MAX_SIGS];
     uint32_t nstatus;

@@ -521,6 +521,8 @@ void lu_drv_run_render(struct lu_buf *b, struct lu_run_shm *m)
     if (E->bound >= 0)
         lu_buf_printf(b, ", %s bound %d", E->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption",
                       E->bound);
+    else if (E->strategy == LU_RUN_DEFAULT)
+        lu_buf_puts(b, ", unbounded search"); /* after its bounded pass (its samplers are named) */
     if (E->strategy == LU_RUN_PCT || (E->strategy == LU_RUN_DEFAULT && E->pct_depth))
         lu_buf_printf(b, ", depth %d", E->pct_depth);
     lu_buf_puts(b, ")\n");

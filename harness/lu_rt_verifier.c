@@ -1189,13 +1189,20 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int 
 
 enum { LU__ROUND_EXHAUSTED, LU__ROUND_LIMIT, LU__ROUND_STOPPED };
 
+/* What a DFS round did: whether nothing was cut by the bound, so that
+ * every schedule was explored; its executions; the alternatives the bound
+ * cut. */
+struct lu__round {
+    bool whole;
+    uint64_t execs, cut;
+};
+
 /* One exhaustive DFS within a bound, until done, stopped, the budget or
- * this round's own share (max_execs, deadline; 0 = none) runs out.
- * *whole: nothing was cut by the bound, so every schedule was explored. */
+ * this round's own share (max_execs, deadline; 0 = none) runs out. */
 static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_execs, double deadline,
-                         bool *whole)
+                         struct lu__round *rd)
 {
-    *whole = false;
+    memset(rd, 0, sizeof *rd);
     /* delay bounding has no reduction (docs/por.md) */
     bool por = R->cfg.reduction && bound_kind == LU_SCHED_BOUND_PREEMPTIONS;
     struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound, bound_kind, 0, 0, por);
@@ -1224,13 +1231,17 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
      * be: the least schedule of any trace is never asleep (docs/por.md,
      * section 4, holds without the bound), so a round that cut nothing by
      * the bound has reached every trace. */
-    *whole = r == LU__ROUND_EXHAUSTED && ss.pruned == 0;
+    rd->whole = r == LU__ROUND_EXHAUSTED && ss.pruned == 0;
+    rd->execs = ss.executions;
+    rd->cut = ss.pruned;
     lu_sched_destroy(s);
     return r;
 }
 
-/* Iterative bounding from bound 0 up to max_bound (-1: none). */
-static int lu__iterate(int strategy, int bound_kind, int max_bound, uint64_t max_execs, double deadline)
+/* Iterative bounding from bound 0 up to max_bound (-1: none); *last: the
+ * last round. */
+static int lu__iterate(int strategy, int bound_kind, int max_bound, uint64_t max_execs, double deadline,
+                       struct lu__round *last)
 {
     R->sum.bound_kind = bound_kind;
     uint64_t start = S.started;
@@ -1243,15 +1254,14 @@ static int lu__iterate(int strategy, int bound_kind, int max_bound, uint64_t max
             }
             left = max_execs - (S.started - start);
         }
-        bool whole;
         R->sum.bound_at = b;
-        int r = lu__dfs_round(strategy, b, bound_kind, left, deadline, &whole);
+        int r = lu__dfs_round(strategy, b, bound_kind, left, deadline, last);
         if (r != LU__ROUND_EXHAUSTED)
             return r;
         R->sum.bound_at = -1;
         R->sum.bound_done = b;
-        R->sum.exhausted = whole ? 2 : 1;
-        if (whole || (max_bound >= 0 && b >= max_bound))
+        R->sum.exhausted = last->whole ? 2 : 1;
+        if (last->whole || (max_bound >= 0 && b >= max_bound))
             return LU__ROUND_EXHAUSTED;
     }
 }
@@ -1311,7 +1321,7 @@ static void lu__explore(void)
     const struct lu_run_cfg *c = &R->cfg;
     R->sum.bound_done = R->sum.bound_at = -1;
     int r = LU__ROUND_LIMIT;
-    bool whole = false;
+    struct lu__round rd;
     switch (c->strategy) {
     case LU_RUN_REPLAY: {
         struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1, 0, 0, 0, false);
@@ -1327,17 +1337,17 @@ static void lu__explore(void)
     }
     case LU_RUN_DFS:
         R->sum.bound_kind = LU_SCHED_BOUND_PREEMPTIONS;
-        r = lu__dfs_round(LU_RUN_DFS, c->preemptions, LU_SCHED_BOUND_PREEMPTIONS, 0, 0, &whole);
+        r = lu__dfs_round(LU_RUN_DFS, c->preemptions, LU_SCHED_BOUND_PREEMPTIONS, 0, 0, &rd);
         if (r == LU__ROUND_EXHAUSTED) {
             R->sum.bound_done = c->preemptions;
-            R->sum.exhausted = whole || c->preemptions < 0 ? 2 : 1;
+            R->sum.exhausted = rd.whole || c->preemptions < 0 ? 2 : 1;
         }
         break;
     case LU_RUN_IPB:
     case LU_RUN_IDB:
         r = lu__iterate(c->strategy,
                         c->strategy == LU_RUN_IDB ? LU_SCHED_BOUND_DELAYS : LU_SCHED_BOUND_PREEMPTIONS,
-                        c->preemptions, 0, 0);
+                        c->preemptions, 0, 0, &rd);
         break;
     case LU_RUN_RANDOM:
     case LU_RUN_PCT:
@@ -1362,10 +1372,34 @@ static void lu__explore(void)
         uint64_t share = c->budget_execs ? (c->budget_execs + 1) / 2 : 0;
         double deadline = c->budget_ms ? S.t0 + (double)c->budget_ms / 2000.0 : 0;
         /* --preemptions -1: bounds 0, 1, 2, ... until the share runs out */
-        r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, c->preemptions, share, deadline);
+        r = lu__iterate(LU_RUN_DEFAULT, LU_SCHED_BOUND_PREEMPTIONS, c->preemptions, share, deadline, &rd);
         if (lu__stopped() || R->sum.exhausted == 2)
             break;
         R->sum.pass_out = r == LU__ROUND_LIMIT;
+        /* A last bound that cut fewer alternatives than it ran executions
+         * has left little beyond it (each cut roots a subtree, and there
+         * were few): then an unbounded search, allowed as many executions
+         * as the pass took, often finishes, and every schedule was
+         * explored (an SV-COMP-style indexer: 212 executions for bounds 0
+         * to 2, 155 for all of them). A program whose bound cuts more goes
+         * to the samplers at once. On benchmarks/programs no bug is found
+         * later than without this, one sooner, and 6 of the 34 correct
+         * twins are covered completely within 1000 executions. */
+        uint64_t cap = S.started;
+        if (share)
+            cap = S.started >= share ? 0 : share - S.started < cap ? share - S.started : cap;
+        if (r == LU__ROUND_EXHAUSTED && rd.cut <= rd.execs && cap) {
+            uint64_t before = S.started;
+            r = lu__dfs_round(LU_RUN_DEFAULT, -1, LU_SCHED_BOUND_PREEMPTIONS, cap, deadline, &rd);
+            R->sum.unbounded = S.started - before;
+            R->sum.unbounded_out = r == LU__ROUND_LIMIT;
+            if (r == LU__ROUND_EXHAUSTED) {
+                R->sum.exhausted = 2;
+                break;
+            }
+            if (lu__stopped())
+                break;
+        }
         static const struct lu__mix mix[] = {
             {LU_RUN_PCT, LU_SCHED_PCT, 3},
             {LU_RUN_POS, LU_SCHED_POS, 0},

@@ -398,9 +398,15 @@ reduction)
     has ", 23 failing"
     has "23 executions (first: 7): assertion failure: \`atomic_load(&counter) == N - 1' in the main thread"
     # the default strategy reduces its exhaustive pass (bounds 0 to 2, as
-    # ipb) and samples with the rest of the budget
+    # ipb: 130 executions); its last bound cut little, so an unbounded
+    # search follows (114 executions) and covers the program
     run 0 --budget 600 --seed 1 -- "$P/independent"
-    has "every schedule with at most 2 preemptions was explored, then 470 executions sampled by PCT, POS and random walks in turn (seed 1)"
+    has "summary: 244 executions in"
+    has "coverage: every schedule of the program was explored"
+    # with less budget the unbounded search stops at the pass's half, and
+    # the samplers take the rest
+    run 0 --budget 400 --seed 1 -- "$P/independent"
+    has "every schedule with at most 2 preemptions was explored; an unbounded search that followed did not finish in 70 executions; then 200 executions sampled by PCT, POS and random walks in turn (seed 1)"
     # --preemptions -1: its exhaustive pass has no last bound
     run 0 --budget 2000 --seed 1 --preemptions -1 -- "$P/independent"
     has "coverage: every schedule of the program was explored"
@@ -464,6 +470,18 @@ coverage)
     # the pass finished its last bound
     run 0 --budget 60 --preemptions 0 --seed 1 -- "$F"
     has "coverage: every schedule with at most 0 preemptions was explored, then 47 executions sampled by PCT, POS and random walks in turn (seed 1)"
+    # the pass's last bound cut little: an unbounded search follows, allowed
+    # as many executions as the pass took (212 here), and either covers the
+    # program (155) or says it did not finish; a failure it finds is
+    # reported as its own
+    run 0 --seed 1 -- "$P/indexer"
+    has "summary: 367 executions in"
+    has "coverage: every schedule of the program was explored"
+    run 0 --seed 1 --budget 600 -- "$P/indexer"
+    has "coverage: every schedule with at most 2 preemptions was explored; an unbounded search that followed did not finish in 88 executions; then 300 executions sampled by PCT, POS and random walks in turn (seed 1)"
+    run 1 --seed 1 -- "$BENCH/work_stealing"
+    has "execution 85 (strategy default, unbounded search)"
+    has "coverage: every schedule with at most 2 preemptions was explored; stopped at the first failure in the unbounded search that followed"
     # a failure in the pass
     run 1 --seed 1 -- "$P/lost_update"
     has "coverage: every schedule with at most 0 preemptions was explored; stopped at the first failure in bound 1"
