@@ -17,15 +17,18 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <threads.h>
 #include <time.h>
@@ -1233,4 +1236,62 @@ LU_IPOSE_EXPORT int tss_set(tss_t k, void *v)
         return thrd_error;
     lu_ipose_ftsd_row(self)[k] = v;
     return thrd_success;
+}
+
+/* ---- futexes ---- */
+
+LU_IPOSE_EXPORT long syscall(long number, ...)
+{
+    va_list ap;
+    va_start(ap, number);
+    long a[6];
+    for (int i = 0; i < 6; i++)
+        a[i] = va_arg(ap, long);
+    va_end(ap);
+    if (number != SYS_futex || lu_sched_self() < 0)
+        return LU_IPOSE_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+    LU_SCHED_SET_PC();
+    uint32_t *word = (uint32_t *)a[0];
+    int cmd = (int)a[1] & ~(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    const struct timespec *ts = (const struct timespec *)a[3];
+    bool bitset = cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAKE_BITSET;
+    if (bitset && (uint32_t)a[5] != FUTEX_BITSET_MATCH_ANY)
+        lu_sched_unsupported(
+            "syscall(SYS_futex) with a bitset other than FUTEX_BITSET_MATCH_ANY is not supported "
+            "under lineup");
+    int rc;
+    switch (cmd) {
+    case FUTEX_WAIT:
+    case FUTEX_WAIT_BITSET:
+        if ((uintptr_t)word % 4 != 0 || (ts && lu_ipose_ts_bad(ts))) {
+            errno = EINVAL;
+            return -1;
+        }
+        rc = lu_sched_futex_wait(word, (uint32_t)a[2], ts != NULL, LU_IPOSE_L(syscall));
+        if (rc < 0)
+            lu_sched_unsupported(
+                "syscall(SYS_futex) on the memory of a pthread object is not supported under "
+                "lineup");
+        if (rc) {
+            errno = rc;
+            return -1;
+        }
+        return 0;
+    case FUTEX_WAKE:
+    case FUTEX_WAKE_BITSET:
+        if ((uintptr_t)word % 4 != 0) {
+            errno = EINVAL;
+            return -1;
+        }
+        rc = lu_sched_futex_wake(word, (int)a[2], LU_IPOSE_L(syscall));
+        if (rc < 0)
+            lu_sched_unsupported(
+                "syscall(SYS_futex) on the memory of a pthread object is not supported under "
+                "lineup");
+        return rc;
+    default:
+        lu_sched_unsupported(
+            "syscall(SYS_futex) is supported under lineup with FUTEX_WAIT and FUTEX_WAKE (and "
+            "their _BITSET forms) only");
+    }
 }

@@ -103,10 +103,25 @@ size_t lu_sched_trace_size(uint32_t cap)
 
 /* ---- futex baton ---- */
 
+/* The futex system call without libc's syscall(): liblineup.so exports a
+ * syscall() that models SYS_futex for controlled threads (pool threads run
+ * on controlled threads' control blocks), and the baton must reach the
+ * kernel. */
+static long lu__futex(_Atomic uint32_t *w, int op, uint32_t val)
+{
+    register long r10 __asm__("r10") = 0; /* no timeout */
+    long rc;
+    __asm__ volatile("syscall"
+                     : "=a"(rc)
+                     : "0"((long)SYS_futex), "D"(w), "S"((long)op), "d"((long)val), "r"(r10)
+                     : "rcx", "r11", "memory");
+    return rc;
+}
+
 static void lu__give(_Atomic uint32_t *w)
 {
     atomic_store_explicit(w, 1, memory_order_release);
-    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    lu__futex(w, FUTEX_WAKE_PRIVATE, 1);
 }
 
 static void lu__take(_Atomic uint32_t *w)
@@ -114,7 +129,7 @@ static void lu__take(_Atomic uint32_t *w)
     for (;;) {
         if (atomic_exchange_explicit(w, 0, memory_order_acquire) == 1)
             return;
-        syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+        lu__futex(w, FUTEX_WAIT_PRIVATE, 0);
     }
 }
 

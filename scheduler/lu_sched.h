@@ -521,6 +521,17 @@ int lu_sched_cond_signal(void *c, uint16_t label);
 int lu_sched_cond_broadcast(void *c, uint16_t label);
 int lu_sched_cond_destroy(void *c);
 
+/* A futex on the 32-bit word at addr (syscall(SYS_futex)), modelled like a
+ * condition variable without a mutex. Wait compares the word with val (one
+ * step with the check, as the kernel does) and returns EAGAIN when they
+ * differ; else it blocks until a wake on addr picks it, or, when timed, until
+ * the scheduler chooses to time it out (ETIMEDOUT). Wake wakes at most n
+ * waiters (which ones: data choices) and returns how many it woke. No
+ * spurious wake-ups. Both return -1 when addr is a mutex, semaphore, ... of
+ * the model (unsupported: the caller says so). */
+int lu_sched_futex_wait(void *addr, uint32_t val, bool timed, uint16_t label);
+int lu_sched_futex_wake(void *addr, int n, uint16_t label);
+
 void lu_sched_sem_init(void *sem, unsigned value);
 int lu_sched_sem_destroy(void *sem);
 int lu_sched_sem_wait(void *sem, uint16_t label);      /* 0 */

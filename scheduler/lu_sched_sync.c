@@ -351,6 +351,78 @@ int lu_sched_cond_destroy(void *c)
     return 0;
 }
 
+/* ---- futexes ---- */
+
+/* The word of a futex is memory or a futex, never a mutex, semaphore, ...
+ * the model keeps at that address (their state would be read as a
+ * condition's). */
+static bool lu__futex_word_ok(struct lu_sched *s, const void *addr)
+{
+    const struct lu__obj *o = lu__obj_find(s, addr);
+    return !o || o->type == LU__O_LOC || o->type == LU__O_COND;
+}
+
+int lu_sched_futex_wait(void *addr, uint32_t val, bool timed, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    struct lu_sched *s = t->s;
+    t->pc = LU__CALLER_PC();
+    if (!lu__futex_word_ok(s, addr))
+        return -1;
+    lu__obj_get(s, addr, LU__O_COND);
+    /* a cond wait's step: it writes the word's object, so the reduction
+     * orders it with every access to the word */
+    lu__point(t, LU_SCHED_K_COND_WAIT, addr, label);
+    struct lu__obj *o = lu__obj_get(s, addr, LU__O_COND);
+    if (__atomic_load_n((const uint32_t *)addr, __ATOMIC_RELAXED) != val) {
+        lu__sync_unchanged(t, o);
+        return EAGAIN;
+    }
+    o->u.cond.waiters |= 1ULL << t->id;
+    o->u.cond.seq[t->id] = o->u.cond.next_seq++;
+    t->signalled = false;
+    t->obj2 = NULL; /* no mutex to re-acquire: runnable once woken */
+    lu__point(t, timed ? LU_SCHED_K_COND_TIMEDWAIT : LU_SCHED_K_COND_REACQUIRE, addr, label);
+    o = lu__obj_get(s, addr, LU__O_COND);
+    int rc = 0;
+    if (!t->signalled) {
+        LU__ASSERT(timed);
+        o->u.cond.waiters &= ~(1ULL << t->id);
+        rc = lu__timed_out(t, ETIMEDOUT);
+    }
+    t->signalled = false;
+    lu__sync_unchanged(t, o);
+    return rc;
+}
+
+int lu_sched_futex_wake(void *addr, int n, uint16_t label)
+{
+    struct lu__thread *t = lu__me();
+    struct lu_sched *s = t->s;
+    t->pc = LU__CALLER_PC();
+    if (!lu__futex_word_ok(s, addr))
+        return -1;
+    lu__obj_get(s, addr, LU__O_COND);
+    lu__point(t, LU_SCHED_K_COND_SIGNAL, addr, label);
+    struct lu__obj *o = lu__obj_get(s, addr, LU__O_COND);
+    int w[LU_SCHED_MAX_THREADS];
+    int nw = lu__cond_waiters(s, o, w), woken = 0;
+    while (woken < n && nw > 0) {
+        /* waking them all leaves nothing to choose */
+        int i = n - woken >= nw ? 0 : lu__choose_data(t, nw);
+        s->threads[w[i]].signalled = true;
+        o->u.cond.waiters &= ~(1ULL << w[i]);
+        memmove(&w[i], &w[i + 1], sizeof w[0] * (size_t)(nw - i - 1));
+        nw--;
+        woken++;
+    }
+    if (woken)
+        lu__sync_changed(t, o);
+    else
+        lu__sync_unchanged(t, o);
+    return woken;
+}
+
 /* ---- semaphores ---- */
 
 void lu_sched_sem_init(void *sem, unsigned value)
