@@ -172,6 +172,7 @@ struct lu_drv_fatal {
 enum { LU_DRV_EXIT_NONE, LU_DRV_EXIT_DONE, LU_DRV_EXIT_RECYCLE, LU_DRV_EXIT_FINISHED };
 
 struct lu_drv_lane {
+    _Atomic int pid; /* the process running this lane's executions: asked where it blocks on timeout */
     uint32_t nev;
     struct lu_hist_event ev[LU_DRV_MAX_EVENTS]; /* current execution's history (no bytes) */
     struct lu_drv_fatal fatal;

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -967,6 +968,16 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
                       "timeout: no execution of the test finished for %u s (phase %d); an operation may "
                       "block in a call lineup does not control (I/O, an uninstrumented lock)\n",
                       lu__timeout, phase);
+        if (f->kind == LU_SCHED_FATAL_BLOCKED) {
+            lu_buf_puts(&b, "    ");
+            lu__render_tid(&b, f->tid);
+            lu_buf_puts(&b, " blocked");
+            if (f->symbol[0])
+                lu_buf_printf(&b, " in %s", f->symbol);
+            lu_buf_puts(&b, " at ");
+            lu_drv_addr2line(&b, f->module, f->pc_off);
+            lu_buf_puts(&b, "\n");
+        }
     } else if (f->kind == LU_SCHED_FATAL_DIVERGE) {
         r->verdict = LU_DRV_V_DIVERGE;
         lu_buf_printf(&b,
@@ -1203,6 +1214,31 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     sl->index = index;
 }
 
+/* A test that timed out is blocked in a call lineup does not control: ask
+ * the process running its executions where (LU_SCHED_WHERE_SIGVAL), and give
+ * it a moment to answer, so that the report can name the place. */
+static void lu__ask_where(struct lu_drv_shm *shm)
+{
+    pid_t pid = atomic_load(&shm->lane.pid);
+    if (pid <= 0)
+        return;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = LU_SCHED_WATCHDOG_SIGNAL;
+    si.si_code = SI_QUEUE;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    si.si_value.sival_int = LU_SCHED_WHERE_SIGVAL;
+    /* to the thread that runs the executions, the process's first */
+    if (syscall(SYS_rt_tgsigqueueinfo, pid, pid, LU_SCHED_WATCHDOG_SIGNAL, &si) != 0)
+        return;
+    for (int i = 0;
+         i < 500 && __atomic_load_n(&shm->lane.fatal.kind, __ATOMIC_ACQUIRE) != LU_SCHED_FATAL_BLOCKED; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Waits for any running slot to finish; returns it with *r filled. */
 static struct lu__slot *lu__wait_any(struct lu__res *r)
 {
@@ -1254,6 +1290,7 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
             }
             sl->start += stopped;
             if (lu__timeout && now - sl->start > lu__timeout) {
+                lu__ask_where(sl->shm);
                 kill(sl->pid, SIGKILL);
                 waitpid(sl->pid, &status, 0);
                 lu__collect(sl, status, r, true);

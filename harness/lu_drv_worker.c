@@ -552,6 +552,12 @@ static const struct lu__point_log *lu__plog_at(int tid, uint32_t i)
  * or 0 when pc is in the harness already or it has no frame on the stack.
  * In a signal handler: backtrace() was called once before (lu__load), so
  * it does not load libgcc here. */
+static bool lu__in_harness(uintptr_t pc)
+{
+    Dl_info hi, di;
+    return H && dladdr(H, &hi) && hi.dli_fbase && dladdr((void *)pc, &di) && di.dli_fbase == hi.dli_fbase;
+}
+
 static uintptr_t lu__harness_frame(uintptr_t pc)
 {
     Dl_info hi, di;
@@ -570,13 +576,23 @@ static uintptr_t lu__harness_frame(uintptr_t pc)
 static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     (void)arg;
-    if (kind == LU_SCHED_FATAL_SIGNAL || kind == LU_SCHED_FATAL_DIVERGE) {
+    struct lu_drv_fatal *f = &L->fatal;
+    f->symbol[0] = 0;
+    if (kind == LU_SCHED_FATAL_BLOCKED) {
+        /* the call that blocks (pc is in it), named beside the harness's
+         * call site */
+        Dl_info ci;
+        if (pc && dladdr((void *)pc, &ci) && ci.dli_sname && !lu__in_harness(pc)) {
+            size_t n = strnlen(ci.dli_sname, sizeof f->symbol - 1); /* a signal handler: no stdio */
+            memcpy(f->symbol, ci.dli_sname, n);
+            f->symbol[n] = 0;
+        }
+    }
+    if (kind == LU_SCHED_FATAL_SIGNAL || kind == LU_SCHED_FATAL_DIVERGE || kind == LU_SCHED_FATAL_BLOCKED) {
         uintptr_t at = lu__harness_frame(pc);
         if (at)
             pc = at;
     }
-    struct lu_drv_fatal *f = &L->fatal;
-    f->kind = kind;
     f->code = code;
     f->exit_fn = kind == LU_SCHED_FATAL_EXIT ? lu_sched_fatal_exit_fn() : 0;
     f->tid = tid;
@@ -592,6 +608,9 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
         f->pc_off = pc;
     }
     L->sched_len = L->trace->len;
+    /* last: a parent waiting for the answer to LU_SCHED_WHERE_SIGVAL reads
+     * the record once the kind is there */
+    __atomic_store_n(&f->kind, kind, __ATOMIC_RELEASE);
 }
 
 struct lu__sched_opts {
@@ -1234,6 +1253,7 @@ static void lu__explorer_main(struct lu_spec *spec, unsigned k)
     lu__explorer = true;
     lu__lane_no = k;
     L = lu__lanes[k];
+    atomic_store(&L->pid, getpid());
     L->exit_reason = LU_DRV_EXIT_NONE;
     lu__ran_here = 0;
     lu__next_check = 16;
@@ -1523,6 +1543,7 @@ void lu_drv_worker(struct lu_drv_shm *shm)
 {
     W = shm;
     L = &W->lane;
+    atomic_store(&L->pid, getpid());
     L->trace = &W->trace;
     L->g = lu_drv_shm_stack(W);
     if (W->job.cpu >= 0 && lu_drv_job_explorers(&W->job) == 1) {

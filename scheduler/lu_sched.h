@@ -254,8 +254,22 @@ struct lu_sched_config {
     bool no_clocks;
 };
 
-/* Fatal kinds passed to on_fatal. */
-enum lu_sched_fatal { LU_SCHED_FATAL_SIGNAL = 1, LU_SCHED_FATAL_EXIT, LU_SCHED_FATAL_DIVERGE };
+/* Fatal kinds passed to on_fatal. LU_SCHED_FATAL_BLOCKED is not fatal by
+ * itself: it answers LU_SCHED_WHERE_SIGVAL, and the process goes on. */
+enum lu_sched_fatal {
+    LU_SCHED_FATAL_SIGNAL = 1,
+    LU_SCHED_FATAL_EXIT,
+    LU_SCHED_FATAL_DIVERGE,
+    LU_SCHED_FATAL_BLOCKED
+};
+
+/* LU_SCHED_WATCHDOG_SIGNAL queued (sigqueue) with this value asks where the
+ * running controlled thread is: a process whose execution made no progress
+ * for long is blocked in a call lineup does not control (read(), a lock of
+ * an uninstrumented library), and whoever is about to kill it wants to say
+ * where. The handler passes the interrupted pc to on_fatal as
+ * LU_SCHED_FATAL_BLOCKED and returns. */
+#define LU_SCHED_WHERE_SIGVAL 0x4c55574b
 
 /* The calls that end the process (LU_SCHED_FATAL_EXIT): they differ in what
  * runs before the end (exit flushes stdio and runs atexit handlers,

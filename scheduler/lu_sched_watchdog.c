@@ -127,6 +127,12 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
     (void)sig;
     (void)si;
     __typeof__(lu__wd) *w = lu__wd_ctl;
+    if (si->si_code == SI_QUEUE && si->si_value.sival_int == LU_SCHED_WHERE_SIGVAL) {
+        struct lu__thread *t = lu__self;
+        if (t && t->s->cfg.on_fatal)
+            t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_BLOCKED, 0, t->id, lu__program_pc(ucv));
+        return;
+    }
     if (!w)
         return;
     if (w->fd >= 0)
