@@ -866,6 +866,8 @@ struct lu__res {
     uint64_t checks, spec_checks, stuck, cut, recycles;
     unsigned explorers;
     uint64_t explorer_ex[LU_DRV_MAX_EXPLORERS];
+    bool phase1_done;
+    uint64_t called_cells, returned_cells; /* invocations 0..63 the test calls, and returned in phase 1 */
     double secs;
     char *report; /* for verdicts without findings (errors) */
     uint32_t sched_len;
@@ -1092,6 +1094,12 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
     r->serial_full = shm->serial_full;
     r->serial_stuck = shm->serial_stuck;
     r->explorers = shm->explorers;
+    r->phase1_done = shm->phase1_done;
+    r->returned_cells = shm->returned_cells;
+    for (unsigned i = 0; i < shm->job.test.nthreads; i++)
+        for (unsigned k = 0; k < shm->job.test.len[i]; k++)
+            if (shm->job.test.cell[i][k] < 64)
+                r->called_cells |= 1ULL << shm->job.test.cell[i][k];
     for (unsigned k = 0; k < r->explorers && k < LU_DRV_MAX_EXPLORERS; k++)
         r->explorer_ex[k] = atomic_load(&shm->explorer_executions[k]);
     if (!timed_out && atomic_load(&shm->done)) {
@@ -2132,10 +2140,15 @@ int main(int argc, char **argv)
             fputs(", \"tests\": [", json);
         }
         bool first_json = true;
+        uint64_t called = 0, returned = 0; /* invocations, over the tests whose phase 1 ran in full */
         for (unsigned i = 0; i < ntests; i++) {
             if (!finished[i])
                 continue;
             struct lu__res *r = &res[i];
+            if (r->phase1_done) {
+                called |= r->called_cells;
+                returned |= r->returned_cells;
+            }
             /* a test with findings of two kinds counts under each, so that
              * the summary's lines match its FAIL blocks */
             unsigned kinds = 1u << (r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL);
@@ -2319,6 +2332,14 @@ int main(int argc, char **argv)
                 printf("\n(%u more test%s of harness %s failed with: %s; not minimized or reported: "
                        "see --max-reports)\n",
                        unreported[v], unreported[v] == 1 ? "" : "s", h->name, lu_drv_verdict_name(v));
+        for (unsigned k = 0; k < h->nops && k < 64; k++)
+            if ((called & ~returned) >> k & 1)
+                printf(
+                    "\nnote: harness %s: %s never returned in a serial execution of any test that called it "
+                    "(phase 1): it blocks or spins whatever calls run before it, so the calls after it in "
+                    "its thread were never checked. If it should return, add the operation it waits for, or "
+                    "a LINEUP_SETUP sequence that lets it.\n",
+                    h->name, labels[k]);
         for (unsigned s = 0; s < nseen; s++)
             free(seen[s]);
         free(seen);

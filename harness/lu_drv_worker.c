@@ -747,6 +747,24 @@ static void lu__report_divergence(struct lu_buf *b, const struct lu_hist *first,
     }
 }
 
+/* Which invocations of the test's threads returned in this serial
+ * execution: one that never returns in any test is worth a note (a call
+ * that blocks whatever ran before it leaves the calls after it unchecked). */
+static void lu__note_returned(void)
+{
+    for (size_t i = 0; i < lu__hist.len; i++) {
+        const struct lu_hist_event *e = &lu__hist.ev[i];
+        if (e->kind != LU_HIST_RETURN)
+            continue;
+        const struct lu_hist_op *op = &lu__htest.ops[e->op];
+        if (op->thread >= W->job.test.nthreads) /* setup and teardown calls */
+            continue;
+        unsigned cell = W->job.test.cell[op->thread][op->pos];
+        if (cell < 64)
+            W->returned_cells |= 1ULL << cell;
+    }
+}
+
 static struct lu_spec *lu__phase1(void)
 {
     atomic_store(&W->phase, 1);
@@ -768,6 +786,7 @@ static struct lu_spec *lu__phase1(void)
                      LU_DRV_MAX_SERIAL);
         lu__run_one(s, &res, 1);
         lu__outcome_finding(&res, 1);
+        lu__note_returned();
         if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK) {
             if (lu__pending_count() != 1)
                 lu__fail(LU_DRV_V_HARNESS, 1,
@@ -807,6 +826,7 @@ static struct lu_spec *lu__phase1(void)
     lu_hist_free(&conflict);
     W->serial_full = lu_spec_full_count(spec);
     W->serial_stuck = lu_spec_stuck_count(spec);
+    W->phase1_done = true;
     return spec;
 }
 

@@ -13,11 +13,13 @@
  *   selfkill  kill(getpid(), SIGKILL) in an operation;
  *   twokinds  a lost update and a lost wakeup: two kinds of failure in one test;
  *   busy      computes for about 0.1 s without a scheduling point: divergence
- *             under --watchdog-ms 20, none under the default 1000.
+ *             under --watchdog-ms 20, none under the default 1000;
+ *   vacuous   an operation that never returns in a serial execution.
  */
 #include <lineup.h>
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -307,3 +309,31 @@ static int64_t compute(void *o, int64_t unused)
     return (int64_t)(x >> 63) * 0;
 }
 LINEUP_HARNESS(busy, create, free, LINEUP_OP(compute, 0));
+
+/* A harness mistake: await() waits on a semaphore no operation posts, so it
+ * never returns in any serial execution, and the calls after it in its
+ * thread are never checked (lineup notes it); peek() returns its value. */
+static void *vacuous_create(void)
+{
+    sem_t *s = malloc(sizeof *s);
+    if (s)
+        sem_init(s, 0, 0);
+    return s;
+}
+
+static int64_t await(void *o, int64_t unused)
+{
+    (void)unused;
+    sem_wait(o);
+    return 0;
+}
+
+static int64_t peek(void *o, int64_t unused)
+{
+    int v = -1;
+    (void)unused;
+    sem_getvalue(o, &v);
+    return v;
+}
+
+LINEUP_HARNESS(vacuous, vacuous_create, free, LINEUP_OP(await, 0), LINEUP_OP(peek, 0));
