@@ -1111,6 +1111,16 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
         r->truncated = shm->truncated;
         r->report = strdup(shm->report);
         r->sched_len = shm->sched_len;
+        /* the worker can end on a verdict of its own (nondeterminism seen on
+         * a replayed prefix, divergence) after it recorded findings of other
+         * kinds: its report comes first, or the test would show only the
+         * findings it may have caused */
+        bool own = r->verdict != LU_DRV_V_PASS;
+        for (int i = 0; i < LU_DRV_F_COUNT; i++)
+            if (shm->findings[i].verdict == r->verdict)
+                own = false;
+        if (own && shm->report[0])
+            lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
         for (int i = 0; i < LU_DRV_F_COUNT; i++)
             if (shm->findings[i].verdict != LU_DRV_V_PASS)
                 lu__add_finding(r, shm->findings[i].verdict, shm->findings[i].report, shm->findings[i].sched,

@@ -277,7 +277,7 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
         lu_buf_printf(&b,
                       "the code under test behaves differently on the same schedule (%s): it depends on "
                       "something lineup does not control (time, randomness, uninstrumented threads, "
-                      "state kept across executions)\n",
+                      "state kept across executions, such as static or thread-local variables)\n",
                       res->message ? res->message : "?");
         lu__report_test(&b);
         lu__set_report(&b);
@@ -846,7 +846,8 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
     if (lu__serial_mismatch(stuck)) {
         lu_buf_puts(b, "nondeterminism: in this execution no two calls overlap, yet its results differ from "
                        "phase 1's serial execution of the same calls in the same order: the object depends "
-                       "on something besides the order of its calls (state outside the object, the clock, "
+                       "on something besides the order of its calls (state outside the object: static or "
+                       "thread-local variables, which keep their values between executions; the clock, "
                        "addresses, thread ids)\n");
     } else if (stuck) {
         lu_buf_printf(b,
