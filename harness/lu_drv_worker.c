@@ -1491,8 +1491,22 @@ static void lu__replay(struct lu_spec *spec)
     unsigned npre = 0;
     for (uint32_t i = 0; i < tr->len; i++) {
         const struct lu_sched_step *stp = &tr->steps[i];
-        if (!(stp->flags & LU_SCHED_STEP_PREEMPT))
+        unsigned before = i ? tr->steps[i - 1].preempts : 0;
+        if (!(stp->flags & LU_SCHED_STEP_PREEMPT)) {
+            /* letting a spinning thread go on while others could run costs
+             * a preemption too (docs/strategies.md): the report's count
+             * includes it, so the list names it */
+            if (stp->kind == LU_SCHED_CHOOSE_THREAD && stp->preempts > before &&
+                (stp->spin >> stp->chosen & 1)) {
+                npre++;
+                const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
+                lu_buf_printf(&b, "    step %u: thread %d goes on spinning at %s at ", i, stp->chosen - 1,
+                              pl ? lu_sched_label_name(pl->label) : "?");
+                lu__where(&b, pl ? pl->pc : 0);
+                lu_buf_puts(&b, " while others could run (this costs a preemption too)\n");
+            }
             continue;
+        }
         npre++;
         const struct lu__point_log *pl = lu__plog_at(stp->prev, i);
         lu_buf_printf(&b, "    step %u: thread %d preempted before %s at ", i, stp->prev - 1,
