@@ -1016,6 +1016,14 @@ static bool res_less(const struct lu_hist_result *a, const struct lu_hist_result
 }
 
 /* "1", "1 or 2", "1, 2 or 3", in ascending order. */
+/* A user-space address of x86-64 Linux (heap, stacks, mappings): above
+ * 4 GiB and below 2^47. A counter, an index or a value a harness returns is
+ * almost never there. */
+static bool looks_like_address(const struct lu_hist_result *r)
+{
+    return r->nbytes == 0 && r->value >= (int64_t)1 << 32 && r->value < (int64_t)1 << 47;
+}
+
 static void render_vals(struct lu_buf *b, const struct ex_vals *x)
 {
     const struct lu_hist_result *v[EX_VALS];
@@ -1108,6 +1116,9 @@ static void explain_full(struct lu_buf *b, const struct lu_spec *s, const struct
                 render_vals(b, v);
                 lu_buf_puts(b, ".");
             }
+            if (looks_like_address(&ev->res))
+                lu_buf_puts(b, " That result looks like an address, which changes from one execution to the"
+                               " next: return a value, an index or a count, not a pointer.");
             free(x);
             return;
         }

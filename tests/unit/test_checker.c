@@ -634,6 +634,16 @@ static void test_counter(void)
     lu_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b, "get() returned 0 in this history, but it returned 1 or 2 in every serial execution"));
+    CHECK(!contains(&b, "looks like an address"));
+    lu_buf_free(&b);
+    /* A result that looks like a pointer: say so (a harness mistake). */
+    int64_t resp[] = {0, 0x7f0012345678, 0};
+    hist_parse(&h, "0[ ]0 1[ 2[ ]2 ]1", resp);
+    CHECK(lu_lin_check_full(s, &h, &v, &st) == 0 && !v.ok);
+    lu_buf_init(&b);
+    lu_lin_explain(&b, s, &h, &v);
+    CHECK(contains(&b, "get() returned 139638282147448 in this history"));
+    CHECK(contains(&b, "That result looks like an address, which changes from one execution to the next"));
     lu_buf_free(&b);
     lu_hist_free(&h);
     lu_spec_free(s);
