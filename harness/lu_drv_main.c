@@ -2394,6 +2394,14 @@ int main(int argc, char **argv)
     else if (tt.tests > tt.failed)
         printf("  phase 2 coverage: every schedule with at most %d %s in every passing test\n", o.preemptions,
                lu__bound_unit(o.strategy, o.preemptions));
+    if (tt.tests > tt.failed)
+        /* a coverage claim holds for what lineup schedules: a lock that
+         * protects nothing around a plain field passes (lineup run says
+         * the same) */
+        printf(
+            "  (schedules differ at atomic, volatile and pthread operations; plain memory accesses are not "
+            "scheduling points, so a race on a plain field can hide a failure: make shared fields atomic "
+            "or volatile to have them checked)\n");
     for (int v = 0; v < LU_DRV_V_COUNT; v++)
         if (tt.by_verdict[v])
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
