@@ -162,6 +162,18 @@ error)
     check_no_temps
     ;;
 
+noreturn)
+    # an operation without its return statement is warned about without
+    # -Wall (lineup would check whatever the register held)
+    lcc -shared -o noreturn.so "$TOOLING_SRC/noreturn.c" 2>err.txt
+    cat err.txt
+    grep -q 'noreturn\.c:[0-9]*:[0-9]*: warning: .*\[-Wreturn-type\]' err.txt ||
+        fail "no -Wreturn-type warning for an operation that does not return a value"
+    lcc -shared -Wno-return-type -o noreturn.so "$TOOLING_SRC/noreturn.c" 2>err.txt
+    grep -q 'Wreturn-type' err.txt && fail "-Wno-return-type did not silence the warning"
+    check_no_temps
+    ;;
+
 abi)
     # -Werror: gcc's -Wtsan about fences must be off.
     flags=(-O2 -Wall -Wextra -Werror)
