@@ -167,6 +167,7 @@ struct lu_run_exec {
     struct lu_run_loc fatal_at;
     uint32_t nbt;
     struct lu_run_loc bt[LU_RUN_BT]; /* unwound from the signal handler */
+    char blocked_fn[64];             /* LU_SCHED_FATAL_BLOCKED: the function the thread blocks in */
     int assert_tid;                  /* -1 none */
     unsigned assert_line;
     char assert_expr[256], assert_file[192], assert_func[96];

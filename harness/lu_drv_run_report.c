@@ -172,6 +172,15 @@ static int lu__culprit(const struct lu_run_shm *m, const struct lu_run_loc **at)
         if (!*at && E->fatal_kind)
             *at = &E->fatal_at;
         return E->fatal_tid;
+    case LU_RUN_K_TIMEOUT:
+        if (E->fatal_kind != LU_SCHED_FATAL_BLOCKED)
+            return E->culprit;
+        /* the child said where it blocks: in a libc call, made by the
+         * program's innermost frame */
+        *at = lu__program_frame(m);
+        if (!*at)
+            *at = &E->fatal_at;
+        return E->fatal_tid;
     case LU_RUN_K_CRASH:
     case LU_RUN_K_DIVERGE:
         if (E->fatal_kind) {
@@ -333,7 +342,12 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
         lu_buf_puts(b, "  main thread  ");
     else
         lu_buf_printf(b, "  thread %-6d", i);
-    if (i == culprit && E->kind == LU_RUN_K_TIMEOUT && !th->at.pc) {
+    if (i == culprit && E->kind == LU_RUN_K_TIMEOUT && E->fatal_kind == LU_SCHED_FATAL_BLOCKED && at) {
+        lu_buf_printf(b, "blocked in %s, called at ",
+                      E->blocked_fn[0] ? E->blocked_fn : "a call lineup does not control");
+        lu__loc(b, m, at);
+        lu_buf_puts(b, "\n");
+    } else if (i == culprit && E->kind == LU_RUN_K_TIMEOUT && !th->at.pc) {
         lu_buf_puts(b, "the last to run: just created, it never reached a scheduling point (blocked in its "
                        "start routine)\n");
     } else if (i == culprit && E->kind == LU_RUN_K_TIMEOUT) {

@@ -427,12 +427,23 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
     }
     if (E->fatal_kind)
         return;
-    E->fatal_kind = kind;
-    E->fatal_code = code;
+    if (kind == LU_SCHED_FATAL_BLOCKED) {
+        /* asked before a timeout kills us: where the thread blocks (the
+         * threads' states come from the point log, as for any timeout) */
+        Dl_info di;
+        if (pc && dladdr((void *)pc, &di) && di.dli_sname) {
+            size_t n = strnlen(di.dli_sname, sizeof E->blocked_fn - 1); /* a signal handler: no stdio */
+            memcpy(E->blocked_fn, di.dli_sname, n);
+            E->blocked_fn[n] = 0;
+        }
+    } else {
+        E->fatal_kind = kind;
+        E->fatal_code = code;
+        lu__threads_at_death(E);
+    }
     E->fatal_tid = tid;
     E->fatal_at.pc = pc;
-    lu__threads_at_death(E);
-    if (kind == LU_SCHED_FATAL_SIGNAL) {
+    if (kind == LU_SCHED_FATAL_SIGNAL || kind == LU_SCHED_FATAL_BLOCKED) {
         /* libgcc's unwinder was loaded by the server (see lu__server):
          * backtrace() allocates nothing now */
         void *bt[LU_RUN_BT];
@@ -443,6 +454,10 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
             E->bt[i].call = 1;
         }
     }
+    /* last: the server waiting for the answer to LU_SCHED_WHERE_SIGVAL reads
+     * the record once the kind is there */
+    if (kind == LU_SCHED_FATAL_BLOCKED)
+        __atomic_store_n(&E->fatal_kind, kind, __ATOMIC_RELEASE);
 }
 
 #if LU__HAVE_RACES
@@ -910,6 +925,27 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
     E->sig = h;
 }
 
+/* An execution that ran out of time blocks in a call lineup does not
+ * control: ask the child where (LU_SCHED_WHERE_SIGVAL) before it is killed,
+ * and give it a moment to answer. */
+static void lu__ask_where(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = LU_SCHED_WATCHDOG_SIGNAL;
+    si.si_code = SI_QUEUE;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    si.si_value.sival_int = LU_SCHED_WHERE_SIGVAL;
+    /* to the thread that runs the execution, the child's first */
+    if (syscall(SYS_rt_tgsigqueueinfo, pid, pid, LU_SCHED_WATCHDOG_SIGNAL, &si) != 0)
+        return;
+    for (int i = 0; i < 500 && !__atomic_load_n(&R->exec.fatal_kind, __ATOMIC_ACQUIRE); i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
 /* Whether the child died of a signal that also stops the search: a
  * terminal's Ctrl-C reaches the execution along with this process, and
  * may kill it before this process's handler has run. Waits a little for
@@ -965,6 +1001,8 @@ static int lu__wait_child(pid_t pid, bool *timed_out, bool *stopped)
         }
         close(pfd);
         if (r == 0) {
+            if (!lu__stop_sig)
+                lu__ask_where(pid);
             kill(pid, SIGKILL);
             *stopped = lu__stop_sig != 0;
             *timed_out = !*stopped;
@@ -985,6 +1023,8 @@ static int lu__wait_child(pid_t pid, bool *timed_out, bool *stopped)
             return st;
         }
         if (lu__stop_sig || (limit && (lu__now() - t0) * 1000.0 > limit)) {
+            if (!lu__stop_sig)
+                lu__ask_where(pid);
             kill(pid, SIGKILL);
             *stopped = lu__stop_sig != 0;
             *timed_out = !*stopped;

@@ -226,8 +226,9 @@ timeout)
     run 1 --timeout 1 -- "$P/block"
     has "FAIL: timeout: the execution did not end within 1.0 s"
     # the reader blocks in read() before its first scheduling point: it is
-    # the thread to name, although no scheduling point shows it
-    has "thread 1     the last to run: just created, it never reached a scheduling point"
+    # the thread to name, although no scheduling point shows it, with the
+    # call it blocks in and where the program makes it
+    has "thread 1     blocked in read, called at reader (block.c:"
     # killed from outside with SIGKILL (what the OOM killer does) while it
     # blocks: a tool-side error (exit 3), not a finding about the program
     "$LINEUP" run --quiet --timeout 60 -- "$P/block" >"$out" 2>&1 &
