@@ -672,10 +672,85 @@ LU_IPOSE_EXPORT int pthread_detach(pthread_t th)
     return lu_sched_detach(tid);
 }
 
+/* ---- pthread_cleanup_push and pop ----
+ * glibc's macros (C without -fexceptions) setjmp into a buffer and register
+ * it; pthread_exit unwinds by longjmp into the innermost buffer, whose
+ * handler runs and calls __pthread_unwind_next for the next one. glibc keeps
+ * the chain in the thread's control block and walks it with the unwinder, and
+ * a controlled thread has neither of its own (it runs on its pool thread's),
+ * so the chain is kept per controlled thread and walked here. The buffers'
+ * private words are this chain's alone: __pad[0] links to the next outer
+ * buffer (as in glibc), __pad[1] carries the exit value while a handler
+ * runs. The _defer/_restore variants also switch the cancellation type,
+ * which means nothing under lineup (pthread_cancel is unsupported). */
+
+static void lu__ipose_cleanup_push(__pthread_unwind_buf_t *buf)
+{
+    void **chain = lu_sched_cleanup_chain();
+    buf->__pad[0] = *chain;
+    *chain = buf;
+}
+
+static void lu__ipose_cleanup_pop(__pthread_unwind_buf_t *buf)
+{
+    *lu_sched_cleanup_chain() = buf->__pad[0];
+}
+
+/* siglongjmp typed for the buffer the macros setjmp into (as pthread.h's
+ * __sigsetjmp_cancel is): it has no saved mask, and the mask was not saved. */
+extern void lu__ipose_longjmp_cancel(struct __cancel_jmp_buf_tag env[1], int val) __asm__("siglongjmp")
+    __attribute__((noreturn));
+
+/* Runs the innermost handler still registered, which comes back through
+ * __pthread_unwind_next; with none left, ends the thread. */
+static void lu__ipose_unwind(void *ret) __attribute__((noreturn));
+static void lu__ipose_unwind(void *ret)
+{
+    void **chain = lu_sched_cleanup_chain();
+    __pthread_unwind_buf_t *buf = *chain;
+    if (!buf)
+        lu_sched_exit(ret);
+    *chain = buf->__pad[0];
+    buf->__pad[1] = ret;
+    lu__ipose_longjmp_cancel(buf->__cancel_jmp_buf, 1);
+}
+
+LU_IPOSE_EXPORT void __pthread_register_cancel(__pthread_unwind_buf_t *buf)
+{
+    LU_IPOSE_PASS_VOID(__pthread_register_cancel, (buf));
+    lu__ipose_cleanup_push(buf);
+}
+
+LU_IPOSE_EXPORT void __pthread_unregister_cancel(__pthread_unwind_buf_t *buf)
+{
+    LU_IPOSE_PASS_VOID(__pthread_unregister_cancel, (buf));
+    lu__ipose_cleanup_pop(buf);
+}
+
+LU_IPOSE_EXPORT void __pthread_register_cancel_defer(__pthread_unwind_buf_t *buf)
+{
+    LU_IPOSE_PASS_VOID(__pthread_register_cancel_defer, (buf));
+    lu__ipose_cleanup_push(buf);
+}
+
+LU_IPOSE_EXPORT void __pthread_unregister_cancel_restore(__pthread_unwind_buf_t *buf)
+{
+    LU_IPOSE_PASS_VOID(__pthread_unregister_cancel_restore, (buf));
+    lu__ipose_cleanup_pop(buf);
+}
+
+LU_IPOSE_EXPORT void __pthread_unwind_next(__pthread_unwind_buf_t *buf)
+{
+    if (lu_sched_self() >= 0)
+        lu__ipose_unwind(buf->__pad[1]);
+    LU_IPOSE_REAL(__pthread_unwind_next)(buf);
+    __builtin_unreachable();
+}
+
 LU_IPOSE_EXPORT void pthread_exit(void *ret)
 {
     if (lu_sched_self() >= 0)
-        lu_sched_exit(ret);
+        lu__ipose_unwind(ret);
     LU_IPOSE_REAL(pthread_exit)(ret);
     __builtin_unreachable();
 }
@@ -1068,7 +1143,7 @@ LU_IPOSE_EXPORT int thrd_detach(thrd_t th)
 LU_IPOSE_EXPORT void thrd_exit(int res)
 {
     if (lu_sched_self() >= 0)
-        lu_sched_exit((void *)(intptr_t)res);
+        lu__ipose_unwind((void *)(intptr_t)res); /* glibc's thrd_exit is pthread_exit */
     LU_IPOSE_REAL(thrd_exit)(res);
     __builtin_unreachable();
 }

@@ -643,6 +643,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->section = -1;
     t->nreads = 0;
     t->signalled = false;
+    t->cleanup = NULL;
     if (t->has_tsd) {
         memset(t->tsd, 0, sizeof t->tsd);
         t->has_tsd = false;
@@ -1085,6 +1086,11 @@ int lu_sched_detach(int tid)
         return EINVAL;
     s->threads[tid].detached = true;
     return 0;
+}
+
+void **lu_sched_cleanup_chain(void)
+{
+    return &lu__self->cleanup;
 }
 
 void lu_sched_exit(void *ret)

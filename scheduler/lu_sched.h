@@ -463,6 +463,12 @@ int lu_sched_detach(int tid);
 /* Ends the calling controlled thread with ret (pthread_exit). Never returns. */
 void lu_sched_exit(void *ret) __attribute__((noreturn));
 
+/* The calling controlled thread's innermost pthread_cleanup_push buffer
+ * (NULL when none), for the interposer to keep the chain in: glibc keeps it
+ * in the thread's control block, which controlled threads share with their
+ * pool thread. Empty at the start of every thread. Not a scheduling point. */
+void **lu_sched_cleanup_chain(void);
+
 /* ---- Scheduling points the layer above declares ---- */
 
 /* An operation boundary: a point where switching threads costs no

@@ -240,6 +240,8 @@ struct lu__thread {
     bool signalled;
     uint64_t barrier_gen;
 
+    void *cleanup; /* lu_sched_cleanup_chain */
+
     bool has_tsd; /* some tsd[] slot was set in this execution */
     void *tsd[LU__MAX_KEYS];
 

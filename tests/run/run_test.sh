@@ -171,6 +171,18 @@ exit)
     done
     run 0 --expect-exit 0 --strategy dfs -- "$P/lost_fixed"
     ;;
+cleanup)
+    # pthread_exit runs the pthread_cleanup_push handlers (innermost first,
+    # the exit value kept): one releases the mutex the exiting worker holds,
+    # so the other worker is never stuck
+    run 0 --strategy dfs --preemptions -1 -- "$P/cleanup"
+    has "every schedule of the program was explored"
+    run 0 --races --strategy dfs -- "$P/cleanup"
+    # the control: the handler without the unlock deadlocks
+    run 1 --strategy dfs -- "$P/cleanup_bug"
+    has "FAIL: deadlock"
+    has "blocked in pthread_mutex_lock at worker (cleanup.c:39)"
+    ;;
 deadlock)
     # a timed lock that gave up is listed with the schedule, and replayed
     run 1 --strategy dfs -- "$P/timed"
