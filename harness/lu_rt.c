@@ -190,6 +190,8 @@ static const char *lu__rt_label_name(uint16_t label)
         return "lineup_yield";
     case LU_RT_L_ATOMIC_BEGIN:
         return "__VERIFIER_atomic_begin";
+    case LU_RT_L_MAIN_RETURN:
+        return "return from main";
     default:
         return label < LU_RT_L_FIRST ? lu__ipose_label_name(label) : NULL;
     }

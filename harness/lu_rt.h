@@ -14,7 +14,14 @@
 #define LU_RT_MAX_HARNESSES 64
 
 /* Labels of the scheduling points the harness runtime and driver make. */
-enum { LU_RT_L_FIRST = 3000, LU_RT_L_CALL = 3000, LU_RT_L_JOIN, LU_RT_L_YIELD, LU_RT_L_ATOMIC_BEGIN };
+enum {
+    LU_RT_L_FIRST = 3000,
+    LU_RT_L_CALL = 3000,
+    LU_RT_L_JOIN,
+    LU_RT_L_YIELD,
+    LU_RT_L_ATOMIC_BEGIN,
+    LU_RT_L_MAIN_RETURN
+};
 
 struct lu_rt_seq {
     const char *name;

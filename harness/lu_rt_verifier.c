@@ -485,10 +485,14 @@ static void *lu__main_body(void *arg)
 {
     (void)arg;
     int rc = lu__main(lu__argc, lu__argv, lu__envp);
+    /* returning from main is exit(): the other threads may run on first
+     * (the scheduling point, as in exit()), then the process ends with them
+     * wherever they are. Its place is main's entry, the one place of main
+     * known here (as a return address: the symbolizer looks at pc - 1). */
+    lu__sched_pc = (uintptr_t)lu__main + 1;
+    lu_sched_exit_point(LU_RT_L_MAIN_RETURN);
     R->exec.main_returned = 1;
-    /* returning from main is exit(): the process ends with the other
-     * threads wherever they are */
-    exit(rc);
+    lu__sched_fatal_exit(rc, LU_SCHED_EXIT_EXIT);
 }
 
 /* An allocation of the program failed, although natively it would have

@@ -995,7 +995,8 @@ LU_IPOSE_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct times
 
 /* A controlled thread must not run atexit handlers or flush stdio while the
  * other threads are parked mid-operation: the scheduler reports the exit and
- * ends the process. */
+ * ends the process. The other threads may take steps first (the scheduling
+ * point), as they do natively while a process ends. */
 /* ---- signal masks and dispositions ----
  * Passed through, but the watchdog's signal stays deliverable and handled
  * by lineup: a harness that blocks every signal (all logical threads share
@@ -1050,6 +1051,7 @@ LU_IPOSE_EXPORT void exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
+        lu_sched_exit_point(LU_IPOSE_L(exit));
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_EXIT);
     }
     LU_IPOSE_REAL(exit)(status);
@@ -1060,6 +1062,7 @@ LU_IPOSE_EXPORT void _exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
+        lu_sched_exit_point(LU_IPOSE_L(_exit));
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_UEXIT);
     }
     LU_IPOSE_REAL(_exit)(status);
@@ -1070,6 +1073,7 @@ LU_IPOSE_EXPORT void _Exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
+        lu_sched_exit_point(LU_IPOSE_L(_Exit));
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_UEXIT_C);
     }
     LU_IPOSE_REAL(_Exit)(status);
@@ -1080,6 +1084,7 @@ LU_IPOSE_EXPORT void quick_exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
+        lu_sched_exit_point(LU_IPOSE_L(quick_exit));
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_QUICK_EXIT);
     }
     LU_IPOSE_REAL(quick_exit)(status);

@@ -1088,6 +1088,13 @@ int lu_sched_detach(int tid)
     return 0;
 }
 
+void lu_sched_exit_point(uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = LU__CALLER_PC();
+    lu__point(t, LU_SCHED_K_EXIT, NULL, label);
+}
+
 void **lu_sched_cleanup_chain(void)
 {
     return &lu__self->cleanup;

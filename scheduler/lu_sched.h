@@ -161,6 +161,7 @@ const char *lu_sched_misfit_name(enum lu_sched_misfit m);
     X(CREATE, "thread create")                                                                               \
     X(JOIN, "thread join")                                                                                   \
     X(JOIN_ALL, "join all")                                                                                  \
+    X(EXIT, "process exit")                                                                                  \
     X(OTHER, "other")
 
 enum lu_sched_kind {
@@ -462,6 +463,12 @@ int lu_sched_detach(int tid);
 
 /* Ends the calling controlled thread with ret (pthread_exit). Never returns. */
 void lu_sched_exit(void *ret) __attribute__((noreturn));
+
+/* Scheduling point before the calling controlled thread ends the process
+ * (exit and its variants, main returning): natively the other threads run on
+ * while it ends, so their next steps may come first. Ordered with every
+ * other operation. */
+void lu_sched_exit_point(uint16_t label);
 
 /* The calling controlled thread's innermost pthread_cleanup_push buffer
  * (NULL when none), for the interposer to keep the chain in: glibc keeps it

@@ -170,6 +170,16 @@ exit)
         lacks "buffered before the exit call"
     done
     run 0 --expect-exit 0 --strategy dfs -- "$P/lost_fixed"
+    # the other threads may run while the process ends: the worker sees
+    # what main tore down just before returning, or calling exit
+    run 1 --strategy dfs -- "$P/main_return"
+    has "FAIL: assertion failure: \`atomic_load(&alive)' in thread 1 at worker (main_return.c:17)"
+    has "  main thread  about to return from main at main (main_return.c:22)"
+    has "the main thread preempted before return from main at main (main_return.c:22); thread 1 runs"
+    run 1 --strategy dfs -- "$P/main_return_exit"
+    has "  main thread  about to exit at main (main_return.c:30)"
+    run 0 --strategy dfs --preemptions -1 -- "$P/main_return_fixed"
+    has "every schedule of the program was explored"
     ;;
 cleanup)
     # pthread_exit runs the pthread_cleanup_push handlers (innermost first,
