@@ -233,10 +233,18 @@ static inline int lu_ipose_mutex_type(int type)
  * state its libc memory was initialized with (only possible with
  * lu_sched_known, see above). The real object is never modified under
  * control, so its memory still holds the initial state. */
+/* glibc's flag for robust mutexes in __kind (its internal
+ * PTHREAD_MUTEX_ROBUST_NORMAL_NP) */
+#define LU_IPOSE_MUTEX_KIND_ROBUST 16
+
 static inline void lu_ipose_adopt_mutex(void *m)
 {
-    if (lu_sched_known && !lu_sched_known(m))
-        lu_sched_mutex_init(m, lu_ipose_mutex_type(((pthread_mutex_t *)m)->__data.__kind & 3));
+    if (lu_sched_known && !lu_sched_known(m)) {
+        int kind = ((pthread_mutex_t *)m)->__data.__kind;
+        lu_sched_mutex_init(m, lu_ipose_mutex_type(kind & 3));
+        if (kind & LU_IPOSE_MUTEX_KIND_ROBUST)
+            lu_sched_mutex_set_robust(m);
+    }
 }
 
 static inline void lu_ipose_adopt_sem(sem_t *sem)
@@ -338,10 +346,14 @@ LU_IPOSE_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexat
     int rc = LU_IPOSE_REAL(pthread_mutex_init)(m, a);
     if (rc != 0 || lu_sched_self() < 0)
         return rc;
-    int type = PTHREAD_MUTEX_DEFAULT;
-    if (a)
+    int type = PTHREAD_MUTEX_DEFAULT, robust = PTHREAD_MUTEX_STALLED;
+    if (a) {
         pthread_mutexattr_gettype(a, &type);
+        pthread_mutexattr_getrobust(a, &robust);
+    }
     lu_sched_mutex_init(m, lu_ipose_mutex_type(type));
+    if (robust == PTHREAD_MUTEX_ROBUST)
+        lu_sched_mutex_set_robust(m);
     return 0;
 }
 
@@ -388,6 +400,13 @@ LU_IPOSE_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     LU_IPOSE_PASS(pthread_mutex_unlock, (m));
     return lu_sched_mutex_unlock(m, LU_IPOSE_L(pthread_mutex_unlock));
+}
+
+LU_IPOSE_EXPORT int pthread_mutex_consistent(pthread_mutex_t *m)
+{
+    LU_IPOSE_PASS(pthread_mutex_consistent, (m));
+    lu_ipose_adopt_mutex(m);
+    return lu_sched_mutex_consistent(m);
 }
 
 /* ================================================================ rwlocks */

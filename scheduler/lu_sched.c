@@ -551,6 +551,8 @@ static void lu__finish(struct lu__thread *t, void *ret)
 {
     struct lu_sched *s = t->s;
     lu__run_tsd_dtors(t);
+    if (s->robust_used)
+        lu__mutexes_orphan(t);
     t->retval = ret;
     t->state = LU__T_FINISHED;
     s->nlive--;
@@ -811,6 +813,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->nlive = 1;
     s->alone_steps = 0;
     lu__objs_reset(s);
+    s->robust_used = false;
     memset(s->keys, 0, sizeof s->keys);
     if (s->por)
         lu__por_blocks_reset(s);

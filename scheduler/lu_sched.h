@@ -519,6 +519,13 @@ int lu_sched_mutex_lock(void *m, uint16_t label);
 int lu_sched_mutex_trylock(void *m, uint16_t label);
 int lu_sched_mutex_timedlock(void *m, uint16_t label); /* may time out: a choice */
 int lu_sched_mutex_unlock(void *m, uint16_t label);
+/* Robust mutexes (PTHREAD_MUTEX_ROBUST), as glibc's: when the owner ends
+ * holding one, the next lock, trylock, timed lock or condition wait gets
+ * it with EOWNERDEAD; unlocked before lu_sched_mutex_consistent, it is
+ * unusable (ENOTRECOVERABLE). set_robust follows mutex_init; consistent
+ * returns EINVAL for a mutex not in that state. Not scheduling points. */
+void lu_sched_mutex_set_robust(void *m);
+int lu_sched_mutex_consistent(void *m);
 
 /* Reader-writer locks follow glibc: a thread may hold several read locks
  * (each needs its unlock); rdlock or wrlock by the writer returns EDEADLK

@@ -262,6 +262,15 @@ void lu__por_touch_hidden(struct lu__thread *t, const void *word)
         lu__sig_add(g, (uintptr_t)word >> 3, true, false);
 }
 
+void lu__por_touch_sync(struct lu__thread *t, const void *obj)
+{
+    if (!t || !t->s->x_por)
+        return;
+    struct lu__por_sig *g = lu__por_running_step(t);
+    if (g)
+        lu__sig_add(g, lu__por_key(t->s, obj), true, true);
+}
+
 static void lu__por_touch_allocator(void)
 {
     lu__por_touch_hidden(lu__self, &lu__allocator_word);

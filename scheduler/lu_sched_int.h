@@ -66,7 +66,9 @@ struct lu__obj {
         struct {
             int owner; /* -1: free */
             int count;
-            int kind; /* PTHREAD_MUTEX_* */
+            int kind;       /* PTHREAD_MUTEX_* */
+            bool robust;    /* PTHREAD_MUTEX_ROBUST */
+            uint8_t health; /* robust ones: enum lu__robust */
         } mutex;
         struct {
             int writer;
@@ -95,6 +97,12 @@ struct lu__obj {
     UT_hash_handle hh;
     struct lu__obj *next_free;
 };
+
+/* What a robust mutex went through: its owner ended holding it (the next
+ * lock gets EOWNERDEAD and the mutex), the new owner has not called
+ * pthread_mutex_consistent yet, it was unlocked so (every lock from then on
+ * fails with ENOTRECOVERABLE). */
+enum lu__robust { LU__ROBUST_OK, LU__ROBUST_OWNER_DEAD, LU__ROBUST_INCONSISTENT, LU__ROBUST_UNRECOVERABLE };
 
 /* Whether a read lock can be taken now: no writer holds the lock, and on a
  * writer-preferring one none is registered (lu__enabled, lu__rw_acquire).
@@ -261,6 +269,7 @@ struct lu_sched {
     struct lu__thread threads[LU_SCHED_MAX_THREADS];
     int nthreads;         /* started in this execution */
     int nlive;            /* of those, not finished */
+    bool robust_used;     /* a robust mutex was initialized in this execution */
     uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
     int npool;            /* real pool threads started */
     _Atomic uint32_t pool_ready;
@@ -382,6 +391,12 @@ void lu__por_blocks_reset(struct lu_sched *s); /* an execution starts */
 /* t's running step wrote shared state that no scheduling point shows (the
  * allocator, the table of thread-specific keys), named by word */
 void lu__por_touch_hidden(struct lu__thread *t, const void *word);
+/* t ends: its robust mutexes go to the next locker with EOWNERDEAD (its
+ * other mutexes stay locked for ever, as in glibc) */
+void lu__mutexes_orphan(struct lu__thread *t);
+/* t's running step changed the sync object obj where no scheduling point
+ * shows it (a thread ending releases its robust mutexes) */
+void lu__por_touch_sync(struct lu__thread *t, const void *obj);
 /* t's step was a CAS that failed: it only read addr (LU_SCHED_SET_MO_FAILED) */
 void lu__por_read_only(struct lu__thread *t, const void *addr);
 void lu__explore_begin(struct lu_sched *s); /* an execution starts */

@@ -68,10 +68,51 @@ static int lu__mutex_acquire(struct lu__thread *t, struct lu__obj *o, int busy_r
         lu__sync_unchanged(t, o);
         return busy_rc;
     }
+    if (o->u.mutex.health == LU__ROBUST_UNRECOVERABLE) {
+        lu__sync_unchanged(t, o);
+        return ENOTRECOVERABLE;
+    }
     o->u.mutex.owner = t->id;
     o->u.mutex.count = 1;
     lu__sync_changed(t, o);
+    if (o->u.mutex.health == LU__ROBUST_OWNER_DEAD) {
+        o->u.mutex.health = LU__ROBUST_INCONSISTENT;
+        return EOWNERDEAD;
+    }
     return 0;
+}
+
+void lu_sched_mutex_set_robust(void *m)
+{
+    struct lu__thread *t = lu__me();
+    lu__obj_get(t->s, m, LU__O_MUTEX)->u.mutex.robust = true;
+    t->s->robust_used = true;
+}
+
+int lu_sched_mutex_consistent(void *m)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_find(t->s, m);
+    if (!o || o->type != LU__O_MUTEX || o->u.mutex.health != LU__ROBUST_INCONSISTENT)
+        return EINVAL;
+    o->u.mutex.health = LU__ROBUST_OK;
+    return 0;
+}
+
+void lu__mutexes_orphan(struct lu__thread *t)
+{
+    struct lu_sched *s = t->s;
+    struct lu__obj *o, *tmp;
+    HASH_ITER(hh, s->objs, o, tmp)
+    {
+        if (o->epoch != s->epoch || o->type != LU__O_MUTEX || !o->u.mutex.robust || o->u.mutex.owner != t->id)
+            continue;
+        o->u.mutex.owner = -1;
+        o->u.mutex.count = 0;
+        o->u.mutex.health = LU__ROBUST_OWNER_DEAD;
+        lu__sync_changed(t, o);
+        lu__por_touch_sync(t, o->addr);
+    }
 }
 
 int lu_sched_mutex_lock(void *m, uint16_t label)
@@ -114,8 +155,11 @@ int lu_sched_mutex_unlock(void *m, uint16_t label)
     struct lu__obj *o = lu__obj_find(t->s, m);
     if (o->u.mutex.owner != t->id)
         return EPERM;
-    if (--o->u.mutex.count == 0)
+    if (--o->u.mutex.count == 0) {
         o->u.mutex.owner = -1;
+        if (o->u.mutex.health == LU__ROBUST_INCONSISTENT) /* never made consistent */
+            o->u.mutex.health = LU__ROBUST_UNRECOVERABLE;
+    }
     lu__sync_changed(t, o);
     return 0;
 }
@@ -271,10 +315,19 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
     t->signalled = false;
     om = lu__obj_find(s, m);
     LU__ASSERT(om->u.mutex.owner == -1);
+    t->obj2 = NULL;
+    /* a robust mutex whose owner died meanwhile: as a lock would */
+    if (om->u.mutex.health == LU__ROBUST_UNRECOVERABLE) {
+        lu__sync_unchanged(t, om);
+        return ENOTRECOVERABLE;
+    }
     om->u.mutex.owner = t->id;
     om->u.mutex.count = saved;
     lu__sync_changed(t, om);
-    t->obj2 = NULL;
+    if (om->u.mutex.health == LU__ROBUST_OWNER_DEAD) {
+        om->u.mutex.health = LU__ROBUST_INCONSISTENT;
+        return EOWNERDEAD;
+    }
     return rc;
 }
 

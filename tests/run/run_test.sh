@@ -193,6 +193,20 @@ cleanup)
     has "FAIL: deadlock"
     has "blocked in pthread_mutex_lock at worker (cleanup.c:39)"
     ;;
+robust)
+    # a robust mutex whose owner ended: the next lock gets EOWNERDEAD and
+    # the mutex, never a deadlock
+    run 0 --strategy dfs --preemptions -1 -- "$P/robust"
+    has "every schedule of the program was explored"
+    run 0 --races --strategy dfs --preemptions -1 -- "$P/robust"
+    # unlocked without pthread_mutex_consistent: unusable from then on
+    run 1 --strategy dfs -- "$P/robust_unrecoverable"
+    has "FAIL: assertion failure: \`rc == 0 || rc == EOWNERDEAD' in the main thread at lock (robust.c:20)"
+    # not robust: it stays locked
+    run 1 --strategy dfs -- "$P/robust_stalled"
+    has "FAIL: deadlock"
+    has "  thread 2     blocked in pthread_mutex_lock at lock (robust.c:19)"
+    ;;
 deadlock)
     # a timed lock that gave up is listed with the schedule, and replayed
     run 1 --strategy dfs -- "$P/timed"
