@@ -658,13 +658,17 @@ LU_IPOSE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *a, void 
 {
     LU_IPOSE_PASS(pthread_create, (th, a, fn, arg));
     int ds = PTHREAD_CREATE_JOINABLE;
-    if (a && pthread_attr_getdetachstate(a, &ds) != 0)
+    size_t stack = 0;
+    if (a && (pthread_attr_getdetachstate(a, &ds) != 0 || pthread_attr_getstacksize(a, &stack) != 0))
         return EINVAL;
     struct lu_ipose_start st = {.fn = fn, .arg = arg, .out = (uint64_t *)th};
     /* the system's limits are lineup's business here: when the pool
      * thread behind the new one cannot start, the execution ends as a
      * tool error (lu_sched_spawn), the program never sees EAGAIN */
-    int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(pthread_create));
+    int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, stack, LU_IPOSE_L(pthread_create));
+    if (tid == LU_SCHED_ESTACK)
+        lu_sched_unsupported("pthread_create with a stack larger than the one of the system thread lineup "
+                             "kept for it from an earlier execution");
     if (tid < 0)
         lu__ipose_too_many_threads();
     return lu_ipose_created(tid, (uint64_t *)th, ds == PTHREAD_CREATE_DETACHED);
@@ -1133,7 +1137,7 @@ LU_IPOSE_EXPORT int thrd_create(thrd_t *th, thrd_start_t fn, void *arg)
 {
     LU_IPOSE_PASS(thrd_create, (th, fn, arg));
     struct lu_ipose_start st = {.c11 = fn, .arg = arg, .out = (uint64_t *)th};
-    int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, LU_IPOSE_L(thrd_create));
+    int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, 0, LU_IPOSE_L(thrd_create));
     if (tid < 0)
         lu__ipose_too_many_threads(); /* as pthread_create */
     return lu_ipose_created(tid, (uint64_t *)th, false);

@@ -602,8 +602,17 @@ static void *lu__pool_main(void *arg)
     return NULL;
 }
 
-/* Starts pool threads up to n; on failure s->error says why. */
-static int lu__pool_ensure(struct lu_sched *s, int n)
+/* A pool thread's stack (LU__POOL_STACK): glibc's default for new threads
+ * (8 MiB under the usual RLIMIT_STACK), or, for a creation that asks for
+ * more, that with room for the pool thread's own frames above the
+ * controlled thread's (64 KiB, lu__pool_main) and glibc's thread control
+ * block at its top. */
+#define LU__POOL_RESERVE (128u * 1024)
+
+/* Pool threads 0..n-1 exist; the last, if new, with a stack of at least
+ * stack bytes for its controlled thread (0: the default). On failure
+ * s->error says why. */
+static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
 {
     lu__create_fn create = lu__real_create();
     if (!create) {
@@ -616,18 +625,27 @@ static int lu__pool_ensure(struct lu_sched *s, int n)
         t->s = s;
         atomic_store(&t->baton, 0);
         atomic_store(&s->pool_ready, 0);
+        size_t size = LU__POOL_STACK;
+        if (s->npool == n - 1 && stack > size - LU__POOL_RESERVE)
+            size = (stack + LU__POOL_RESERVE + 4095) & ~(size_t)4095;
         pthread_attr_t attr;
         pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, LU__POOL_STACK);
-        int rc = create(&t->real, &attr, lu__pool_main, t);
+        int rc = pthread_attr_setstacksize(&attr, size);
+        if (rc == 0)
+            rc = create(&t->real, &attr, lu__pool_main, t);
         pthread_attr_destroy(&attr);
         if (rc != 0) {
             lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_THREAD, rc, "cannot start a thread", 0);
             return LU_SCHED_ESYS;
         }
+        t->stack_size = size;
         lu__take(&s->pool_ready);
         s->npool++;
     }
+    /* a pool thread kept from an earlier execution (Line-Up's) is not
+     * grown */
+    if (stack > s->threads[n - 1].stack_size - LU__POOL_RESERVE)
+        return LU_SCHED_ESTACK;
     return 0;
 }
 
@@ -662,16 +680,19 @@ static void lu__thread_reset(struct lu__thread *t)
     t->sp = lu__ctx_make(t->stack_top, t);
 }
 
-int lu_sched_spawn(lu_sched_fn fn, void *arg)
+static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack)
 {
     struct lu__thread *self = lu__self;
     struct lu_sched *s = self->s;
     if (s->nthreads >= LU_SCHED_MAX_THREADS)
         return LU_SCHED_ETHREADS;
+    int rc = lu__pool_ensure(s, s->nthreads + 1, stack);
+    if (rc == LU_SCHED_ESTACK)
+        return rc;
     /* the program would not see this failure outside lineup (its threads
      * are lineup's pool threads here): whatever it did next would be no
      * behaviour of its own */
-    if (lu__pool_ensure(s, s->nthreads + 1) != 0)
+    if (rc != 0)
         lu__end_execution(self, LU_SCHED_OUT_ERROR, s->error);
     struct lu__thread *t = &s->threads[s->nthreads++];
     lu__thread_reset(t);
@@ -692,6 +713,11 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     /* let the child run its invisible prefix now, then come back */
     lu__switch_to(s, &self->sp, t);
     return t->id;
+}
+
+int lu_sched_spawn(lu_sched_fn fn, void *arg)
+{
+    return lu__spawn(fn, arg, 0);
 }
 
 /* ---- the controller side ---- */
@@ -798,7 +824,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         return LU_SCHED_EINVAL; /* a controlled thread cannot nest executions */
     memset(res, 0, sizeof *res);
     res->culprit = -1;
-    if (lu__pool_ensure(s, 1) != 0) {
+    if (lu__pool_ensure(s, 1, 0) != 0) {
         /* nothing ran: the drivers stop with the reason */
         res->outcome = LU_SCHED_OUT_ERROR;
         res->message = s->error;
@@ -1038,14 +1064,14 @@ void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o)
     lu__hb_release(t, o);
 }
 
-int lu_sched_create_thread(lu_sched_fn fn, void *arg, uint16_t label)
+int lu_sched_create_thread(lu_sched_fn fn, void *arg, size_t stack, uint16_t label)
 {
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
     if (t->s->nthreads >= LU_SCHED_MAX_THREADS)
         return LU_SCHED_ETHREADS;
     lu__point(t, LU_SCHED_K_CREATE, NULL, label);
-    return lu_sched_spawn(fn, arg);
+    return lu__spawn(fn, arg, stack);
 }
 
 int lu_sched_join(int tid, void **ret, uint16_t label)

@@ -215,6 +215,7 @@ struct lu__thread {
     pthread_t real;      /* the pool thread lending its stack and control block */
     uintptr_t fs;        /* its thread pointer (FS base) */
     uintptr_t stack_top; /* where a fresh context starts on its stack */
+    size_t stack_size;   /* of that stack */
     void *sp;            /* saved stack pointer while switched out */
     int state;
     bool first_run; /* has not reached its first scheduling point yet */

@@ -251,7 +251,7 @@ static void *worker(void *arg)
             if (o->b)
                 note(t, 4000 + lu_sched_spawn(child, (void *)(intptr_t)o->a));
             else
-                note(t, 4000 + lu_sched_create_thread(child, (void *)(intptr_t)o->a, 14));
+                note(t, 4000 + lu_sched_create_thread(child, (void *)(intptr_t)o->a, 0, 14));
             break;
         case O_ABEGIN:
             lu_sched_atomic_begin();

@@ -336,6 +336,12 @@ threads)
     run 2 --strategy random --budget 3 -- "$P/many_threads"
     has "more than 64 threads in one execution"
     lacks "pthread_create 64: error"
+    # a thread gets the stack size its attributes ask for; without them, the
+    # default 8 MiB, too small for the same worker
+    run 0 --strategy dfs --preemptions -1 -- "$P/stack"
+    has "every schedule of the program was explored"
+    run 1 --strategy dfs -- "$P/stack_default"
+    has "FAIL: crash: SIGSEGV (Segmentation fault) in thread 1 at worker (stack.c:17)"
     ;;
 strategies)
     for s in dfs ipb idb random pct pos default; do
