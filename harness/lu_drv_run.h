@@ -193,10 +193,11 @@ struct lu_run_exec {
     int kind;    /* enum lu_run_kind */
     int wstatus; /* waitpid status of the child */
     int timed_out;
-    int killed;     /* ended by a signal no handler of lineup's saw (SIGKILL) */
-    int last_seen;  /* ended without the runtime's last word: th[] is from the point log */
-    uint32_t steps; /* trace length */
-    uint64_t sig;   /* failure signature: same bug, same value */
+    int blocked_syscall; /* on a timeout: 1 + the system call the execution was blocked in, 0 unknown */
+    int killed;          /* ended by a signal no handler of lineup's saw (SIGKILL) */
+    int last_seen;       /* ended without the runtime's last word: th[] is from the point log */
+    uint32_t steps;      /* trace length */
+    uint64_t sig;        /* failure signature: same bug, same value */
     uint64_t out_total;
     uint32_t out_len; /* the last out_len of out_total bytes are in out */
     char out[LU_RUN_OUT_CAP];

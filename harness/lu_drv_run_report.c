@@ -156,6 +156,43 @@ static const char *lu__signame(int sig)
 }
 
 /* Which thread the failure belongs to, and where it happened, if known. */
+
+/* Names of the system calls a thread most often blocks in (x86-64
+ * numbers); others are shown by number. */
+static const char *lu__syscall_name(int nr)
+{
+#if defined(__x86_64__)
+    static const struct {
+        int nr;
+        const char *name;
+    } names[] = {
+        {0, "read"},         {1, "write"},
+        {2, "open"},         {7, "poll"},
+        {17, "pread64"},     {18, "pwrite64"},
+        {19, "readv"},       {20, "writev"},
+        {23, "select"},      {34, "pause"},
+        {35, "nanosleep"},   {42, "connect"},
+        {43, "accept"},      {44, "sendto"},
+        {45, "recvfrom"},    {46, "sendmsg"},
+        {47, "recvmsg"},     {61, "wait4"},
+        {65, "semop"},       {69, "msgsnd"},
+        {70, "msgrcv"},      {72, "fcntl"},
+        {73, "flock"},       {202, "futex"},
+        {220, "semtimedop"}, {230, "clock_nanosleep"},
+        {232, "epoll_wait"}, {247, "waitid"},
+        {257, "openat"},     {270, "pselect6"},
+        {271, "ppoll"},      {281, "epoll_pwait"},
+        {288, "accept4"},    {299, "recvmmsg"},
+        {307, "sendmmsg"},   {441, "epoll_pwait2"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].nr == nr)
+            return names[i].name;
+#endif
+    static char num[32];
+    snprintf(num, sizeof num, "number %d", nr);
+    return num;
+}
 static int lu__culprit(const struct lu_run_shm *m, const struct lu_run_loc **at)
 {
     const struct lu_run_exec *E = &m->exec;
@@ -287,10 +324,15 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         lu_buf_puts(b, ", not ordered by synchronization");
         return;
     case LU_RUN_K_TIMEOUT:
-        lu_buf_printf(b,
-                      "timeout: the execution did not end within %.1f s (blocked in a call lineup does "
-                      "not control? I/O, an uninstrumented lock)",
-                      m->cfg.timeout_ms / 1000.0);
+        lu_buf_printf(b, "timeout: the execution did not end within %.1f s", m->cfg.timeout_ms / 1000.0);
+        if (E->blocked_syscall)
+            lu_buf_printf(b,
+                          ": blocked in the system call %s, which lineup does not control (while one "
+                          "thread blocks in the kernel, no other runs: I/O between threads, a pipe, an "
+                          "uninstrumented lock)",
+                          lu__syscall_name(E->blocked_syscall - 1));
+        else
+            lu_buf_puts(b, " (blocked in a call lineup does not control? I/O, an uninstrumented lock)");
         return;
     case LU_RUN_K_NONDET:
         lu_buf_printf(b,

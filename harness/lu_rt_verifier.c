@@ -929,6 +929,26 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
     E->sig = h;
 }
 
+/* 1 + the system call the execution's thread is blocked in, or 0 (in
+ * none, or unknown): all controlled threads of an execution run on the
+ * child's first kernel thread, whose tid is the child's pid. */
+static int lu__blocked_syscall(pid_t pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *end;
+    long nr = strtol(buf, &end, 10);
+    return end != buf && nr >= 0 && nr < INT_MAX ? (int)nr + 1 : 0;
+}
+
 /* An execution that ran out of time blocks in a call lineup does not
  * control: ask the child where (LU_SCHED_WHERE_SIGVAL) before it is killed,
  * and give it a moment to answer. */
@@ -1005,8 +1025,10 @@ static int lu__wait_child(pid_t pid, bool *timed_out, bool *stopped)
         }
         close(pfd);
         if (r == 0) {
-            if (!lu__stop_sig)
+            if (!lu__stop_sig) {
+                R->exec.blocked_syscall = lu__blocked_syscall(pid);
                 lu__ask_where(pid);
+            }
             kill(pid, SIGKILL);
             *stopped = lu__stop_sig != 0;
             *timed_out = !*stopped;
@@ -1027,8 +1049,10 @@ static int lu__wait_child(pid_t pid, bool *timed_out, bool *stopped)
             return st;
         }
         if (lu__stop_sig || (limit && (lu__now() - t0) * 1000.0 > limit)) {
-            if (!lu__stop_sig)
+            if (!lu__stop_sig) {
+                R->exec.blocked_syscall = lu__blocked_syscall(pid);
                 lu__ask_where(pid);
+            }
             kill(pid, SIGKILL);
             *stopped = lu__stop_sig != 0;
             *timed_out = !*stopped;

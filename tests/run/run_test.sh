@@ -260,7 +260,7 @@ diverge)
     ;;
 timeout)
     run 1 --timeout 1 -- "$P/block"
-    has "FAIL: timeout: the execution did not end within 1.0 s"
+    has "FAIL: timeout: the execution did not end within 1.0 s: blocked in the system call read, which lineup does not control"
     # the reader blocks in read() before its first scheduling point: it is
     # the thread to name, although no scheduling point shows it, with the
     # call it blocks in and where the program makes it
