@@ -869,7 +869,8 @@ static void lu__replay_misfit(const struct lu_drv_run_replay *rp, const struct l
     fprintf(stderr,
             "lineup run: replay: the recorded schedule does not fit this program at choice %u%s (%s): the "
             "program changed since the replay file was written, or it does not behave the same way on the "
-            "same schedule. To check a fix, run it again: lineup run %s-- %s",
+            "same schedule (the file does not record the environment variables, input files or the clock it "
+            "may read). To check a fix, run it again: lineup run %s-- %s",
             at + 1, of, b.s ? b.s : "", opts, lu_drv_shell_word(prog));
     for (int i = 0; i < nargs; i++)
         fprintf(stderr, " %s", lu_drv_shell_word(args[i]));

@@ -118,6 +118,15 @@ replay)
     run 1 --replay "$f"
     has "verdict: assertion failure (reproduced)"
     lacks "does not fit"
+    # the environment is not recorded: replayed without the variable the
+    # failure depends on, the schedule does not fit, and the message says
+    # what the file leaves out
+    LINEUP_TEST_RACY=1 run 1 --strategy dfs --replay-dir "$WORK" -- "$P/env"
+    f=$(replay_file)
+    run 2 --replay "$f"
+    has "the file does not record the environment variables, input files or the clock it may read"
+    LINEUP_TEST_RACY=1 run 1 --replay "$f"
+    has "verdict: assertion failure (reproduced)"
     ;;
 segv)
     run 1 -- "$P/segv"
