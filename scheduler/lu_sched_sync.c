@@ -153,8 +153,17 @@ int lu_sched_mutex_unlock(void *m, uint16_t label)
     lu__obj_get(t->s, m, LU__O_MUTEX);
     lu__point(t, LU_SCHED_K_MUTEX_UNLOCK, m, label);
     struct lu__obj *o = lu__obj_find(t->s, m);
-    if (o->u.mutex.owner != t->id)
-        return EPERM;
+    if (o->u.mutex.owner != t->id) {
+        /* glibc checks who unlocks error-checking, recursive and robust
+         * mutexes only: a normal one is released, whoever holds it */
+        if (o->u.mutex.kind != PTHREAD_MUTEX_NORMAL || o->u.mutex.robust)
+            return EPERM;
+        if (o->u.mutex.owner == -1) {
+            lu__sync_unchanged(t, o);
+            return 0;
+        }
+        o->u.mutex.count = 1;
+    }
     if (--o->u.mutex.count == 0) {
         o->u.mutex.owner = -1;
         if (o->u.mutex.health == LU__ROBUST_INCONSISTENT) /* never made consistent */

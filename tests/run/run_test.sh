@@ -216,6 +216,15 @@ robust)
     has "FAIL: deadlock"
     has "  thread 2     blocked in pthread_mutex_lock at lock (robust.c:19)"
     ;;
+foreign_unlock)
+    # a normal mutex unlocked by a thread that does not hold it is released,
+    # as glibc does: a third thread gets into the section beside the holder
+    run 1 --strategy dfs -- "$P/foreign_unlock"
+    has "FAIL: assertion failure: \`atomic_fetch_add(&inside, 1) == 0' in thread"
+    # an error-checking one refuses (EPERM): the section stays exclusive
+    run 0 --strategy dfs -- "$P/foreign_unlock_errorcheck"
+    has "every schedule with at most 2 preemptions was explored"
+    ;;
 deadlock)
     # a timed lock that gave up is listed with the schedule, and replayed
     run 1 --strategy dfs -- "$P/timed"
