@@ -300,13 +300,16 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
     struct lu_sched *s = t->s;
     t->pc = pc;
     struct lu__obj *om = lu__obj_get(s, m, LU__O_MUTEX);
-    if (om->u.mutex.owner != t->id)
+    /* glibc checks the caller holds an error-checking, recursive or robust
+     * mutex; a normal one it releases whoever holds it, as an unlock does,
+     * and waits, and the waiter holds it once woken */
+    if (om->u.mutex.owner != t->id && (om->u.mutex.kind != PTHREAD_MUTEX_NORMAL || om->u.mutex.robust))
         return EPERM;
     lu__obj_get(s, c, LU__O_COND);
     lu__point(t, LU_SCHED_K_COND_WAIT, c, label);
     om = lu__obj_find(s, m);
     struct lu__obj *oc = lu__obj_find(s, c);
-    int saved = om->u.mutex.count;
+    int saved = om->u.mutex.owner == t->id ? om->u.mutex.count : 1;
     om->u.mutex.owner = -1;
     om->u.mutex.count = 0;
     lu__sync_changed(t, om);

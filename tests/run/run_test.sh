@@ -224,6 +224,15 @@ foreign_unlock)
     # an error-checking one refuses (EPERM): the section stays exclusive
     run 0 --strategy dfs -- "$P/foreign_unlock_errorcheck"
     has "every schedule with at most 2 preemptions was explored"
+    # nor does glibc check that a condition wait holds a normal mutex: the
+    # wait goes ahead, and the wakeup can be lost (not a loop returning
+    # EPERM at once, which looked like divergence)
+    run 1 --strategy dfs -- "$P/cond_nolock"
+    has "FAIL: deadlock: every thread that has not finished is blocked"
+    has "  main thread  blocked in pthread_cond_wait at main (cond_nolock.c:31)"
+    lacks "divergence"
+    run 0 --strategy dfs --preemptions -1 -- "$P/cond_nolock_fixed"
+    has "every schedule of the program was explored"
     ;;
 deadlock)
     # a timed lock that gave up is listed with the schedule, and replayed
