@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -784,6 +785,19 @@ LU_IPOSE_EXPORT pthread_t pthread_self(void)
     return self >= 0 ? (pthread_t)lu_ipose_handle(self) : LU_IPOSE_REAL(pthread_self)();
 }
 
+/* A controlled thread's kernel thread id: the pid for the main thread, as
+ * natively, then the ids after it, in creation order. */
+static pid_t lu__ipose_tid_of(int self)
+{
+    return getpid() + self;
+}
+
+LU_IPOSE_EXPORT pid_t gettid(void)
+{
+    int self = lu_sched_self();
+    return self >= 0 ? lu__ipose_tid_of(self) : LU_IPOSE_REAL(gettid)();
+}
+
 /* Defined under another C name: with optimization <pthread.h> provides an
  * extern inline pthread_equal, which a plain definition would collide with. */
 LU_IPOSE_EXPORT int lu_ipose_pthread_equal(pthread_t a, pthread_t b) __asm__("pthread_equal");
@@ -1341,8 +1355,11 @@ LU_IPOSE_EXPORT int tss_set(tss_t k, void *v)
     return thrd_success;
 }
 
-/* ---- futexes ---- */
+/* ---- futexes, and the thread-id system calls ---- */
 
+/* The wrapper passes six argument words whatever the call takes (as
+ * glibc's own does): reading them all is how a variadic forwarder does it
+ * on x86-64. */
 LU_IPOSE_EXPORT long syscall(long number, ...)
 {
     va_list ap;
@@ -1351,7 +1368,15 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
     for (int i = 0; i < 6; i++)
         a[i] = va_arg(ap, long);
     va_end(ap);
-    if (number != SYS_futex || lu_sched_self() < 0)
+    int self = lu_sched_self();
+    if (self >= 0 && number == SYS_gettid)
+        return lu__ipose_tid_of(self);
+    if (self >= 0 && (number == SYS_tkill || number == SYS_tgkill)) {
+        LU_SCHED_SET_PC();
+        lu_sched_unsupported(number == SYS_tkill ? "tkill is not supported under lineup"
+                                                 : "tgkill is not supported under lineup");
+    }
+    if (number != SYS_futex || self < 0)
         return LU_IPOSE_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
     LU_SCHED_SET_PC();
     uint32_t *word = (uint32_t *)a[0];

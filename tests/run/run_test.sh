@@ -369,6 +369,13 @@ threads)
     has "every schedule of the program was explored"
     run 1 --strategy dfs -- "$P/stack_default"
     has "FAIL: crash: SIGSEGV (Segmentation fault) in thread 1 at worker (stack.c:17)"
+    # all threads of an execution share one kernel thread, yet each has a
+    # kernel thread id of its own, for a lock keyed by it
+    run 0 --strategy dfs --preemptions -1 -- "$P/gettid"
+    has "every schedule of the program was explored"
+    run 2 --strategy dfs -- "$P/gettid_tgkill"
+    has "FAIL: unsupported call: tgkill is not supported under lineup"
+    has "  thread 1     unsupported call at worker (gettid.c:46)"
     ;;
 strategies)
     for s in dfs ipb idb random pct pos default; do
