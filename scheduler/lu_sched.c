@@ -329,16 +329,47 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
     }
 }
 
-/* A thread is spinning when its next operation is a spin hint, or re-reads,
- * from the same instruction, a location that nobody changed since it last
- * read it there: running it again cannot make progress until another thread
- * writes. Requiring the same instruction keeps double-checked reads
- * (seqlock readers, double-checked locking) schedulable. */
+/* A timed wait that, chosen now, gives up: what it waits for is not there
+ * (nobody signalled, the lock is held, the semaphore is 0). Giving up only
+ * lets time pass, as a sleep does. */
+static bool lu__would_time_out(struct lu_sched *s, struct lu__thread *t)
+{
+    const struct lu__obj *o = lu__obj_find(s, t->obj);
+    switch (t->k) {
+    case LU_SCHED_K_COND_TIMEDWAIT:
+        return !t->signalled;
+    case LU_SCHED_K_MUTEX_TIMEDLOCK:
+        /* the owner relocking: recursive counts, errorcheck fails */
+        return o && o->u.mutex.owner != -1 &&
+               !(o->u.mutex.owner == t->id && o->u.mutex.kind != PTHREAD_MUTEX_NORMAL);
+    case LU_SCHED_K_SEM_TIMEDWAIT:
+        return !o || o->u.sem.value == 0;
+    case LU_SCHED_K_RW_TIMED_RD:
+        return o && o->u.rw.writer != t->id && !lu__rw_read_free(o);
+    case LU_SCHED_K_RW_TIMED_WR:
+        return o && o->u.rw.writer != t->id && (o->u.rw.writer != -1 || o->u.rw.readers != 0);
+    default:
+        return false;
+    }
+}
+
+/* A thread is spinning when its next operation is a spin hint or a timed
+ * wait that would give up, or re-reads, from the same instruction, a
+ * location that nobody changed since it last read it there: running it
+ * again cannot make progress until another thread writes. Requiring the
+ * same instruction keeps double-checked reads (seqlock readers,
+ * double-checked locking) schedulable. */
 bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
 {
     switch (t->k) {
     case LU_SCHED_K_YIELD:
         return true;
+    case LU_SCHED_K_COND_TIMEDWAIT:
+    case LU_SCHED_K_MUTEX_TIMEDLOCK:
+    case LU_SCHED_K_SEM_TIMEDWAIT:
+    case LU_SCHED_K_RW_TIMED_RD:
+    case LU_SCHED_K_RW_TIMED_WR:
+        return lu__would_time_out(s, t);
     case LU_SCHED_K_READ:
     case LU_SCHED_K_RMW:
     case LU_SCHED_K_MUTEX_TRYLOCK:

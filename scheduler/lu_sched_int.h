@@ -372,9 +372,17 @@ static inline bool lu__enabled_q(struct lu_sched *s, struct lu__thread *t)
     }
 }
 
+/* Timed waits: they may give up, and then spin (lu__spinning). */
+static inline bool lu__timed_kind(enum lu_sched_kind k)
+{
+    return k == LU_SCHED_K_COND_TIMEDWAIT || k == LU_SCHED_K_MUTEX_TIMEDLOCK ||
+           k == LU_SCHED_K_SEM_TIMEDWAIT || k == LU_SCHED_K_RW_TIMED_RD || k == LU_SCHED_K_RW_TIMED_WR;
+}
+
 static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
 {
-    if (t->nreads == 0 && t->k != LU_SCHED_K_YIELD)
+    /* a re-read needs an earlier read; a spin hint or a timed wait does not */
+    if (t->nreads == 0 && t->k != LU_SCHED_K_YIELD && !lu__timed_kind(t->k))
         return false;
     return lu__spinning(s, t);
 }

@@ -235,6 +235,12 @@ foreign_unlock)
     has "every schedule of the program was explored"
     ;;
 deadlock)
+    # timed waits retried in loops: giving up again and again while another
+    # thread can go on must not make an endless execution
+    for st in dfs default; do
+        run 0 --strategy $st --budget 2000 --max-steps 2000 -- "$P/periodic"
+        lacks "execution too long"
+    done
     # a timed lock that gave up is listed with the schedule, and replayed
     run 1 --strategy dfs -- "$P/timed"
     has "FAIL: assertion failure: \`rc == 0' in thread 1 at worker (timed.c:20)"
