@@ -15,6 +15,7 @@
 #include "lu_rt.h"
 #include "lu_sched.h"
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -316,6 +317,24 @@ void lu_drv_replay_put(FILE *f, const char *s);
 /* s as one shell word, quoted if it needs it, for the commands reports
  * print. Static storage: at most 4 such words per printf. */
 const char *lu_drv_shell_word(const char *s);
+
+/* SIGINT, SIGTERM and SIGHUP in both modes. While lu_drv_graceful is set
+ * (a search runs), the first one is a request to stop: the handler stores
+ * it in lu_drv_interrupted, and the main loop stops and reports what was
+ * found; a repeat within 2 s counts as the same request. */
+extern volatile sig_atomic_t lu_drv_interrupted, lu_drv_graceful;
+
+/* For a signal handler: whether sig was taken as (part of) a request to
+ * stop; false means the caller should die of it. Async-signal-safe. */
+bool lu_drv_interrupt_absorbed(int sig);
+
+/* Dies of the signal in lu_drv_interrupted, as the shell and make expect
+ * of an interrupted command (exit status 128 + signal). */
+void lu_drv_die_interrupted(void) __attribute__((noreturn));
+
+/* Dies of signal sig (its default action, unblocked first), or exits
+ * 128 + sig if that does not end the process. */
+void lu_drv_die_of(int sig) __attribute__((noreturn));
 void lu_drv_replay_unescape(char *s);
 
 /* Why a replay stopped following its recorded schedule (why: enum

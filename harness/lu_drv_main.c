@@ -261,25 +261,14 @@ static void lu__json_cleanup(void)
         unlink(lu__json_tmp);
 }
 
-/* SIGINT, SIGTERM, SIGHUP. While tests run (lu__graceful), the first one
- * only sets lu__interrupted: no test is started any more, the running ones
+/* SIGINT, SIGTERM, SIGHUP. While tests run (lu_drv_graceful), the first one
+ * only sets lu_drv_interrupted: no test is started any more, the running ones
  * are stopped, and what finished is reported. Otherwise, or again a second
  * or more later, lineup dies of the signal, removing FILE.partial of
- * --json first. (timeout(1) sends its signal to the command and then to
- * its process group: twice at once, which is still one request.) */
-static volatile sig_atomic_t lu__interrupted, lu__graceful;
-static struct timespec lu__interrupted_at;
-
+ * --json first. */
 static void lu__on_signal(int sig)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (lu__graceful && !lu__interrupted) {
-        lu__interrupted_at = now;
-        lu__interrupted = sig;
-        return;
-    }
-    if (lu__graceful && now.tv_sec - lu__interrupted_at.tv_sec < 2)
+    if (lu_drv_interrupt_absorbed(sig))
         return;
     int e = errno;
     lu__json_cleanup();
@@ -1240,15 +1229,7 @@ static void lu__ask_where(struct lu_drv_shm *shm)
     pid_t pid = atomic_load(&shm->lane.pid);
     if (pid <= 0)
         return;
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    si.si_signo = LU_SCHED_WATCHDOG_SIGNAL;
-    si.si_code = SI_QUEUE;
-    si.si_pid = getpid();
-    si.si_uid = getuid();
-    si.si_value.sival_int = LU_SCHED_WHERE_SIGVAL;
-    /* to the thread that runs the executions, the process's first */
-    if (syscall(SYS_rt_tgsigqueueinfo, pid, pid, LU_SCHED_WATCHDOG_SIGNAL, &si) != 0)
+    if (lu_sched_ask_where(pid) != 0)
         return;
     for (int i = 0;
          i < 500 && __atomic_load_n(&shm->lane.fatal.kind, __ATOMIC_ACQUIRE) != LU_SCHED_FATAL_BLOCKED; i++) {
@@ -1262,7 +1243,7 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
 {
     for (;;) {
         int status;
-        if (lu__interrupted) {
+        if (lu_drv_interrupted) {
             /* stop the running tests (a terminal's SIGINT reached them too):
              * none of their results counts */
             for (unsigned i = 0; i < lu__nslots; i++) {
@@ -1280,7 +1261,7 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
             for (unsigned i = 0; i < lu__nslots; i++) {
                 if (lu__slots[i].pid == pid) {
                     lu__slots[i].pid = 0;
-                    if (lu__interrupted)
+                    if (lu_drv_interrupted)
                         break; /* perhaps killed by the same signal */
                     lu__collect(&lu__slots[i], status, r, false);
                     return &lu__slots[i];
@@ -1666,7 +1647,7 @@ static unsigned lu__want_of(int verdict)
 static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict,
                             struct lu__res *r, unsigned *runs, bool *timed_out)
 {
-    if (lu__interrupted)
+    if (lu_drv_interrupted)
         return false;
     struct lu_drv_job j2 = *job;
     j2.test = *cand;
@@ -2006,8 +1987,8 @@ int main(int argc, char **argv)
     struct lu__totals tt;
     memset(&tt, 0, sizeof tt);
     double t0 = lu__now();
-    lu__graceful = 1;
-    for (unsigned hi = 0; hi < nh && !lu__interrupted; hi++) {
+    lu_drv_graceful = 1;
+    for (unsigned hi = 0; hi < nh && !lu_drv_interrupted; hi++) {
         struct lu__harness *h = &hs[hi];
         const char *const *labels = (const char *const *)h->labels;
         /* all samples are drawn in order, so that a share of a --shard run
@@ -2091,7 +2072,7 @@ int main(int argc, char **argv)
         }
         bool *finished = calloc(ntests ? ntests : 1, sizeof *finished);
         unsigned next = 0, running = 0, done = 0;
-        while (done < ntests && !lu__interrupted) {
+        while (done < ntests && !lu_drv_interrupted) {
             while (running < o.jobs && next < ntests) {
                 for (unsigned s = 0; s < lu__nslots; s++) {
                     if (lu__slots[s].pid == 0) {
@@ -2130,11 +2111,11 @@ int main(int argc, char **argv)
             }
             lu__progress(&o, done, ntests, &tt, t0);
         }
-        if (lu__interrupted) {
+        if (lu_drv_interrupted) {
             if (!o.quiet && isatty(STDERR_FILENO))
                 fputs("\n", stderr);
             printf("\ninterrupted (%s): %u of %u tests of harness %s finished; reporting those\n",
-                   strsignal(lu__interrupted), done, ntests, h->name);
+                   strsignal(lu_drv_interrupted), done, ntests, h->name);
             tt.interrupted = true;
         }
         tt.tests += done;
@@ -2218,7 +2199,7 @@ int main(int argc, char **argv)
                     unsigned runs = 0;
                     bool cut = false;
                     bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
-                    bool minimize = minimizable && !lu__interrupted;
+                    bool minimize = minimizable && !lu_drv_interrupted;
                     if (lu__bug_per_place(kind)) {
                         /* the same place as a report above: nothing to minimize */
                         struct lu_buf k0;
@@ -2232,7 +2213,7 @@ int main(int argc, char **argv)
                     if (minimize && kind != LU_DRV_V_TIMEOUT)
                         runs = lu__minimize(&mj, kind, &mr, &cut);
                     /* a signal during it, or before it began */
-                    bool min_stopped = minimizable && kind != LU_DRV_V_TIMEOUT && lu__interrupted;
+                    bool min_stopped = minimizable && kind != LU_DRV_V_TIMEOUT && lu_drv_interrupted;
                     struct lu__finding *mf = lu__res_find(&mr, kind);
                     struct lu_buf key, mt;
                     lu_buf_init(&key);
@@ -2428,11 +2409,7 @@ int main(int argc, char **argv)
         lu__json_owner = 0;
     }
     if (tt.interrupted) {
-        /* die of the signal, as the shell and make expect of an
-         * interrupted command (exit status 128 + signal) */
-        fflush(NULL);
-        signal(lu__interrupted, SIG_DFL);
-        raise(lu__interrupted);
+        lu_drv_die_interrupted();
     }
     return tt.exit_code;
 }

@@ -401,29 +401,19 @@ static int lu__memfd(const char *name)
     return (int)syscall(SYS_memfd_create, name, 1u /* MFD_CLOEXEC */);
 }
 
-/* SIGINT, SIGTERM, SIGHUP. While the search runs (lu__graceful), the first
- * one only sets lu__interrupted: the main loop forwards it to the server,
+/* SIGINT, SIGTERM, SIGHUP. While the search runs (lu_drv_graceful), the first
+ * one only sets lu_drv_interrupted: the main loop forwards it to the server,
  * which cuts off the execution under way and finishes as usual, and what
  * was found is reported; then lineup dies of the signal. Otherwise (the
  * program's constructors, a replay), or again a second or more later,
  * lineup dies of it at once, and the server and its execution with it
- * (PR_SET_PDEATHSIG). (timeout(1) sends its signal to the command and then
- * to its process group: twice at once, which is still one request.) */
+ * (PR_SET_PDEATHSIG). */
 static const int lu__sigs[] = {SIGINT, SIGTERM, SIGHUP};
 static struct sigaction lu__sigs_old[3]; /* given back to the program */
-static volatile sig_atomic_t lu__interrupted, lu__graceful;
-static struct timespec lu__interrupted_at;
 
 static void lu__on_signal(int sig)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (lu__graceful && !lu__interrupted) {
-        lu__interrupted_at = now;
-        lu__interrupted = sig;
-        return;
-    }
-    if (lu__graceful && now.tv_sec - lu__interrupted_at.tv_sec < 2)
+    if (lu_drv_interrupt_absorbed(sig))
         return;
     signal(sig, SIG_DFL);
     raise(sig);
@@ -437,22 +427,6 @@ static void lu__on_signals(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof lu__sigs / sizeof lu__sigs[0]; i++)
         sigaction(lu__sigs[i], &sa, &lu__sigs_old[i]);
-}
-
-/* Dies of the signal that interrupted the run, as the shell and make
- * expect of an interrupted command (exit status 128 + signal). */
-static void lu__die_interrupted(void) __attribute__((noreturn));
-static void lu__die_interrupted(void)
-{
-    fflush(NULL);
-    int sig = lu__interrupted;
-    signal(sig, SIG_DFL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-    _exit(128 + sig);
 }
 
 static void lu__internal(const char *what) __attribute__((noreturn));
@@ -1040,10 +1014,10 @@ int lu_drv_run_main(int argc, char **argv)
     bool hello = false, done = false, eof = false, forwarded = false;
     int replay_kind = -1;
     while (!done && !eof) {
-        if (lu__interrupted && !forwarded) {
+        if (lu_drv_interrupted && !forwarded) {
             /* the server stops the search (a terminal's Ctrl-C reached
              * it already; kill(1) or timeout(1) may not have) */
-            kill(sv.pid, lu__interrupted);
+            kill(sv.pid, lu_drv_interrupted);
             forwarded = true;
         }
         struct pollfd p = {sv.rep, POLLIN, 0};
@@ -1062,7 +1036,7 @@ int lu_drv_run_main(int argc, char **argv)
                 case 'H':
                     hello = true;
                     /* the server handles the signals from now on */
-                    lu__graceful = !o.replay;
+                    lu_drv_graceful = !o.replay;
                     break;
                 case 'F':
                     lu__on_failure(&x, m);
@@ -1163,15 +1137,15 @@ int lu_drv_run_main(int argc, char **argv)
         if (e > rc)
             rc = e;
     }
-    printf("verdict: %s\n", rc == 1                                 ? "FAIL (bug found)"
-                            : rc > 1                                ? "ERROR"
-                            : lu__interrupted || m->sum.interrupted ? "INTERRUPTED (no failure so far)"
-                                                                    : "PASS (no failure found)");
+    printf("verdict: %s\n", rc == 1                                    ? "FAIL (bug found)"
+                            : rc > 1                                   ? "ERROR"
+                            : lu_drv_interrupted || m->sum.interrupted ? "INTERRUPTED (no failure so far)"
+                                                                       : "PASS (no failure found)");
     /* a signal that reached only the server (sent to its pid) stopped the
      * run all the same */
-    if (!lu__interrupted)
-        lu__interrupted = m->sum.interrupted;
-    if (lu__interrupted)
-        lu__die_interrupted();
+    if (!lu_drv_interrupted)
+        lu_drv_interrupted = m->sum.interrupted;
+    if (lu_drv_interrupted)
+        lu_drv_die_interrupted();
     return rc;
 }

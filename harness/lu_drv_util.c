@@ -7,12 +7,14 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Source lines come from binutils' addr2line on demand: reports are rare,
@@ -348,4 +350,39 @@ const char *lu_drv_shell_word(const char *s)
     out[o++] = '\'';
     out[o] = 0;
     return out;
+}
+
+/* Set by the handlers (lu_drv_interrupt_absorbed), read by the main loops. */
+volatile sig_atomic_t lu_drv_interrupted, lu_drv_graceful;
+static struct timespec lu__interrupted_at;
+
+bool lu_drv_interrupt_absorbed(int sig)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (lu_drv_graceful && !lu_drv_interrupted) {
+        lu__interrupted_at = now;
+        lu_drv_interrupted = sig;
+        return true;
+    }
+    /* timeout(1) sends its signal to the command and then to its process
+     * group: twice at once, which is still one request */
+    return lu_drv_graceful && now.tv_sec - lu__interrupted_at.tv_sec < 2;
+}
+
+void lu_drv_die_interrupted(void)
+{
+    lu_drv_die_of(lu_drv_interrupted);
+}
+
+void lu_drv_die_of(int sig)
+{
+    fflush(NULL);
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
 }

@@ -1336,13 +1336,7 @@ static void lu__die_like(unsigned k, int status)
         int sig = WTERMSIG(status);
         struct rlimit no_core = {0, 0};
         setrlimit(RLIMIT_CORE, &no_core); /* the explorer left one if any */
-        signal(sig, SIG_DFL);
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, sig);
-        sigprocmask(SIG_UNBLOCK, &set, NULL);
-        raise(sig);
-        _exit(128 + sig);
+        lu_drv_die_of(sig);
     }
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 3);
 }

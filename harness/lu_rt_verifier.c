@@ -954,15 +954,7 @@ static int lu__blocked_syscall(pid_t pid)
  * and give it a moment to answer. */
 static void lu__ask_where(pid_t pid)
 {
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    si.si_signo = LU_SCHED_WATCHDOG_SIGNAL;
-    si.si_code = SI_QUEUE;
-    si.si_pid = getpid();
-    si.si_uid = getuid();
-    si.si_value.sival_int = LU_SCHED_WHERE_SIGVAL;
-    /* to the thread that runs the execution, the child's first */
-    if (syscall(SYS_rt_tgsigqueueinfo, pid, pid, LU_SCHED_WATCHDOG_SIGNAL, &si) != 0)
+    if (lu_sched_ask_where(pid) != 0)
         return;
     for (int i = 0; i < 500 && !__atomic_load_n(&R->exec.fatal_kind, __ATOMIC_ACQUIRE); i++) {
         struct timespec ts = {0, 1000000};

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #pragma GCC visibility push(default)
 
@@ -272,6 +273,12 @@ enum lu_sched_fatal {
  * where. The handler passes the interrupted pc to on_fatal as
  * LU_SCHED_FATAL_BLOCKED and returns. */
 #define LU_SCHED_WHERE_SIGVAL 0x4c55574b
+
+/* Sends that request to process pid's first thread (the one that runs the
+ * executions). Returns 0, or -1 with errno set (the process is gone). The
+ * answer comes through the process's on_fatal, asynchronously. Any process;
+ * not a scheduling point. */
+int lu_sched_ask_where(pid_t pid);
 
 /* The calls that end the process (LU_SCHED_FATAL_EXIT): they differ in what
  * runs before the end (exit flushes stdio and runs atexit handlers,

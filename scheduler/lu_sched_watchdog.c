@@ -59,6 +59,18 @@ static __thread struct {
  * through a plain pointer. */
 static __typeof__(lu__wd) *lu__wd_ctl;
 
+int lu_sched_ask_where(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = LU_SCHED_WATCHDOG_SIGNAL;
+    si.si_code = SI_QUEUE;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    si.si_value.sival_int = LU_SCHED_WHERE_SIGVAL;
+    return (int)syscall(SYS_rt_tgsigqueueinfo, pid, pid, LU_SCHED_WATCHDOG_SIGNAL, &si);
+}
+
 const char *lu_sched_watchdog_name(void)
 {
     return lu__wd_name;
