@@ -305,7 +305,8 @@ zero_limits)
     lu 0 --timeout 0 --quiet --test "inc(0) | inc(0)" "$G/counter_fixed.so"
     has "verdict: PASS"
     lu 0 --help
-    has "--timeout SEC +wall-clock limit per test \(default 600; 0: none\)"
+    has "--timeout SEC +a test times out when none of its executions finished for SEC$"
+    has "^ +seconds of wall-clock time \(default 600; 0: none\)$"
     ;;
 replay_cli)
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
