@@ -633,11 +633,11 @@ static void *lu__pool_main(void *arg)
     return NULL;
 }
 
-/* A pool thread's stack (LU__POOL_STACK): glibc's default for new threads
- * (8 MiB under the usual RLIMIT_STACK), or, for a creation that asks for
- * more, that with room for the pool thread's own frames above the
- * controlled thread's (64 KiB, lu__pool_main) and glibc's thread control
- * block at its top. */
+/* A pool thread's stack: what its controlled thread gets, glibc's default
+ * for new threads (LU__POOL_STACK, 8 MiB under the usual RLIMIT_STACK) or
+ * more if the creation asks for more, plus room for the pool thread's own
+ * frames above the controlled thread's (64 KiB, lu__pool_main) and
+ * glibc's thread control block at its top. */
 #define LU__POOL_RESERVE (128u * 1024)
 
 /* Pool threads 0..n-1 exist; the last, if new, with a stack of at least
@@ -656,8 +656,10 @@ static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
         t->s = s;
         atomic_store(&t->baton, 0);
         atomic_store(&s->pool_ready, 0);
-        size_t size = LU__POOL_STACK;
-        if (s->npool == n - 1 && stack > size - LU__POOL_RESERVE)
+        /* the reserve on top of the default too, so that a later creation
+         * asking for glibc's default explicitly fits in a kept thread */
+        size_t size = LU__POOL_STACK + LU__POOL_RESERVE;
+        if (s->npool == n - 1 && stack > LU__POOL_STACK)
             size = (stack + LU__POOL_RESERVE + 4095) & ~(size_t)4095;
         pthread_attr_t attr;
         pthread_attr_init(&attr);

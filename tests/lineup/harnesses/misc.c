@@ -14,7 +14,8 @@
  *   twokinds  a lost update and a lost wakeup: two kinds of failure in one test;
  *   busy      computes for about 0.1 s without a scheduling point: divergence
  *             under --watchdog-ms 20, none under the default 1000;
- *   vacuous   an operation that never returns in a serial execution.
+ *   vacuous   an operation that never returns in a serial execution;
+ *   stacks    calls that start threads with and without an explicit stack size.
  */
 #include <lineup.h>
 
@@ -337,3 +338,30 @@ static int64_t peek(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(vacuous, vacuous_create, free, LINEUP_OP(await, 0), LINEUP_OP(peek, 0));
+
+/* stacks: calls that start a thread of their own, one with glibc's
+ * default stack size asked for explicitly, one with the default: the
+ * system thread lineup keeps for the slot from one execution to the next
+ * must fit both, whichever took the slot first. */
+static void *stacks_work(void *p)
+{
+    return p;
+}
+
+static int64_t start_sized(void *o, int64_t kb)
+{
+    (void)o;
+    pthread_attr_t a;
+    pthread_t t;
+    void *r;
+    pthread_attr_init(&a);
+    pthread_attr_setstacksize(&a, (size_t)kb << 10);
+    /* kb 0: no attributes at all */
+    int rc = pthread_create(&t, kb ? &a : NULL, stacks_work, (void *)(intptr_t)kb);
+    pthread_attr_destroy(&a);
+    if (rc != 0 || pthread_join(t, &r) != 0)
+        return -1;
+    return (int64_t)(intptr_t)r;
+}
+
+LINEUP_HARNESS(stacks, create, free, LINEUP_OP(start_sized, 8192), LINEUP_OP(start_sized, 0));
