@@ -1015,7 +1015,6 @@ static bool res_less(const struct lu_hist_result *a, const struct lu_hist_result
     return a->nbytes && memcmp(a->bytes, b->bytes, a->nbytes) < 0;
 }
 
-/* "1", "1 or 2", "1, 2 or 3", in ascending order. */
 /* A user-space address of x86-64 Linux (heap, stacks, mappings): above
  * 4 GiB and below 2^47. A counter, an index or a value a harness returns is
  * almost never there. */
@@ -1024,6 +1023,7 @@ static bool looks_like_address(const struct lu_hist_result *r)
     return r->nbytes == 0 && r->value >= (int64_t)1 << 32 && r->value < (int64_t)1 << 47;
 }
 
+/* "1", "1 or 2", "1, 2 or 3", in ascending order. */
 static void render_vals(struct lu_buf *b, const struct ex_vals *x)
 {
     const struct lu_hist_result *v[EX_VALS];
