@@ -143,8 +143,12 @@ struct lu_drv_finding {
 };
 
 /* Where a worker was when it died, written from the signal path. */
+/* lu_drv_fatal.kind when lineup's own invariant failed (lu_sched_bug);
+ * module holds the message. */
+#define LU_DRV_FATAL_INTERNAL 100
+
 struct lu_drv_fatal {
-    int kind; /* enum lu_sched_fatal, 0 = none */
+    int kind; /* enum lu_sched_fatal or LU_DRV_FATAL_INTERNAL, 0 = none */
     int code;
     int exit_fn; /* LU_SCHED_FATAL_EXIT: enum lu_sched_exit_fn */
     int tid;

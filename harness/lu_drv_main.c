@@ -970,6 +970,12 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
             lu_drv_addr2line(&b, f->module, f->pc_off);
             lu_buf_puts(&b, "\n");
         }
+    } else if (f->kind == LU_DRV_FATAL_INTERNAL) {
+        /* lineup's abort, not the code's crash */
+        r->verdict = LU_DRV_V_INTERNAL;
+        const char *m = strncmp(f->module, "lineup: ", 8) == 0 ? f->module + 8 : f->module;
+        lu_buf_printf(&b, "%.*s (phase %d); this is a bug in lineup, not in the code under test\n",
+                      (int)strcspn(m, "\n"), m, phase);
     } else if (f->kind == LU_SCHED_FATAL_DIVERGE) {
         r->verdict = LU_DRV_V_DIVERGE;
         lu_buf_printf(&b,
@@ -1337,7 +1343,8 @@ static unsigned lu__probe(const struct lu__opts *o, const char *path, struct lu_
         if (r.verdict == LU_DRV_V_CRASH || r.verdict == LU_DRV_V_TIMEOUT || r.verdict == LU_DRV_V_DIVERGE)
             fprintf(stderr, "lineup: the harness %s while it was being loaded\n",
                     r.verdict == LU_DRV_V_CRASH ? "crashed" : "hung");
-        exit(EXIT_USAGE);
+        /* lineup's own failures keep their status */
+        exit(lu_drv_verdict_exit(r.verdict) == EXIT_INTERNAL ? EXIT_INTERNAL : EXIT_USAGE);
     }
     lu__res_free(&r);
     unsigned n = 0;

@@ -613,6 +613,18 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
     __atomic_store_n(&f->kind, kind, __ATOMIC_RELEASE);
 }
 
+/* lineup's own invariant failed here (lu_sched_bug), and the process is
+ * about to abort: the parent must report an internal error, not a crash
+ * of the code under test. Async-signal-safe. */
+static void lu__on_bug(const char *msg)
+{
+    struct lu_drv_fatal *f = &L->fatal;
+    size_t n = strnlen(msg, sizeof f->module - 1);
+    memcpy(f->module, msg, n);
+    f->module[n] = 0;
+    __atomic_store_n(&f->kind, LU_DRV_FATAL_INTERNAL, __ATOMIC_RELEASE);
+}
+
 struct lu__sched_opts {
     enum lu_sched_strategy strategy;
     int bound;
@@ -1587,6 +1599,10 @@ void lu_drv_worker(struct lu_drv_shm *shm)
         CPU_SET(cpu >= 0 ? cpu : W->job.cpu, &set);
         sched_setaffinity(0, sizeof set, &set);
     }
+    lu_sched_set_bug_hook(lu__on_bug);
+    /* for the test of the report of lineup's own failures */
+    if (getenv("LINEUP_TEST_INTERNAL_BUG") && !W->job.list_only)
+        lu_sched_bug(__FILE__, __LINE__, "LINEUP_TEST_INTERNAL_BUG is set");
     lu_hist_init(&lu__hist);
     lu__load();
     lu__build_test();

@@ -86,10 +86,26 @@ const char *lu_sched_label_name(uint16_t label)
     return n ? n : "?";
 }
 
+static lu_sched_bug_hook *lu__bug_hook;
+
+void lu_sched_set_bug_hook(lu_sched_bug_hook *hook)
+{
+    lu__bug_hook = hook;
+}
+
+void lu_sched_bug(const char *file, int line, const char *what)
+{
+    lu__sched_bug(file, line, what);
+}
+
 void lu__sched_bug(const char *file, int line, const char *what)
 {
     char buf[512];
     int n = snprintf(buf, sizeof buf, "lineup: internal error at %s:%d: %s\n", file, line, what);
+    lu_sched_bug_hook *hook = lu__bug_hook;
+    lu__bug_hook = NULL;
+    if (hook && n > 0)
+        hook(buf);
     if (n > 0 && write(2, buf, (size_t)n) < 0) {
         /* nothing left to report to */
     }

@@ -266,6 +266,17 @@ enum lu_sched_fatal {
     LU_SCHED_FATAL_BLOCKED
 };
 
+/* Called with the message ("lineup: internal error at FILE:LINE: WHAT")
+ * when an invariant of lineup's own fails, just before the process aborts:
+ * the layer above records that the abort is lineup's, not a crash of the
+ * code under test. Called once; must be async-signal-safe. */
+typedef void lu_sched_bug_hook(const char *msg);
+void lu_sched_set_bug_hook(lu_sched_bug_hook *hook);
+
+/* Fails an invariant of lineup's own: the hook, the message on standard
+ * error, abort(). For the layers above too. Never returns. */
+void lu_sched_bug(const char *file, int line, const char *what) __attribute__((noreturn, cold));
+
 /* LU_SCHED_WATCHDOG_SIGNAL queued (sigqueue) with this value asks where the
  * running controlled thread is: a process whose execution made no progress
  * for long is blocked in a call lineup does not control (read(), a lock of
