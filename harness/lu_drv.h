@@ -322,6 +322,11 @@ void lu_drv_replay_put(FILE *f, const char *s);
  * print. Static storage: at most 4 such words per printf. */
 const char *lu_drv_shell_word(const char *s);
 
+/* For an unknown option ARG ("--name" or "--name=value"): a hint when it
+ * is an option of the other mode (in_run: lineup run is parsing), else
+ * NULL. */
+const char *lu_drv_option_elsewhere(const char *arg, bool in_run);
+
 /* SIGINT, SIGTERM and SIGHUP in both modes. While lu_drv_graceful is set
  * (a search runs), the first one is a request to stop: the handler stores
  * it in lu_drv_interrupted, and the main loop stops and reports what was

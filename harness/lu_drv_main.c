@@ -681,6 +681,9 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         case ':':
             lu__die_usage("option %s needs an argument", argv[optind - 1]);
         default:
+            if (lu_drv_option_elsewhere(argv[optind - 1], false))
+                lu__die_usage("unknown option '%s': %s", argv[optind - 1],
+                              lu_drv_option_elsewhere(argv[optind - 1], false));
             lu__die_usage("unknown option '%s'", argv[optind - 1]);
         }
     }

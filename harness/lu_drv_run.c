@@ -319,6 +319,9 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
              * argument is missing, to 0 for an unknown option */
             if (optopt >= O_STRAT)
                 lu__die_usage("option %s needs an argument", argv[optind - 1]);
+            if (lu_drv_option_elsewhere(argv[optind - 1], true))
+                lu__die_usage("unknown option '%s': %s", argv[optind - 1],
+                              lu_drv_option_elsewhere(argv[optind - 1], true));
             lu__die_usage("unknown option '%s'", argv[optind - 1]);
         }
     }

@@ -386,3 +386,46 @@ void lu_drv_die_of(int sig)
     raise(sig);
     _exit(128 + sig);
 }
+
+/* Options of one mode given to the other: the usage error says where they
+ * belong, or what this mode calls the same thing. */
+static const struct {
+    const char *opt;
+    bool run; /* an option of lineup run (else of the Line-Up check) */
+    const char *hint;
+} lu__elsewhere[] = {
+    {"max-executions", false, "lineup run's budget is --budget N (executions) or --budget Ns (seconds)"},
+    {"budget", true, "the Line-Up check's budget per test is --max-executions N"},
+    {"matrix", false, NULL},
+    {"samples", false, NULL},
+    {"test", false, NULL},
+    {"jobs", false, NULL},
+    {"json", false, NULL},
+    {"harness", false, NULL},
+    {"shard", false, NULL},
+    {"no-minimize", false, NULL},
+    {"max-reports", false, NULL},
+    {"all", true, NULL},
+    {"expect-exit", true, NULL},
+    {"races", true, NULL},
+    {"nondet-range", true, NULL},
+    {"max-steps", true, NULL},
+};
+
+const char *lu_drv_option_elsewhere(const char *arg, bool in_run)
+{
+    if (strncmp(arg, "--", 2) != 0)
+        return NULL;
+    arg += 2;
+    size_t n = strcspn(arg, "=");
+    for (size_t i = 0; i < sizeof lu__elsewhere / sizeof lu__elsewhere[0]; i++) {
+        if (lu__elsewhere[i].run == in_run || strlen(lu__elsewhere[i].opt) != n ||
+            strncmp(lu__elsewhere[i].opt, arg, n) != 0)
+            continue;
+        if (lu__elsewhere[i].hint)
+            return lu__elsewhere[i].hint;
+        return in_run ? "it is an option of the Line-Up check (lineup [OPTIONS] HARNESS.so)"
+                      : "it is an option of lineup run (lineup run [OPTIONS] -- PROGRAM)";
+    }
+    return NULL;
+}

@@ -138,6 +138,13 @@ missing_value)
         has "^lineup: option $opt needs an argument"
         lacks "unknown option"
     done
+    # the other mode's options: where they belong, or this mode's name
+    usage_error --budget 10 "$G/counter.so"
+    has "^lineup: unknown option '--budget': the Line-Up check's budget per test is --max-executions N"
+    usage_error --races "$G/counter.so"
+    has "^lineup: unknown option '--races': it is an option of lineup run"
+    usage_error --bogus "$G/counter.so"
+    has "^lineup: unknown option '--bogus'$"
     ;;
 before_run)
     usage_error --seed 5 --matrix 2x2 run -- ./prog
