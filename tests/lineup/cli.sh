@@ -271,7 +271,7 @@ timeout_progress)
         --test "inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | inc(0)" "$G/counter_fixed.so"
     [[ $rc == 0 ]] || fail "stopped for 3 s with --timeout 1: exit $rc, expected 0"
     has "^verdict: PASS"
-    lacks "timeout"
+    lacks "timeout:"
     ;;
 no_effect)
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"

@@ -31,7 +31,7 @@ stopped)
     # time lineup spends stopped (Ctrl-Z: its process group) is no timeout
     stopped_for 2.5 run --quiet --timeout 1 --budget 3000 -- "$P/correct"
     [[ $rc == 0 ]] || fail "stopped for 2.5 s with --timeout 1: exit $rc, expected 0"
-    lacks "timeout"
+    lacks "timeout:"
     ;;
 interrupt)
     # SIGINT, SIGTERM or SIGHUP stops the search: the execution under way is
