@@ -32,7 +32,11 @@
 #define LU_DRV_MAX_SERIAL 5000000u /* phase 1 executions: beyond, the matrix is too large */
 
 /* Verdicts: findings about the code under test, then errors that stop the
- * check. The last column is the exit status they lead to. RESOURCE: a
+ * check. The last column is the exit status they lead to. TIMEOUT: an
+ * execution blocked in something lineup does not control (a pipe, poll, a
+ * sleep in the kernel), which a correct harness does under lineup when its
+ * threads talk through the kernel: lineup could not check the test, which
+ * says nothing of a bug (lu_drv_outcome_of). RESOURCE: a
  * system call of lineup's own failed (a thread, a process, a mapping),
  * most likely against a limit of the user's; it ends the whole run at
  * once, since the tests after it would fail the same way. */
@@ -43,7 +47,7 @@
     X(NONDET, "nondeterminism", 1)                                                                           \
     X(CRASH, "crash", 1)                                                                                     \
     X(DIVERGE, "divergence", 1)                                                                              \
-    X(TIMEOUT, "timeout", 1)                                                                                 \
+    X(TIMEOUT, "timeout", 2)                                                                                 \
     X(UNSUPPORTED, "unsupported call", 2)                                                                    \
     X(HARNESS, "harness error", 2)                                                                           \
     X(MISFIT, "the recorded schedule does not fit", 2)                                                       \
@@ -60,6 +64,24 @@ enum lu_drv_verdict {
 
 const char *lu_drv_verdict_name(int v);
 int lu_drv_verdict_exit(int v);
+
+/* How the outcomes of a run (its tests, or its executions) combine into
+ * its exit status and verdict line, in both modes: the most severe one
+ * wins, in this order. An INCONCLUSIVE outcome (a timeout: lineup could
+ * not run some code to the end, exit status 2) yields to a bug found
+ * elsewhere in the run (exit status 1), which is a result all the same;
+ * an ERROR of the check itself (exit status 2: an unsupported call, a
+ * harness error, a replay that does not fit) and lineup's own INTERNAL
+ * error (exit status 3) outrank both. */
+enum lu_drv_outcome { LU_DRV_O_PASS, LU_DRV_O_INCONCLUSIVE, LU_DRV_O_BUG, LU_DRV_O_ERROR, LU_DRV_O_INTERNAL };
+
+/* The outcome of a verdict or kind with this exit status; inconclusive:
+ * it is a timeout. */
+int lu_drv_outcome_of(int exit_status, bool inconclusive);
+int lu_drv_outcome_exit(int outcome);
+/* The verdict line's words for the run's outcome (pass: those of a run
+ * that found nothing, interrupted or not). */
+const char *lu_drv_outcome_verdict(int outcome, const char *pass);
 
 /* A test: per thread, indices into the harness's operation table. */
 struct lu_drv_test {

@@ -233,7 +233,8 @@ static void lu__usage(FILE *f)
         "  --max-executions N  phase 2 budget per test (default 20000; 0: none). Phase 2 covers\n"
         "                      bound 0, then 1, ... up to --preemptions, until the budget runs out\n"
         "  --timeout SEC       a test times out when none of its executions finished for SEC\n"
-        "                      seconds of wall-clock time (default 600; 0: none)\n"
+        "                      seconds of wall-clock time (default 600; 0: none): it blocked outside\n"
+        "                      lineup's control\n"
         "  --spin-bound N      spinning steps before a livelock is declared (1 to 100000000, default 1000)\n"
         "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence\n"
         "                      (1 to 3600000, default 1000)\n"
@@ -247,10 +248,12 @@ static void lu__usage(FILE *f)
         "With --test, --matrix and --samples are rejected (they draw random tests).\n"
         "Options of 'lineup run' go after 'run' (see lineup run --help).\n"
         "\n"
-        "exit status: 0 all tests pass, 1 a bug was found, 2 usage error (also: a --replay whose recorded\n"
-        "schedule does not fit this harness), 3 internal error (also: standard output or the --json file\n"
-        "could not be written, or lineup's own processes, threads or memory ran into a limit, which the\n"
-        "message names)\n");
+        "exit status: 0 all tests pass, 1 a bug was found, 2 usage error (also: a harness error, an\n"
+        "unsupported call, a --replay whose recorded schedule does not fit this harness; and a timeout,\n"
+        "which is no bug: lineup could not check the test), 3 internal error (also: standard output or\n"
+        "the --json file could not be written, or lineup's own processes, threads or memory ran into a\n"
+        "limit, which the message names). Tests that end differently: 3 over 2 over 1 over 0, except\n"
+        "that a bug found (1) outranks a timeout's 2.\n");
 }
 
 static char lu__json_tmp[PATH_MAX + 32];
@@ -864,7 +867,9 @@ struct lu__res {
     double secs;
     char *report; /* for verdicts without findings (errors) */
     uint32_t sched_len;
-    struct lu__finding f[LU_DRV_F_COUNT];
+    /* the findings, and the verdict the worker ended on (a timeout,
+     * nondeterminism) when it is none of them */
+    struct lu__finding f[LU_DRV_F_COUNT + 1];
     unsigned nf;
 };
 
@@ -917,6 +922,20 @@ static const char *lu__signame(int sig)
 static bool lu__bug_per_place(int kind)
 {
     return kind == LU_DRV_V_CRASH || kind == LU_DRV_V_DIVERGE;
+}
+
+/* The first word of a finding's report: a timeout is no bug, lineup
+ * could not run the test to its end. */
+static const char *lu__header(int kind)
+{
+    return kind == LU_DRV_V_TIMEOUT ? "INCONCLUSIVE" : "FAIL";
+}
+
+/* Findings a replay file shows again: bugs, and timeouts (where the test
+ * blocks outside lineup's control). */
+static bool lu__replayable(int kind)
+{
+    return lu_drv_verdict_exit(kind) == EXIT_BUG || kind == LU_DRV_V_TIMEOUT;
 }
 
 /* What makes two findings one bug in the reports: the kind and the
@@ -973,6 +992,12 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
             lu_drv_addr2line(&b, f->module, f->pc_off);
             lu_buf_puts(&b, "\n");
         }
+        /* lineup cannot tell a real hang from its own limitation */
+        lu_buf_puts(
+            &b, "not checked: lineup does not control I/O, pipes, poll or select, sleeps in the kernel or "
+                "uninstrumented locks, and while one thread blocks in one no other runs, so threads that "
+                "talk through the kernel block for good under lineup even when the code is correct; if "
+                "the code is only slow, raise --timeout\n");
     } else if (f->kind == LU_DRV_FATAL_INTERNAL) {
         /* lineup's abort, not the code's crash */
         r->verdict = LU_DRV_V_INTERNAL;
@@ -1128,7 +1153,16 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
             lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
     } else {
         lu__death_report(shm, status, r, timed_out);
-        lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
+        int death = r->verdict;
+        /* bugs phase 2 found before the test timed out stay results: they
+         * come first and are the test's verdict (lu_drv_outcome_of) */
+        for (int i = 0; timed_out && i < LU_DRV_F_COUNT; i++)
+            if (shm->findings[i].verdict != LU_DRV_V_PASS)
+                lu__add_finding(r, shm->findings[i].verdict, shm->findings[i].report, shm->findings[i].sched,
+                                shm->findings[i].sched_len);
+        if (r->nf)
+            r->verdict = r->f[0].verdict;
+        lu__add_finding(r, death, r->report, shm->trace.steps, r->sched_len);
     }
     if (r->verdict == LU_DRV_V_RESOURCE)
         lu__resource_stop(r->report ? r->report : "a system call of lineup's own failed");
@@ -1543,9 +1577,9 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
         } else if (strcmp(line, "test") == 0) {
             snprintf(rp->test, sizeof rp->test, "%s", val);
         } else if (strcmp(line, "kind") == 0) {
-            bool known = false; /* replay files are written for bugs only */
+            bool known = false; /* replay files are written for bugs and timeouts only */
             for (int v = 0; v < LU_DRV_V_COUNT; v++)
-                known |= strcmp(val, lu__vids[v]) == 0 && lu_drv_verdict_exit(v) == EXIT_BUG;
+                known |= strcmp(val, lu__vids[v]) == 0 && lu__replayable(v);
             if (!known)
                 lu__replay_bad(file, ln, "unknown kind");
             snprintf(rp->kind, sizeof rp->kind, "%s", val);
@@ -1667,7 +1701,7 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
     lu__run_sync(&j2, NULL, &r2);
     (*runs)++;
     if (!lu__res_find(&r2, verdict)) {
-        *timed_out = r2.verdict == LU_DRV_V_TIMEOUT;
+        *timed_out = lu__res_find(&r2, LU_DRV_V_TIMEOUT) != NULL;
         lu__res_free(&r2);
         return false;
     }
@@ -1728,9 +1762,10 @@ struct lu__totals {
     int min_complete;
     uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, cut, recycles;
     unsigned max_explorers;
-    bool interrupted; /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
+    bool interrupted;      /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
+    unsigned inconclusive; /* tests that only timed out: neither passed nor failed */
     unsigned by_verdict[LU_DRV_V_COUNT];
-    int exit_code;
+    int outcome; /* enum lu_drv_outcome: the worst of the tests' */
 };
 
 static void lu__progress(const struct lu__opts *o, unsigned done, unsigned total, const struct lu__totals *tt,
@@ -2113,7 +2148,10 @@ int main(int argc, char **argv)
             tt.recycles += r.recycles;
             if (r.explorers > tt.max_explorers)
                 tt.max_explorers = r.explorers;
-            if (r.verdict != LU_DRV_V_PASS)
+            /* a test that only timed out was not checked: not failed */
+            if (r.verdict == LU_DRV_V_TIMEOUT)
+                tt.inconclusive++;
+            else if (r.verdict != LU_DRV_V_PASS)
                 tt.failed++;
             else if (r.truncated) {
                 if (!tt.truncated || r.complete_bound < tt.min_complete)
@@ -2158,9 +2196,12 @@ int main(int argc, char **argv)
                 kinds |= 1u << (r->f[fi].verdict < LU_DRV_V_COUNT ? r->f[fi].verdict : LU_DRV_V_INTERNAL);
             for (int v = 0; v < LU_DRV_V_COUNT; v++)
                 tt.by_verdict[v] += kinds >> v & 1;
-            int rc = lu_drv_verdict_exit(r->verdict);
-            if (rc > tt.exit_code)
-                tt.exit_code = rc;
+            for (unsigned fi = 0; fi <= r->nf; fi++) {
+                int v = fi < r->nf ? r->f[fi].verdict : r->verdict;
+                int oc = lu_drv_outcome_of(lu_drv_verdict_exit(v), v == LU_DRV_V_TIMEOUT);
+                if (oc > tt.outcome)
+                    tt.outcome = oc;
+            }
             struct lu_buf tb;
             lu_buf_init(&tb);
             lu_drv_test_format(&tb, &tests[i], labels);
@@ -2210,6 +2251,8 @@ int main(int argc, char **argv)
                     unsigned runs = 0;
                     bool cut = false;
                     bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
+                    /* a timeout was not minimized: say so */
+                    bool unminimized = !o.no_minimize && !lu_drv_interrupted && kind == LU_DRV_V_TIMEOUT;
                     bool minimize = minimizable && !lu_drv_interrupted;
                     if (lu__bug_per_place(kind)) {
                         /* the same place as a report above: nothing to minimize */
@@ -2221,10 +2264,10 @@ int main(int argc, char **argv)
                                 minimize = minimizable = false;
                         lu_buf_free(&k0);
                     }
-                    if (minimize && kind != LU_DRV_V_TIMEOUT)
+                    if (minimize)
                         runs = lu__minimize(&mj, kind, &mr, &cut);
                     /* a signal during it, or before it began */
-                    bool min_stopped = minimizable && kind != LU_DRV_V_TIMEOUT && lu_drv_interrupted;
+                    bool min_stopped = minimizable && lu_drv_interrupted;
                     struct lu__finding *mf = lu__res_find(&mr, kind);
                     struct lu_buf key, mt;
                     lu_buf_init(&key);
@@ -2239,7 +2282,7 @@ int main(int argc, char **argv)
                     if (dup) {
                         /* the same finding as a report above: say so, or
                          * the reports would not add up to the failures */
-                        printf("\nFAIL harness %s: %s\n", h->name, lu_drv_verdict_name(kind));
+                        printf("\n%s harness %s: %s\n", lu__header(kind), h->name, lu_drv_verdict_name(kind));
                         printf("  found in sample %u: %s\n", sample[i] + 1, tb.s);
                         if (lu__bug_per_place(kind))
                             printf("  the same %s as reported above, at the same place\n",
@@ -2251,7 +2294,7 @@ int main(int argc, char **argv)
                     } else {
                         seen = realloc(seen, (nseen + 1) * sizeof *seen);
                         seen[nseen++] = strdup(key.s);
-                        printf("\nFAIL harness %s: %s\n", h->name, lu_drv_verdict_name(kind));
+                        printf("\n%s harness %s: %s\n", lu__header(kind), h->name, lu_drv_verdict_name(kind));
                         if (o.test)
                             printf("  test: %s\n", tb.s);
                         else
@@ -2274,12 +2317,11 @@ int main(int argc, char **argv)
                             printf("  minimization stopped after %u runs: a smaller test timed out, and each "
                                    "would wait --timeout\n",
                                    runs);
-                        else if (minimize && kind == LU_DRV_V_TIMEOUT)
+                        else if (unminimized)
                             printf("  not minimized: each attempt would wait --timeout\n");
                         printf("\n%s", mf && mf->report ? mf->report : "");
                         int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
-                        bool want =
-                            mf && mf->sched_len && fphase > 0 && lu_drv_verdict_exit(kind) == EXIT_BUG;
+                        bool want = mf && mf->sched_len && fphase > 0 && lu__replayable(kind);
                         if (want && kind == LU_DRV_V_NONDET && fphase == 1) {
                             /* two serial executions disagreed: one schedule
                              * replays one of them, which fails nothing */
@@ -2352,8 +2394,12 @@ int main(int argc, char **argv)
         free(sample);
     }
     double el = lu__now() - t0;
-    printf("\nsummary: %u test%s, %u passed, %u failed in %.2f s\n", tt.tests, tt.tests == 1 ? "" : "s",
-           tt.tests - tt.failed, tt.failed, el);
+    unsigned passed = tt.tests - tt.failed - tt.inconclusive;
+    printf("\nsummary: %u test%s, %u passed, %u failed", tt.tests, tt.tests == 1 ? "" : "s", passed,
+           tt.failed);
+    if (tt.inconclusive)
+        printf(", %u inconclusive", tt.inconclusive);
+    printf(" in %.2f s\n", el);
 #define LU__S(n) ((n) == 1 ? "" : "s")
     printf("  phase 1: %" PRIu64 " serial execution%s, %" PRIu64 " distinct serial histor%s, %" PRIu64
            " determinism check%s\n",
@@ -2381,12 +2427,12 @@ int main(int argc, char **argv)
                "schedule with at most %d %s was covered (raise --max-executions for more)\n",
                tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions, tt.min_complete,
                lu__bound_unit(o.strategy, tt.min_complete));
-    else if (tt.tests > tt.failed && o.preemptions < 0)
+    else if (passed && o.preemptions < 0)
         printf("  phase 2 coverage: every schedule in every passing test\n");
-    else if (tt.tests > tt.failed)
+    else if (passed)
         printf("  phase 2 coverage: every schedule with at most %d %s in every passing test\n", o.preemptions,
                lu__bound_unit(o.strategy, o.preemptions));
-    if (tt.tests > tt.failed)
+    if (passed)
         /* a coverage claim holds for what lineup schedules: a lock that
          * protects nothing around a plain field passes (lineup run says
          * the same) */
@@ -2399,19 +2445,20 @@ int main(int argc, char **argv)
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
     if (tt.interrupted)
         printf("  interrupted: the tests that had not finished were not run or not counted\n");
-    printf("verdict: %s\n", tt.exit_code == 1  ? "FAIL (bug found)"
-                            : tt.exit_code > 1 ? "ERROR"
-                            : tt.interrupted   ? "INTERRUPTED (no failure so far)"
-                                               : "PASS");
+    printf("verdict: %s\n",
+           lu_drv_outcome_verdict(tt.outcome, tt.interrupted ? "INTERRUPTED (no failure so far)" : "PASS"));
+    int exit_code = lu_drv_outcome_exit(tt.outcome);
     if (json) {
         fprintf(json,
-                "], \"summary\": {\"tests\": %u, \"failed\": %u, \"seconds\": %.3f, \"exit\": %d"
+                "], \"summary\": {\"tests\": %u, \"failed\": %u, \"inconclusive\": %u, \"seconds\": %.3f, "
+                "\"exit\": %d"
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
                 ", \"restarts\": %" PRIu64 "}, \"interrupted\": %s}}\n",
-                tt.tests, tt.failed, el, tt.exit_code, tt.ex1, tt.serial, tt.spec_checks, tt.ex2,
-                tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles, tt.interrupted ? "true" : "false");
+                tt.tests, tt.failed, tt.inconclusive, el, exit_code, tt.ex1, tt.serial, tt.spec_checks,
+                tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles,
+                tt.interrupted ? "true" : "false");
         if (o.json_direct ? lu__json_write_direct(json, &json_mem, &json_mem_len, o.json_path)
                           : fclose(json) != 0 || rename(lu__json_tmp, o.json_path) != 0) {
             fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
@@ -2422,5 +2469,5 @@ int main(int argc, char **argv)
     if (tt.interrupted) {
         lu_drv_die_interrupted();
     }
-    return tt.exit_code;
+    return exit_code;
 }

@@ -101,7 +101,8 @@ static void lu__usage(FILE *f)
         "  --nondet-range N    __VERIFIER_nondet_* values: 0..N-1, and -1 for signed types (default 4)\n"
         "  --max-steps N       scheduling choices per execution before it counts as too long\n"
         "                      (default %d)\n"
-        "  --timeout SEC       wall-clock limit of one execution (default 30; 0: none)\n"
+        "  --timeout SEC       wall-clock limit of one execution (default 30; 0: none): one that\n"
+        "                      does not end in time blocked outside lineup's control\n"
         "  --spin-bound N      spinning steps before a livelock is declared (1 to 100000000, default 1000)\n"
         "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence\n"
         "                      (1 to 3600000, default 1000)\n"
@@ -113,10 +114,11 @@ static void lu__usage(FILE *f)
         "  --quiet             no progress line\n"
         "  --help, --version\n"
         "\n"
-        "exit status: 0 no failure found, 1 a failure was found, 2 usage error (also: a --replay whose\n"
-        "recorded schedule does not fit this program), 3 internal error (also: standard output could not\n"
-        "be written, or lineup's own processes, threads or memory ran into a limit, which the message\n"
-        "names)\n",
+        "exit status: 0 no failure found, 1 a failure was found, 2 usage error (also: an unsupported\n"
+        "call, a --replay whose recorded schedule does not fit this program; and a timeout, which is no\n"
+        "failure: lineup could not run the execution to its end), 3 internal error (also: standard\n"
+        "output could not be written, or lineup's own processes, threads or memory ran into a limit,\n"
+        "which the message names). With --all, a failure found (1) outranks a timeout's 2.\n",
         LU__DEFAULT_BUDGET, LU__DEFAULT_STEPS);
 }
 
@@ -549,7 +551,7 @@ struct lu__ctx {
     const char *path; /* absolute */
     char **args;      /* the program's arguments after argv[0] */
     int nargs;
-    int exit_code;
+    int outcome; /* enum lu_drv_outcome: the worst of the failures reported */
     unsigned reported;
     bool progress_shown;
     /* the headline of each failure reported, for the summary of --all */
@@ -608,7 +610,8 @@ static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
     lu_buf_init(&b);
     lu_drv_run_render(&b, m);
     lu__progress_clear(x);
-    printf("\nFAIL: %s", b.s ? b.s : "");
+    /* a timeout is no bug: lineup could not run the execution to its end */
+    printf("\n%s: %s", m->exec.kind == LU_RUN_K_TIMEOUT ? "INCONCLUSIVE" : "FAIL", b.s ? b.s : "");
     if (x->nseen < LU_RUN_MAX_SIGS) {
         struct lu_buf h;
         lu_buf_init(&h);
@@ -623,9 +626,9 @@ static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
         printf("replay: cannot write a replay file in %s: %s\n", x->o->replay_dir, strerror(errno));
     fflush(stdout);
     lu_buf_free(&b);
-    int rc = lu_drv_run_kind_exit(m->exec.kind);
-    if (rc > x->exit_code)
-        x->exit_code = rc;
+    int oc = lu_drv_outcome_of(lu_drv_run_kind_exit(m->exec.kind), m->exec.kind == LU_RUN_K_TIMEOUT);
+    if (oc > x->outcome)
+        x->outcome = oc;
     x->reported++;
 }
 
@@ -742,7 +745,10 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
         printf(", %" PRIu64 " cut short as redundant (partial-order reduction)", s->redundant);
     if (s->dropped)
         printf(", %" PRIu64 " dropped (a spinning thread chosen at a cost kept spinning)", s->dropped);
-    printf(", %" PRIu64 " failing\n", s->failing);
+    printf(", %" PRIu64 " failing", s->failing);
+    if (s->timeouts)
+        printf(", %" PRIu64 " timed out (blocked outside lineup's control: not checked)", s->timeouts);
+    printf("\n");
     printf("  coverage: ");
     lu__coverage(m, o->all);
     if (!m->cfg.races && (s->exhausted == 2 || s->bound_done >= 0))
@@ -1136,16 +1142,16 @@ int lu_drv_run_main(int argc, char **argv)
         return rc;
     }
     lu__summary(&x, m);
-    int rc = x.exit_code;
+    int oc = x.outcome;
     if (m->sum.error) {
-        int e = lu_drv_run_kind_exit(m->sum.error);
-        if (e > rc)
-            rc = e;
+        int e = lu_drv_outcome_of(lu_drv_run_kind_exit(m->sum.error), false);
+        if (e > oc)
+            oc = e;
     }
-    printf("verdict: %s\n", rc == 1                                    ? "FAIL (bug found)"
-                            : rc > 1                                   ? "ERROR"
-                            : lu_drv_interrupted || m->sum.interrupted ? "INTERRUPTED (no failure so far)"
-                                                                       : "PASS (no failure found)");
+    int rc = lu_drv_outcome_exit(oc);
+    printf("verdict: %s\n", lu_drv_outcome_verdict(oc, lu_drv_interrupted || m->sum.interrupted
+                                                           ? "INTERRUPTED (no failure so far)"
+                                                           : "PASS (no failure found)"));
     /* a signal that reached only the server (sent to its pid) stopped the
      * run all the same */
     if (!lu_drv_interrupted)

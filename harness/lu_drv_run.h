@@ -59,6 +59,8 @@ enum lu_run_strategy {
 };
 
 /* What an execution showed: X(name, text, exit status of lineup).
+ * TIMEOUT: the execution blocked in something lineup does not control, so
+ * lineup could not run the program to the end: no bug (lu_drv_outcome_of).
  * RESOURCE is never an execution's: a system call of lineup's own failed
  * (the process of an execution, the thread behind a program's thread),
  * most likely against a limit of the user's; the run stops with it as
@@ -75,7 +77,7 @@ enum lu_run_strategy {
     X(DIVERGE, "divergence", 1)                                                                              \
     X(TOO_LONG, "execution too long", 1)                                                                     \
     X(RACE, "data race", 1)                                                                                  \
-    X(TIMEOUT, "timeout", 1)                                                                                 \
+    X(TIMEOUT, "timeout", 2)                                                                                 \
     X(NONDET, "nondeterminism", 1)                                                                           \
     X(UNSUPPORTED, "unsupported call", 2)                                                                    \
     X(MEMORY, "out of memory (lineup's, not a finding)", 3)                                                  \
@@ -245,6 +247,7 @@ struct lu_run_status {
 
 struct lu_run_summary {
     uint64_t executions, discarded, failing;
+    uint64_t timeouts; /* executions that timed out: not failing, lineup could not run them */
     /* executions the scheduler ended as redundant (covered by others),
      * neither failing nor discarded (assumptions): cut by partial-order
      * reduction, dropped because a spinning thread chosen at a cost kept

@@ -621,6 +621,13 @@ void lu_drv_run_render(struct lu_buf *b, struct lu_run_shm *m)
     }
     lu__preemptions(b, m);
     lu__output(b, E);
+    if (E->kind == LU_RUN_K_TIMEOUT)
+        /* lineup cannot tell a real hang from its own limitation */
+        lu_buf_puts(
+            b, "not checked: lineup does not control I/O, pipes, poll or select, sleeps in the kernel or "
+               "uninstrumented locks, and while one thread blocks in one no other runs, so threads "
+               "that talk through the kernel block for good under lineup even when the program is "
+               "correct; if the program is only slow, raise --timeout\n");
 }
 
 /* ---- replay files ---- */

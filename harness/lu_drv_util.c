@@ -387,6 +387,40 @@ void lu_drv_die_of(int sig)
     _exit(128 + sig);
 }
 
+int lu_drv_outcome_of(int exit_status, bool inconclusive)
+{
+    switch (exit_status) {
+    case 0:
+        return LU_DRV_O_PASS;
+    case 1:
+        return LU_DRV_O_BUG;
+    case 2:
+        return inconclusive ? LU_DRV_O_INCONCLUSIVE : LU_DRV_O_ERROR;
+    default:
+        return LU_DRV_O_INTERNAL;
+    }
+}
+
+int lu_drv_outcome_exit(int outcome)
+{
+    static const int rc[] = {0, 2, 1, 2, 3};
+    return outcome >= 0 && outcome <= LU_DRV_O_INTERNAL ? rc[outcome] : 3;
+}
+
+const char *lu_drv_outcome_verdict(int outcome, const char *pass)
+{
+    switch (outcome) {
+    case LU_DRV_O_PASS:
+        return pass;
+    case LU_DRV_O_INCONCLUSIVE:
+        return "INCONCLUSIVE (an execution blocked outside lineup's control)";
+    case LU_DRV_O_BUG:
+        return "FAIL (bug found)";
+    default:
+        return "ERROR";
+    }
+}
+
 /* Options of one mode given to the other: the usage error says where they
  * belong, or what this mode calls the same thing. */
 static const struct {

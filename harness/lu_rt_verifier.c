@@ -1093,7 +1093,9 @@ static void lu__account(struct lu_run_exec *E)
     if (E->ninputs)
         R->sum.nondet = 1;
     if (R->cfg.strategy == LU_RUN_REPLAY) {
-        if (E->kind != LU_RUN_K_PASS)
+        if (E->kind == LU_RUN_K_TIMEOUT)
+            R->sum.timeouts++;
+        else if (E->kind != LU_RUN_K_PASS)
             R->sum.failing++;
         return;
     }
@@ -1125,8 +1127,14 @@ static void lu__account(struct lu_run_exec *E)
             lu__report('N');
         return;
     }
-    R->sum.failing++;
-    atomic_fetch_add(&R->failing, 1);
+    /* a timeout says that lineup could not run the program to the end,
+     * not that it fails */
+    if (E->kind == LU_RUN_K_TIMEOUT) {
+        R->sum.timeouts++;
+    } else {
+        R->sum.failing++;
+        atomic_fetch_add(&R->failing, 1);
+    }
     struct lu_run_sig *sg = lu__sig_find(E->sig);
     bool fresh = !sg;
     if (!sg && R->sum.nsig < LU_RUN_MAX_SIGS) {

@@ -393,16 +393,35 @@ minimize_sampled)
     done
     [[ $minimized -gt 0 ]] || fail "no seed gave a minimized test"
     ;;
+timeout_json)
+    # --json classifies a timeout as the report does: verdict TIMEOUT, an
+    # inconclusive test rather than a failed one, and exit 1 only for the
+    # bug another test found
+    lu 1 --quiet --matrix 2x1 --samples 1 --seed 1 --timeout 1 --jobs 1 --json run.json "$G/slow.so"
+    json_ok run.json
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["summary"]
+assert (s["tests"], s["failed"], s["inconclusive"], s["exit"]) == (2, 1, 1, 1), s
+v = {h["name"]: [t["verdict"] for t in h["tests"]] for h in d["harnesses"]}
+assert v == {"sleepy": ["TIMEOUT"], "lossy": ["VIOLATION"]}, v
+f = d["harnesses"][0]["tests"][0]["findings"]
+assert [x["verdict"] for x in f] == ["TIMEOUT"] and "replay" in f[0], f' run.json ||
+        fail "run.json does not classify the timeout as inconclusive"
+    # alone, the timeout is exit 2
+    lu 2 --quiet --harness sleepy --test "nap(0)" --timeout 1 --json one.json "$G/slow.so"
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]
+assert (s["failed"], s["inconclusive"], s["exit"]) == (0, 1, 2), s' one.json ||
+        fail "one.json: a lone timeout is not exit 2, inconclusive"
+    ;;
 replay_timeout)
     # a timeout found with --timeout 1 replays with it, not the default
     # 600 s, and the replay says what it replays before it waits
-    lu 1 --quiet --harness blocking --test "block(0)" --timeout 1 --replay-dir . "$G/hostile.so"
-    has "^FAIL harness blocking: timeout"
+    lu 2 --quiet --harness blocking --test "block(0)" --timeout 1 --replay-dir . "$G/hostile.so"
+    has "^INCONCLUSIVE harness blocking: timeout"
     f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
     [[ -f $f ]] || fail "no replay file"
     grep -qx "timeout 1" "$f" || fail "the replay file does not record the timeout"
     SECONDS=0
-    LU_TIMEOUT=30 lu 1 --replay "$f"
+    LU_TIMEOUT=30 lu 2 --replay "$f"
     [[ $SECONDS -lt 10 ]] || fail "the replay took $SECONDS s"
     has "^verdict: timeout \(reproduced\)$"
     [[ $(head -1 "$out") == "lineup "*": replaying $f (harness blocking, recorded as TIMEOUT"* ]] ||
@@ -494,7 +513,8 @@ replay_fit)
         has "To check a fix, run the test again: lineup --test 'inc\(0\) get\(0\) \| inc\(0\)' --harness counter $o "
     done
     lu 0 --help
-    has "^schedule does not fit this harness\), 3 internal error"
+    has "^unsupported call, a --replay whose recorded schedule does not fit this harness; and a timeout,"
+    has "^which is no bug: lineup could not check the test\), 3 internal error"
     ;;
 *)
     echo "unknown case $case_"

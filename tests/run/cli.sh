@@ -183,11 +183,11 @@ replay)
     usage_error run --replay twice.replay
     has "twice.replay:[0-9]+: not a valid replay file: a repeated line"
     # a timeout found with --timeout 1 replays with it, not the default 30 s
-    lu 1 run --quiet --timeout 1 --replay-dir . -- "$P/block"
+    lu 2 run --quiet --timeout 1 --replay-dir . -- "$P/block"
     b=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
     [[ -f $b ]] || fail "no replay file for the timeout"
     SECONDS=0
-    lu 1 run --quiet --replay "$b"
+    lu 2 run --quiet --replay "$b"
     [[ $SECONDS -lt 10 ]] || fail "the replay of a 1 s timeout took $SECONDS s"
     has "\(reproduced\)"
     # and --watchdog-ms

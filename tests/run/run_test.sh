@@ -292,8 +292,13 @@ diverge)
     has "FAIL: execution too long: more than 16 scheduling choices"
     ;;
 timeout)
-    run 1 --timeout 1 -- "$P/block"
-    has "FAIL: timeout: the execution did not end within 1.0 s: blocked in the system call read, which lineup does not control"
+    # a timeout is lineup failing to run the program (a call it does not
+    # control), not a bug found: exit status 2, with the report and advice
+    run 2 --timeout 1 -- "$P/block"
+    has "INCONCLUSIVE: timeout: the execution did not end within 1.0 s: blocked in the system call read, which lineup does not control"
+    has "verdict: INCONCLUSIVE (an execution blocked outside lineup's control)"
+    lacks "bug found"
+    [[ -f $(replay_file) ]] || fail "no replay file for the timeout"
     # the reader blocks in read() before its first scheduling point: it is
     # the thread to name, although no scheduling point shows it, with the
     # call it blocks in and where the program makes it
@@ -318,6 +323,19 @@ timeout)
     [[ $rc == 3 ]] || fail "an execution killed from outside: exit $rc, expected 3"
     has "killed by SIGKILL from outside the program"
     lacks "FAIL: crash"
+    ;;
+pipe_poll)
+    # a correct program whose threads talk through a pipe with poll: when
+    # the reader polls before the writer wrote, it blocks for good under
+    # lineup (one thread runs at a time), although natively it never does
+    run 2 --timeout 1 -- "$P/pipe_poll"
+    has "INCONCLUSIVE: timeout: the execution did not end within 1.0 s"
+    has "thread 1     blocked in poll, called at reader (pipe_poll.c:"
+    has "if the program is only slow, raise --timeout"
+    has "verdict: INCONCLUSIVE (an execution blocked outside lineup's control)"
+    lacks "bug found"
+    lacks "FAIL"
+    [[ -f $(replay_file) ]] || fail "no replay file for the timeout"
     ;;
 nondet)
     # fails for one input value in 0..3: dfs tries them all
