@@ -258,7 +258,8 @@ struct lu_sched_config {
 };
 
 /* Fatal kinds passed to on_fatal. LU_SCHED_FATAL_BLOCKED is not fatal by
- * itself: it answers LU_SCHED_WHERE_SIGVAL, and the process goes on. */
+ * itself: it answers LU_SCHED_WHERE_SIGVAL, and the thread then waits in
+ * the signal handler for the asker to kill the process. */
 enum lu_sched_fatal {
     LU_SCHED_FATAL_SIGNAL = 1,
     LU_SCHED_FATAL_EXIT,
@@ -282,7 +283,8 @@ void lu_sched_bug(const char *file, int line, const char *what) __attribute__((n
  * for long is blocked in a call lineup does not control (read(), a lock of
  * an uninstrumented library), and whoever is about to kill it wants to say
  * where. The handler passes the interrupted pc to on_fatal as
- * LU_SCHED_FATAL_BLOCKED and returns. */
+ * LU_SCHED_FATAL_BLOCKED and never returns (the interrupted call would fail
+ * with EINTR and the program go on): the asker must kill the process. */
 #define LU_SCHED_WHERE_SIGVAL 0x4c55574b
 
 /* Sends that request to process pid's first thread (the one that runs the

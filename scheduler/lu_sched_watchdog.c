@@ -143,7 +143,12 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
         struct lu__thread *t = lu__self;
         if (t && t->s->cfg.on_fatal)
             t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_BLOCKED, 0, t->id, lu__program_pc(ucv));
-        return;
+        /* never back: the blocking call would fail with EINTR and the
+         * program run on with the error, so that the report of the timeout
+         * would show what it did next (a call returning -1, main returning)
+         * instead of where it blocked. The asker kills the process. */
+        for (;;)
+            pause();
     }
     if (!w)
         return;
