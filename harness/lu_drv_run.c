@@ -751,6 +751,12 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
     printf("\n");
     printf("  coverage: ");
     lu__coverage(m, o->all);
+    if (s->timeouts)
+        /* killed where it blocked: the search saw no choice after that */
+        printf("  (%" PRIu64
+               " execution%s timed out: no schedule past %s blocking call was explored, whatever "
+               "the coverage says)\n",
+               s->timeouts, s->timeouts == 1 ? "" : "s", s->timeouts == 1 ? "its" : "their");
     if (!m->cfg.races && (s->exhausted == 2 || s->bound_done >= 0))
         /* a coverage claim holds for what lineup schedules: a racy program
          * (most SV-COMP sources keep shared data in plain variables) has
