@@ -546,29 +546,27 @@ static const struct lu__point_log *lu__plog_at(int tid, uint32_t i)
     return pl;
 }
 
-/* abort(), raise(), a failed assert() stop in libc, and a spin on plain
- * memory in lineup's access hook: the report should name where the
- * harness's code was, its innermost frame (a call site, so one byte back),
- * or 0 when pc is in the harness already or it has no frame on the stack.
- * In a signal handler: backtrace() was called once before (lu__load), so
- * it does not load libgcc here. */
+/* Whether pc is in the harness's shared object. */
 static bool lu__in_harness(uintptr_t pc)
 {
     Dl_info hi, di;
     return H && dladdr(H, &hi) && hi.dli_fbase && dladdr((void *)pc, &di) && di.dli_fbase == hi.dli_fbase;
 }
 
+/* abort(), raise(), a failed assert() stop in libc, and a spin on plain
+ * memory in lineup's access hook: the report should name where the
+ * harness's code was, its innermost frame (a call site, so one byte back),
+ * or 0 when pc is in the harness already or it has no frame on the stack.
+ * In a signal handler: backtrace() was called once before (lu__load), so
+ * it does not load libgcc here. */
 static uintptr_t lu__harness_frame(uintptr_t pc)
 {
-    Dl_info hi, di;
-    if (!H || !dladdr(H, &hi) || !hi.dli_fbase)
-        return 0;
-    if (pc && dladdr((void *)pc, &di) && di.dli_fbase == hi.dli_fbase)
+    if (!H || (pc && lu__in_harness(pc)))
         return 0;
     void *bt[64];
     int n = backtrace(bt, 64);
     for (int i = 0; i < n; i++)
-        if (dladdr(bt[i], &di) && di.dli_fbase == hi.dli_fbase)
+        if (lu__in_harness((uintptr_t)bt[i]))
             return (uintptr_t)bt[i] - 1;
     return 0;
 }
