@@ -42,6 +42,10 @@ void lu_sched_mutex_init(void *m, int type)
     o->u.mutex.owner = -1;
     o->u.mutex.count = 0;
     o->u.mutex.kind = type;
+    /* a new mutex: what the old one at this address was (robust, left
+     * unrecoverable) is gone, as glibc's init overwrites it all */
+    o->u.mutex.robust = false;
+    o->u.mutex.health = LU__ROBUST_OK;
 }
 
 int lu_sched_mutex_destroy(void *m)

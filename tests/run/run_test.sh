@@ -215,6 +215,10 @@ robust)
     run 1 --strategy dfs -- "$P/robust_stalled"
     has "FAIL: deadlock"
     has "  thread 2     blocked in pthread_mutex_lock at lock (robust.c:19)"
+    # initialized again, a mutex forgets what the old one went through
+    # (unrecoverable, robust)
+    run 0 --strategy dfs --preemptions -1 -- "$P/robust_reinit"
+    has "every schedule of the program was explored"
     ;;
 foreign_unlock)
     # a normal mutex unlocked by a thread that does not hold it is released,
