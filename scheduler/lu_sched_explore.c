@@ -839,6 +839,13 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t spin_alt = 0;
     if (!all_spin && !forced && !s->x_rand && !(cur_live && owner >= 0))
         spin_alt = spinning;
+    /* A thread whose timed wait just gave up and that waits again (a retry
+     * loop) does not give up again before somebody else took a step: that
+     * would be time passing while nobody runs, an unfair schedule, and an
+     * endless one under an unbounded search. */
+    if (cur_live && cur->chosen_at && cur->chosen_at == tr->len &&
+        (tr->steps[tr->len - 1].flags & LU_SCHED_STEP_TIMEOUT))
+        spin_alt &= ~(1ULL << cur->id);
     bool preemptible =
         cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin && !all_spin;
     uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
@@ -938,7 +945,12 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     st->spin = spin_alt;
     st->flags = flags;
     unsigned c = (spin_alt >> chosen & 1) ? 1 : lu__cost(s->cfg.bound_kind, cand, cur->id, flags, chosen);
-    if (spin_alt >> chosen & 1) {
+    /* A timed wait gives up in the step it was chosen for: nothing to run
+     * alone to its end. Forced on, a retry loop (wait again until the
+     * holder lets go) would only spin until dropped, and what the thread
+     * does once it got what it waited for, after a give-up, would never
+     * run. */
+    if ((spin_alt >> chosen & 1) && !lu__timed_kind(s->threads[chosen].k)) {
         s->ff_tid = chosen;
         s->ff_looks = 0;
     }

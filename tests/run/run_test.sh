@@ -245,6 +245,21 @@ deadlock)
         run 0 --strategy $st --budget 2000 --max-steps 2000 -- "$P/periodic"
         lacks "execution too long"
     done
+    # a timed lock that gave up once and then got the mutex: the give-up
+    # is a choice, not a run alone until the retry loop is dropped as a
+    # spin; and a retry that gives up again waits for another thread's
+    # step first, so that an unbounded search ends
+    for red in on off; do
+        run 1 --strategy dfs --reduction $red -- "$P/timed_retry"
+        has "FAIL: assertion failure: \`tries == 0' in thread 1 at retrier (timed_retry.c:44)"
+        has "timed out"
+        f=$(replay_file)
+        run 1 --replay "$f"
+        has "thread 1's pthread_mutex_timedlock at retrier (timed_retry.c:37) timed out"
+    done
+    run 0 --strategy dfs --preemptions -1 -- "$P/timed_retry_fixed"
+    has "every schedule of the program was explored"
+    lacks "dropped"
     # a timed lock that gave up is listed with the schedule, and replayed
     run 1 --strategy dfs -- "$P/timed"
     has "FAIL: assertion failure: \`rc == 0' in thread 1 at worker (timed.c:20)"
