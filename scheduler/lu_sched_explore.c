@@ -717,6 +717,39 @@ static void lu__misfit(struct lu_sched *s, struct lu__thread *cur, enum lu_sched
     s->res->outcome = LU_SCHED_OUT_MISFIT;
 }
 
+/* The randomized strategies take no costly alternatives, except a timed
+ * wait that would give up: it only spins because time does not pass, and
+ * natively a timeout can fire while the thread it waits for is still at
+ * work (a bug on the give-up path needs exactly that). Other spinners are
+ * left out: running one alone until it stops would mostly be dropped. */
+static uint64_t lu__timed_spinners(struct lu_sched *s, uint64_t spinning)
+{
+    uint64_t m = 0;
+    for (uint64_t x = spinning; x; x &= x - 1) {
+        int i = __builtin_ctzll(x);
+        if (lu__timed_kind(s->threads[i].k))
+            m |= 1ULL << i;
+    }
+    return m;
+}
+
+/* Whether a randomized strategy gives up one of the timed waits in timed
+ * now, and which (-1: none): each of them is as likely as each thread
+ * that could run, so that a loop of timed waits (a periodic worker) still
+ * lets the others on, as under the random strategy; PCT and POS choose
+ * among the others by their own rules. */
+static int lu__draw_giveup(struct lu_sched *s, uint64_t allowed, uint64_t timed)
+{
+    uint64_t na = (uint64_t)__builtin_popcountll(allowed), nt = (uint64_t)__builtin_popcountll(timed);
+    uint64_t k = lu__rand(s) % (na + nt);
+    if (k < na)
+        return -1;
+    k -= na;
+    while (k--)
+        timed &= timed - 1;
+    return __builtin_ctzll(timed);
+}
+
 /* Decides the thread that performs its pending operation next; cur is the
  * thread asking (it may be finished). Returns -1 when nobody can run: the
  * execution is then over, complete or stuck, and s->res says which. */
@@ -837,8 +870,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * only one that just started: the reduction's exchange argument
      * (docs/por.md) moves such a choice to later points. */
     uint64_t spin_alt = 0;
-    if (!all_spin && !forced && !s->x_rand && !(cur_live && owner >= 0))
-        spin_alt = spinning;
+    if (!all_spin && !forced && !(cur_live && owner >= 0))
+        spin_alt = s->x_rand ? lu__timed_spinners(s, spinning) : spinning;
     /* A thread whose timed wait just gave up and that waits again (a retry
      * loop) does not give up again before somebody else took a step: that
      * would be time passing while nobody runs, an unfair schedule, and an
@@ -922,7 +955,10 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
                 return -1;
             }
         }
-        if (lu__several(allowed) && s->cfg.strategy == LU_SCHED_RANDOM) {
+        int giveup = s->x_rand && spin_alt ? lu__draw_giveup(s, allowed, spin_alt) : -1;
+        if (giveup >= 0) {
+            chosen = giveup;
+        } else if (lu__several(allowed) && s->cfg.strategy == LU_SCHED_RANDOM) {
             int k = (int)(lu__rand(s) % (uint64_t)__builtin_popcountll(allowed));
             uint64_t m = allowed;
             while (k--)

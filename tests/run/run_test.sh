@@ -245,6 +245,20 @@ deadlock)
         run 0 --strategy $st --budget 2000 --max-steps 2000 -- "$P/periodic"
         lacks "execution too long"
     done
+    for st in random pct pos; do
+        run 0 --strategy $st --seed 1 --budget 300 --max-steps 2000 -- "$P/periodic"
+        lacks "execution too long"
+        lacks "dropped"
+    done
+    # the randomized strategies give a timed wait up while the holder could
+    # still run, too: the failure needs nothing else
+    for st in random pct pos; do
+        run 1 --strategy $st --seed 1 --budget 200 -- "$P/timed"
+        has "FAIL: assertion failure: \`rc == 0' in thread 1 at worker (timed.c:20)"
+        f=$(replay_file)
+        run 1 --replay "$f"
+        has "thread 1's pthread_mutex_timedlock at worker (timed.c:19) timed out"
+    done
     # a timed lock that gave up once and then got the mutex: the give-up
     # is a choice, not a run alone until the retry loop is dropped as a
     # spin; and a retry that gives up again waits for another thread's
