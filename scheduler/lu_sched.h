@@ -585,8 +585,8 @@ int lu_sched_cond_destroy(void *c);
  * step with the check, as the kernel does) and returns EAGAIN when they
  * differ; else it blocks until a wake on addr picks it, or, when timed, until
  * the scheduler chooses to time it out (ETIMEDOUT). Wake wakes at most n
- * waiters (which ones: data choices) and returns how many it woke. No
- * spurious wake-ups. Both return -1 when addr is a mutex, semaphore, ... of
+ * waiters, one for n < 1 as the kernel does (which ones: data choices), and
+ * returns how many it woke. No spurious wake-ups. Both return -1 when addr is a mutex, semaphore, ... of
  * the model (unsupported: the caller says so). */
 int lu_sched_futex_wait(void *addr, uint32_t val, bool timed, uint16_t label);
 int lu_sched_futex_wake(void *addr, int n, uint16_t label);

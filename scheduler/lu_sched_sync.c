@@ -476,6 +476,10 @@ int lu_sched_futex_wake(void *addr, int n, uint16_t label)
     struct lu__obj *o = lu__obj_get(s, addr, LU__O_COND);
     int w[LU_SCHED_MAX_THREADS];
     int nw = lu__cond_waiters(s, o, w), woken = 0;
+    /* the kernel counts a waiter woken before it compares with n: a count
+     * of 0 or less wakes one */
+    if (n < 1)
+        n = 1;
     while (woken < n && nw > 0) {
         /* waking them all leaves nothing to choose */
         int i = n - woken >= nw ? 0 : lu__choose_data(t, nw);

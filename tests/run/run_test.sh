@@ -238,6 +238,12 @@ foreign_unlock)
     run 0 --strategy dfs --preemptions -1 -- "$P/cond_nolock_fixed"
     has "every schedule of the program was explored"
     ;;
+futex)
+    # futex waits and wakes of a whole program: a wake with a count of 0
+    # wakes one waiter, as the kernel does (not none: an endless loop)
+    run 0 --strategy dfs -- "$P/futex_wake0"
+    has "every schedule with at most 2 preemptions was explored"
+    ;;
 deadlock)
     # timed waits retried in loops: giving up again and again while another
     # thread can go on must not make an endless execution
