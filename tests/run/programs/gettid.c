@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -44,6 +45,9 @@ static void *worker(void *arg)
     assert(gettid() != getpid());
 #ifdef TGKILL
     syscall(SYS_tgkill, getpid(), gettid(), 0);
+#endif
+#ifdef TGKILL_FN
+    tgkill(getpid(), gettid(), 0);
 #endif
     rlock();
     rlock();
