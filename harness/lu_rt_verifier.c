@@ -519,8 +519,7 @@ static void lu__on_alloc_failed(const char *fn, size_t size, uintptr_t pc, int64
     struct rlimit rl;
     E->oom_as_mb = getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? rl.rlim_cur >> 20 : 0;
     /* not _exit, which the report would show as the program's */
-    syscall(SYS_exit_group, 0);
-    __builtin_unreachable();
+    lu__sched_exit_group(0);
 }
 
 static void lu__child(struct lu_sched *s) __attribute__((noreturn));

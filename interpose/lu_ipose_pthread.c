@@ -1376,6 +1376,17 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
         lu_sched_unsupported(number == SYS_tkill ? "tkill is not supported under lineup"
                                                  : "tgkill is not supported under lineup");
     }
+    /* the process ends as with _exit; a thread that ends by the system
+     * call would take the kernel thread every controlled thread runs on */
+    if (self >= 0 && number == SYS_exit_group) {
+        LU_SCHED_SET_PC();
+        lu_sched_exit_point(LU_IPOSE_L(_exit));
+        lu__sched_fatal_exit((int)a[0], LU_SCHED_EXIT_EXIT_GROUP);
+    }
+    if (self >= 0 && number == SYS_exit) {
+        LU_SCHED_SET_PC();
+        lu_sched_unsupported("syscall(SYS_exit) is not supported under lineup");
+    }
     if (number != SYS_futex || self < 0)
         return LU_IPOSE_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
     LU_SCHED_SET_PC();

@@ -117,6 +117,16 @@ size_t lu_sched_trace_size(uint32_t cap)
     return sizeof(struct lu_sched_trace) + (size_t)cap * sizeof(struct lu_sched_step);
 }
 
+/* The exit_group system call without libc's syscall(), which liblineup.so
+ * exports and, for controlled threads, turns into an _exit of the program
+ * (a scheduling point first): lineup's own ends of the process must not go
+ * through it. */
+void lu__sched_exit_group(int status)
+{
+    __asm__ volatile("syscall" : : "a"((long)SYS_exit_group), "D"((long)status) : "rcx", "r11", "memory");
+    __builtin_unreachable();
+}
+
 /* ---- futex baton ---- */
 
 /* The futex system call without libc's syscall(): liblineup.so exports a
@@ -1241,8 +1251,7 @@ void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn)
     lu__exit_fn = fn;
     if (t && t->s->cfg.on_fatal)
         t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_EXIT, status, t->id, LU__CALLER_PC());
-    syscall(SYS_exit_group, status);
-    __builtin_unreachable();
+    lu__sched_exit_group(status);
 }
 
 void lu_sched_fatal_signal_ahead(int sig)

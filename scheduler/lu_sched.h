@@ -295,13 +295,15 @@ int lu_sched_ask_where(pid_t pid);
 
 /* The calls that end the process (LU_SCHED_FATAL_EXIT): they differ in what
  * runs before the end (exit flushes stdio and runs atexit handlers,
- * quick_exit runs at_quick_exit handlers, _exit and _Exit nothing), so a
+ * quick_exit runs at_quick_exit handlers, _exit, _Exit and the exit_group
+ * system call nothing), so a
  * report names the one called. */
 #define LU_SCHED_EXITS(X)                                                                                    \
     X(EXIT, "exit")                                                                                          \
     X(UEXIT, "_exit")                                                                                        \
     X(UEXIT_C, "_Exit")                                                                                      \
-    X(QUICK_EXIT, "quick_exit")
+    X(QUICK_EXIT, "quick_exit")                                                                              \
+    X(EXIT_GROUP, "exit_group")
 
 enum lu_sched_exit_fn {
 #define LU__X(id, name) LU_SCHED_EXIT_##id,
@@ -662,6 +664,11 @@ void lu_sched_abort(const char *why) __attribute__((noreturn));
  * on a controlled thread: reports it through config.on_fatal and ends the
  * process. Never returns. */
 void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn) __attribute__((noreturn));
+
+/* Ends the process with status by the raw system call: for lineup's own
+ * ends, which must not reach the syscall() the interposition exports.
+ * Async-signal-safe. */
+void lu__sched_exit_group(int status) __attribute__((noreturn));
 
 /* The calling controlled thread is about to end its process with a signal
  * no handler can see (SIGKILL): reports it through config.on_fatal, like a

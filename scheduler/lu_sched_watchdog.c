@@ -171,7 +171,7 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
     uintptr_t pc = lu__program_pc(ucv);
     if (s->cfg.on_fatal)
         s->cfg.on_fatal(s->cfg.on_fatal_arg, LU_SCHED_FATAL_DIVERGE, 0, t->id, pc);
-    syscall(SYS_exit_group, 125);
+    lu__sched_exit_group(125);
 }
 
 static int lu__perf_open(const char *event, uint64_t period)

@@ -169,16 +169,21 @@ exit)
     run 1 --expect-exit 0 -- "$P/exit_main"
     has "FAIL: exit status 1 (expected 0): main returned 1"
     run 1 --expect-exit 0 -- "$P/exit_thread"
-    has "FAIL: exit status 3 (expected 0): exit(3) called by thread 1 at worker (exit_status.c:31)"
+    has "FAIL: exit status 3 (expected 0): exit(3) called by thread 1 at worker (exit_status.c:34)"
     has "| worker: buffered before the exit call"
     # the report names the call; only exit() flushes stdio
-    for f in now:_exit c99:_Exit quick:quick_exit; do
+    for f in now:_exit c99:_Exit quick:quick_exit group:exit_group; do
         run 1 --expect-exit 0 -- "$P/exit_thread_${f%%:*}"
-        has "FAIL: exit status 3 (expected 0): ${f#*:}(3) called by thread 1 at worker (exit_status.c:31)"
+        has "FAIL: exit status 3 (expected 0): ${f#*:}(3) called by thread 1 at worker (exit_status.c:34)"
         has "thread 1     ${f#*:}(3) at worker"
         lacks "buffered before the exit call"
     done
     run 0 --expect-exit 0 --strategy dfs -- "$P/lost_fixed"
+    # a thread ended by the exit system call would take the kernel thread
+    # every controlled thread runs on (a timeout after --timeout)
+    run 2 --timeout 10 -- "$P/sys_exit"
+    has "FAIL: unsupported call: syscall(SYS_exit) is not supported under lineup"
+    has "  thread 1     unsupported call at worker (sys_exit.c:14)"
     # the other threads may run while the process ends: the worker sees
     # what main tore down just before returning, or calling exit
     run 1 --strategy dfs -- "$P/main_return"

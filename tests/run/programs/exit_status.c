@@ -3,8 +3,9 @@
  * returns 1 when the worker has not set its flag yet when main looks (as in
  * the schedule without preemptions), 0 otherwise. With EXIT_IN_THREAD the
  * worker calls exit(3) itself when it runs after main's store; with
- * EXIT_FN=f (_exit, _Exit, quick_exit) it calls f(3), after a line printed
- * to a buffered stdout that only exit() flushes.
+ * EXIT_FN=f (_exit, _Exit, quick_exit, or exit_group: the system call) it
+ * calls f(3), after a line printed to a buffered stdout that only exit()
+ * flushes.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -14,6 +15,8 @@
 
 #ifdef EXIT_FN
 #define EXIT_IN_THREAD
+#include <sys/syscall.h>
+#define exit_group(s) syscall(SYS_exit_group, s)
 #else
 #define EXIT_FN exit
 #endif
