@@ -667,9 +667,6 @@ LU_IPOSE_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *a, void 
      * thread behind the new one cannot start, the execution ends as a
      * tool error (lu_sched_spawn), the program never sees EAGAIN */
     int tid = lu_sched_create_thread(lu_ipose_thread_main, &st, stack, LU_IPOSE_L(pthread_create));
-    if (tid == LU_SCHED_ESTACK)
-        lu_sched_unsupported("pthread_create with a stack larger than the one of the system thread lineup "
-                             "kept for it from an earlier execution");
     if (tid < 0)
         lu__ipose_too_many_threads();
     return lu_ipose_created(tid, (uint64_t *)th, ds == PTHREAD_CREATE_DETACHED);

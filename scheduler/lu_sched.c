@@ -654,7 +654,7 @@ static void *lu__pool_main(void *arg)
     t->fs = (uintptr_t)fs;
     t->stack_top = ((uintptr_t)&here - 64 * 1024) & ~(uintptr_t)63;
     lu__give(&s->pool_ready);
-    while (!__atomic_load_n(&s->shutdown, __ATOMIC_ACQUIRE))
+    while (!__atomic_load_n(&s->shutdown, __ATOMIC_ACQUIRE) && !__atomic_load_n(&t->retire, __ATOMIC_ACQUIRE))
         lu__take(&t->baton);
     return NULL;
 }
@@ -666,46 +666,73 @@ static void *lu__pool_main(void *arg)
  * glibc's thread control block at its top. */
 #define LU__POOL_RESERVE (128u * 1024)
 
-/* Pool threads 0..n-1 exist; the last, if new, with a stack of at least
- * stack bytes for its controlled thread (0: the default). On failure
+/* Starts the pool thread of slot t with a stack of size bytes; on failure
  * s->error says why. */
-static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
+static int lu__pool_start(struct lu_sched *s, struct lu__thread *t, size_t size)
 {
     lu__create_fn create = lu__real_create();
     if (!create) {
         snprintf(s->error, sizeof s->error, "cannot start a thread: pthread_create not found");
         return LU_SCHED_ESYS;
     }
+    atomic_store(&t->baton, 0);
+    atomic_store(&s->pool_ready, 0);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    int rc = pthread_attr_setstacksize(&attr, size);
+    if (rc == 0)
+        rc = create(&t->real, &attr, lu__pool_main, t);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_THREAD, rc, "cannot start a thread", 0);
+        return LU_SCHED_ESYS;
+    }
+    t->stack_size = size;
+    lu__take(&s->pool_ready);
+    return 0;
+}
+
+/* The stack a pool thread needs for a controlled thread that asks for
+ * stack bytes (0: the default). */
+static size_t lu__pool_stack_for(size_t stack)
+{
+    if (stack <= LU__POOL_STACK - LU__POOL_RESERVE)
+        return LU__POOL_STACK;
+    return (stack + LU__POOL_RESERVE + 4095) & ~(size_t)4095;
+}
+
+/* Pool threads 0..n-1 exist, the last with a stack of at least stack bytes
+ * for its controlled thread (0: the default). On failure s->error says
+ * why. */
+static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
+{
     while (s->npool < n) {
         struct lu__thread *t = &s->threads[s->npool];
         t->id = s->npool;
         t->s = s;
-        atomic_store(&t->baton, 0);
-        atomic_store(&s->pool_ready, 0);
-        /* the reserve on top of the default too, so that a later creation
-         * asking for glibc's default explicitly fits in a kept thread */
-        size_t size = LU__POOL_STACK + LU__POOL_RESERVE;
-        if (s->npool == n - 1 && stack > LU__POOL_STACK)
-            size = (stack + LU__POOL_RESERVE + 4095) & ~(size_t)4095;
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        int rc = pthread_attr_setstacksize(&attr, size);
-        if (rc == 0)
-            rc = create(&t->real, &attr, lu__pool_main, t);
-        pthread_attr_destroy(&attr);
-        if (rc != 0) {
-            lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_THREAD, rc, "cannot start a thread", 0);
-            return LU_SCHED_ESYS;
-        }
-        t->stack_size = size;
-        lu__take(&s->pool_ready);
+        t->retire = false;
+        int rc = lu__pool_start(s, t, s->npool == n - 1 ? lu__pool_stack_for(stack) : LU__POOL_STACK);
+        if (rc != 0)
+            return rc;
         s->npool++;
     }
-    /* a pool thread kept from an earlier execution (Line-Up's) is not
-     * grown */
-    if (stack > s->threads[n - 1].stack_size - LU__POOL_RESERVE)
-        return LU_SCHED_ESTACK;
-    return 0;
+    struct lu__thread *t = &s->threads[n - 1];
+    if (stack <= t->stack_size - LU__POOL_RESERVE)
+        return 0;
+    /* Kept from an earlier execution, in which thread n-1 asked for less
+     * (which creation gets which number follows the schedule): a bigger
+     * one takes its place. Its stack holds nothing of this execution (the
+     * thread starts now), and the old one exits without touching it. */
+    lu__join_fn join = lu__real_join();
+    if (!join) {
+        snprintf(s->error, sizeof s->error, "cannot replace a thread: pthread_join not found");
+        return LU_SCHED_ESYS;
+    }
+    __atomic_store_n(&t->retire, true, __ATOMIC_RELEASE);
+    lu__give(&t->baton);
+    join(t->real, NULL);
+    t->retire = false;
+    return lu__pool_start(s, t, lu__pool_stack_for(stack));
 }
 
 static void lu__thread_reset(struct lu__thread *t)
@@ -746,8 +773,6 @@ static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack)
     if (s->nthreads >= LU_SCHED_MAX_THREADS)
         return LU_SCHED_ETHREADS;
     int rc = lu__pool_ensure(s, s->nthreads + 1, stack);
-    if (rc == LU_SCHED_ESTACK)
-        return rc;
     /* the program would not see this failure outside lineup (its threads
      * are lineup's pool threads here): whatever it did next would be no
      * behaviour of its own */

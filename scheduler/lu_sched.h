@@ -56,8 +56,7 @@
     X(ETHREADS, -3, "too many threads in one execution")                                                     \
     X(ESYS, -4, "system call failed")                                                                        \
     X(EREPLAY, -5, "replay schedule does not fit this program")                                              \
-    X(EDONE, -6, "exploration is complete")                                                                  \
-    X(ESTACK, -7, "a thread stack larger than its pooled thread's")
+    X(EDONE, -6, "exploration is complete")
 
 enum lu_sched_err {
 #define LU_SCHED_ERR_ENUM(name, val, msg) LU_SCHED_##name = (val),
@@ -470,10 +469,8 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg);
 
 /* pthread_create: a scheduling point (creation is visible), then
  * lu_sched_spawn, on a stack of at least stack bytes (0: the default,
- * 8 MiB). Returns the thread id, LU_SCHED_ETHREADS, or LU_SCHED_ESTACK (the
- * thread's pooled system thread, kept from an earlier execution, has a
- * smaller stack); a system thread that cannot start ends the execution as
- * ERROR (lu_sched_spawn). */
+ * 8 MiB). Returns the thread id or LU_SCHED_ETHREADS; a system thread
+ * that cannot start ends the execution as ERROR (lu_sched_spawn). */
 int lu_sched_create_thread(lu_sched_fn fn, void *arg, size_t stack, uint16_t label);
 
 /* Scheduling point; blocks until thread tid finished. Returns 0, or EINVAL/

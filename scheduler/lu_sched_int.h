@@ -211,6 +211,7 @@ enum lu__tstate {
 struct lu__thread {
     int id;
     _Atomic uint32_t baton; /* futex word of the pool thread: start-up and shutdown only */
+    bool retire;            /* the pool thread is to exit (a bigger stack takes its place) */
     struct lu_sched *s;
     pthread_t real;      /* the pool thread lending its stack and control block */
     uintptr_t fs;        /* its thread pointer (FS base) */
