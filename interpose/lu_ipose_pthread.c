@@ -400,6 +400,7 @@ LU_IPOSE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, c
 LU_IPOSE_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
     LU_IPOSE_PASS(pthread_mutex_unlock, (m));
+    lu_ipose_adopt_mutex(m); /* its kind decides who may unlock it */
     return lu_sched_mutex_unlock(m, LU_IPOSE_L(pthread_mutex_unlock));
 }
 
@@ -530,6 +531,7 @@ LU_IPOSE_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 LU_IPOSE_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
     LU_IPOSE_PASS(pthread_cond_wait, (c, m));
+    lu_ipose_adopt_mutex(m); /* its kind decides who may wait with it */
     return lu_sched_cond_wait(c, m, LU_IPOSE_L(pthread_cond_wait));
 }
 
@@ -538,6 +540,7 @@ LU_IPOSE_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m
     LU_IPOSE_PASS(pthread_cond_timedwait, (c, m, ts));
     if (lu_ipose_ts_bad(ts))
         return EINVAL;
+    lu_ipose_adopt_mutex(m);
     return lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_timedwait));
 }
 
@@ -547,6 +550,7 @@ LU_IPOSE_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m
     LU_IPOSE_PASS(pthread_cond_clockwait, (c, m, clk, ts));
     if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
         return EINVAL;
+    lu_ipose_adopt_mutex(m);
     return lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_clockwait));
 }
 
@@ -1256,6 +1260,7 @@ LU_IPOSE_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *rest
 LU_IPOSE_EXPORT int mtx_unlock(mtx_t *m)
 {
     LU_IPOSE_PASS(mtx_unlock, (m));
+    lu_ipose_adopt_mutex(m);
     return lu_ipose_thrd_ret(lu_sched_mutex_unlock(m, LU_IPOSE_L(mtx_unlock)));
 }
 
@@ -1274,6 +1279,7 @@ LU_IPOSE_EXPORT void cnd_destroy(cnd_t *c)
 LU_IPOSE_EXPORT int cnd_wait(cnd_t *c, mtx_t *m)
 {
     LU_IPOSE_PASS(cnd_wait, (c, m));
+    lu_ipose_adopt_mutex(m);
     return lu_ipose_thrd_ret(lu_sched_cond_wait(c, m, LU_IPOSE_L(cnd_wait)));
 }
 
@@ -1282,6 +1288,7 @@ LU_IPOSE_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const st
     LU_IPOSE_PASS(cnd_timedwait, (c, m, ts));
     if (lu_ipose_ts_bad(ts))
         return thrd_error;
+    lu_ipose_adopt_mutex(m);
     return lu_ipose_thrd_ret(lu_sched_cond_timedwait(c, m, LU_IPOSE_L(cnd_timedwait)));
 }
 

@@ -233,6 +233,10 @@ foreign_unlock)
     # an error-checking one refuses (EPERM): the section stays exclusive
     run 0 --strategy dfs -- "$P/foreign_unlock_errorcheck"
     has "every schedule with at most 2 preemptions was explored"
+    # also when the model first meets the mutex there: its kind comes from
+    # its static initializer, or from an initialization before control
+    run 0 --strategy dfs -- "$P/unlock_kinds"
+    has "every schedule of the program was explored"
     # nor does glibc check that a condition wait holds a normal mutex: the
     # wait goes ahead, and the wakeup can be lost (not a loop returning
     # EPERM at once, which looked like divergence)
