@@ -64,12 +64,14 @@ enum lu_ipose_pthread_label {
     LU_IPOSE_L_PTHREAD_BASE_ = LU_IPOSE_L_PTHREAD_FIRST - 1,
 #define LU_IPOSE_FN(ret, name, version, params, args, printed) LU_IPOSE_L_##name,
 #include "lu_ipose.def"
+    LU_IPOSE_L_exit_group, /* syscall(SYS_exit_group): no function of its own */
     LU_IPOSE_L_PTHREAD_END
 };
 
 static const char *const lu_ipose_label_names[] = {
 #define LU_IPOSE_FN(ret, name, version, params, args, printed) printed,
 #include "lu_ipose.def"
+    "exit_group",
 };
 
 _Static_assert(sizeof lu_ipose_label_names / sizeof lu_ipose_label_names[0] ==
@@ -1384,7 +1386,7 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
      * call would take the kernel thread every controlled thread runs on */
     if (self >= 0 && number == SYS_exit_group) {
         LU_SCHED_SET_PC();
-        lu_sched_exit_point(LU_IPOSE_L(_exit));
+        lu_sched_exit_point(LU_IPOSE_L(exit_group));
         lu__sched_fatal_exit((int)a[0], LU_SCHED_EXIT_EXIT_GROUP);
     }
     if (self >= 0 && number == SYS_exit) {

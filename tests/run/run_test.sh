@@ -184,6 +184,9 @@ exit)
     run 2 --timeout 10 -- "$P/sys_exit"
     has "FAIL: unsupported call: syscall(SYS_exit) is not supported under lineup"
     has "  thread 1     unsupported call at worker (sys_exit.c:14)"
+    run 1 --strategy dfs -- "$P/exit_group_point"
+    has "FAIL: assertion failure: \`atomic_load(&x) == 0' in the main thread at main (exit_group_point.c:28)"
+    has "  thread 1     about to exit_group at worker (exit_group_point.c:19)"
     # the other threads may run while the process ends: the worker sees
     # what main tore down just before returning, or calling exit
     run 1 --strategy dfs -- "$P/main_return"
