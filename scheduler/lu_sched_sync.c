@@ -431,18 +431,27 @@ static bool lu__futex_word_ok(struct lu_sched *s, const void *addr)
     return !o || o->type == LU__O_LOC || o->type == LU__O_COND;
 }
 
+/* A futex call's scheduling point, a condition wait's or signal's step on
+ * the word's object: it writes the object, so the reduction orders it with
+ * every access to the word. Returns the object after the point, or NULL
+ * when the word is another kind of object's. */
+static struct lu__obj *lu__futex_point(struct lu__thread *t, void *addr, enum lu_sched_kind k, uint16_t label)
+{
+    if (!lu__futex_word_ok(t->s, addr))
+        return NULL;
+    lu__obj_get(t->s, addr, LU__O_COND);
+    lu__point(t, k, addr, label);
+    return lu__obj_get(t->s, addr, LU__O_COND);
+}
+
 int lu_sched_futex_wait(void *addr, uint32_t val, bool timed, uint16_t label)
 {
     struct lu__thread *t = lu__me();
     struct lu_sched *s = t->s;
     t->pc = LU__CALLER_PC();
-    if (!lu__futex_word_ok(s, addr))
+    struct lu__obj *o = lu__futex_point(t, addr, LU_SCHED_K_COND_WAIT, label);
+    if (!o)
         return -1;
-    lu__obj_get(s, addr, LU__O_COND);
-    /* a cond wait's step: it writes the word's object, so the reduction
-     * orders it with every access to the word */
-    lu__point(t, LU_SCHED_K_COND_WAIT, addr, label);
-    struct lu__obj *o = lu__obj_get(s, addr, LU__O_COND);
     if (__atomic_load_n((const uint32_t *)addr, __ATOMIC_RELAXED) != val) {
         lu__sync_unchanged(t, o);
         return EAGAIN;
@@ -469,11 +478,9 @@ int lu_sched_futex_wake(void *addr, int n, uint16_t label)
     struct lu__thread *t = lu__me();
     struct lu_sched *s = t->s;
     t->pc = LU__CALLER_PC();
-    if (!lu__futex_word_ok(s, addr))
+    struct lu__obj *o = lu__futex_point(t, addr, LU_SCHED_K_COND_SIGNAL, label);
+    if (!o)
         return -1;
-    lu__obj_get(s, addr, LU__O_COND);
-    lu__point(t, LU_SCHED_K_COND_SIGNAL, addr, label);
-    struct lu__obj *o = lu__obj_get(s, addr, LU__O_COND);
     int w[LU_SCHED_MAX_THREADS];
     int nw = lu__cond_waiters(s, o, w), woken = 0;
     /* the kernel counts a waiter woken before it compares with n: a count
