@@ -664,7 +664,10 @@ static const char *lu__cut_by(const struct lu_run_summary *s, bool all)
     if (s->budget_out)
         return "the budget ran out";
     /* --all goes on after failures: only a tool error stops it */
-    return all || s->error ? "stopped by an error" : "stopped at the first failure";
+    if (all || s->error)
+        return "stopped by an error";
+    /* a timeout is no failure, but it ends the search like one */
+    return s->timeouts && !s->failing ? "stopped at a timeout" : "stopped at the first failure";
 }
 
 /* The coverage line: what was explored completely, and where and why the

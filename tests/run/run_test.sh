@@ -390,6 +390,8 @@ pipe_poll)
     has "verdict: INCONCLUSIVE (an execution blocked outside lineup's control)"
     lacks "bug found"
     lacks "FAIL"
+    has "coverage: stopped at a timeout"
+    lacks "first failure"
     [[ -f $(replay_file) ]] || fail "no replay file for the timeout"
     # the reader blocks before any scheduling choice, in every execution:
     # the search that goes on with --all sees nothing else to explore, which
