@@ -186,6 +186,12 @@ struct lu_run_exec {
     uint32_t races; /* races seen in this execution */
     int nthreads;
     int starting; /* thread started by the last create seen, before its first scheduling point; -1 none */
+    int starter;  /* the thread whose create announced starting */
+    /* the thread still inside pthread_create when the execution ended: the
+     * thread it started had not reached its first scheduling point (known
+     * when the runtime had its last word: a signal, exit, a timeout's
+     * where-request), -1 none */
+    int creating;
     struct lu_run_thread th[LU_SCHED_MAX_THREADS];
     uint32_t ninputs;
     struct lu_run_input inputs[LU_RUN_MAX_INPUTS];

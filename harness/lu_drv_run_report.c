@@ -443,6 +443,12 @@ static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
                 lu_buf_puts(b, "started, and ended before its first scheduling point\n");
                 return;
             }
+            if (i == E->creating) {
+                /* its last scheduling point was the create, and the
+                 * thread that started has not handed back yet */
+                lu_buf_printf(b, "creating thread %d in %s at ", E->starting, th->what);
+                break;
+            }
             /* after a SIGKILL or an exec, whether it finished is not known */
             lu_buf_printf(b, "%sabout to %s at ",
                           E->last_seen && E->kind != LU_RUN_K_TIMEOUT ? "last seen " : "", th->what);

@@ -345,10 +345,26 @@ static void lu__frames_of(int tid, struct lu_run_thread *th)
     }
 }
 
+/* Whether the creator of the thread the last create announced is still
+ * inside that create: the thread exists (the announcement is a scheduling
+ * point, and others may have run before the create), has not finished and
+ * has not reached its first scheduling point. Its last point says "about
+ * to pthread_create", which it is past. Signal context. */
+static void lu__creating(struct lu_run_exec *E)
+{
+    uint32_t vc;
+    int n = E->starting;
+    E->creating = -1;
+    if (n >= 0 && n < LU_SCHED_MAX_THREADS && lu_sched_vc(n, &vc, 1) >= 0 && !lu_sched_finished(n) &&
+        !E->th[n].at.pc)
+        E->creating = E->starter;
+}
+
 /* The process is about to die with threads mid-way: what each one was
  * doing at its last scheduling point. Plain stores only (signal context). */
 static void lu__threads_at_death(struct lu_run_exec *E)
 {
+    lu__creating(E);
     /* threads that finished before their first scheduling point were never
      * seen by lu__on_point: count them with the scheduler (the caller is a
      * controlled thread, or lineup's own code, which gets -1) */
@@ -394,6 +410,7 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
             n++;
         if (n < LU_SCHED_MAX_THREADS) {
             E->starting = n;
+            E->starter = tid;
             E->th[n].state = LU_RUN_TS_NONE;
         }
     }
@@ -436,6 +453,7 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
             memcpy(E->blocked_fn, di.dli_sname, n);
             E->blocked_fn[n] = 0;
         }
+        lu__creating(E);
     } else {
         E->fatal_kind = kind;
         E->fatal_code = code;
@@ -1177,7 +1195,7 @@ static bool lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
     E->pct_depth = depth;
     E->seed = seed;
     E->assert_tid = E->reach_tid = -1;
-    E->exit_tid = E->fatal_tid = E->culprit = E->starting = -1;
+    E->exit_tid = E->fatal_tid = E->culprit = E->starting = E->starter = E->creating = -1;
     memset(lu__shadows, 0, sizeof lu__shadows);
     if (ftruncate(lu__out_fd, 0) != 0) {
         /* the output of this execution then follows the last one's */

@@ -147,6 +147,13 @@ segv)
     has "FAIL: crash: SIGKILL (Killed) in thread 1 at worker (raise_signal.c:18)"
     lacks "lineup's own code"
     lacks "not started"
+    # a thread that crashes before its first scheduling point runs inside
+    # its creator's pthread_create: the creator is in that call, past the
+    # scheduling point that announced it
+    run 1 -- "$P/start_crash"
+    has "FAIL: crash: SIGSEGV (Segmentation fault) in thread 1 at worker (start_crash.c:9)"
+    has "  main thread  creating thread 1 in pthread_create at main (start_crash.c:15)"
+    lacks "about to pthread_create"
     ;;
 exit)
     # an unsupported call is a tool error (2), shown where it is made
@@ -354,6 +361,9 @@ timeout)
     # the thread to name, although no scheduling point shows it, with the
     # call it blocks in and where the program makes it
     has "thread 1     blocked in read, called at reader (block.c:"
+    # ... inside main's pthread_create, which main is past announcing
+    has "  main thread  creating thread 1 in pthread_create at main (block.c:20)"
+    lacks "about to pthread_create"
     # killed from outside with SIGKILL (what the OOM killer does) while it
     # blocks: a tool-side error (exit 3), not a finding about the program
     "$LINEUP" run --quiet --timeout 60 -- "$P/block" >"$out" 2>&1 &
