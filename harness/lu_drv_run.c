@@ -1096,6 +1096,31 @@ int lu_drv_run_main(int argc, char **argv)
     int status = 0;
     while (waitpid(sv.pid, &status, 0) < 0 && errno == EINTR) {
     }
+    /* The program's process died without its summary: after a stop
+     * request (ours, or one sent to it alone, which kills it during its
+     * constructors and a replay), that is the interruption, not an error
+     * of lineup's */
+    int died_of = 0;
+    if (!done) {
+        int sig = lu_drv_interrupted;
+        if (!sig && WIFSIGNALED(status))
+            for (size_t i = 0; i < sizeof lu__sigs / sizeof lu__sigs[0]; i++)
+                if (WTERMSIG(status) == lu__sigs[i])
+                    sig = lu__sigs[i];
+        if (sig && (!hello || o.replay)) {
+            /* where a signal ends lineup at once */
+            lu_drv_die_of(sig);
+        }
+        if (sig) {
+            /* the search under way: report the executions it finished (the
+             * server keeps the summary's counts as it goes) */
+            died_of = status;
+            done = true;
+            m->sum.executions = atomic_load(&m->executions);
+            m->sum.secs = lu__now() - t0;
+            m->sum.interrupted = sig;
+        }
+    }
     if (!done) {
         if (!hello) {
             if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
@@ -1151,6 +1176,15 @@ int lu_drv_run_main(int argc, char **argv)
         return rc;
     }
     lu__summary(&x, m);
+    if (died_of)
+        printf("  (lineup's runtime in the program's process died (%s %d) after the interruption: the "
+               "executions it finished are counted)\n",
+               WIFSIGNALED(died_of) ? "signal" : "exit status",
+               WIFSIGNALED(died_of) ? WTERMSIG(died_of) : WEXITSTATUS(died_of));
+    else if (lu_drv_interrupted && !m->sum.interrupted)
+        /* the server had ended the search: nothing was cut off */
+        printf("  (%s arrived after the search had finished: the verdict is the search's)\n",
+               strsignal(lu_drv_interrupted));
     int oc = x.outcome;
     if (m->sum.error) {
         int e = lu_drv_outcome_of(lu_drv_run_kind_exit(m->sum.error), false);
@@ -1158,14 +1192,12 @@ int lu_drv_run_main(int argc, char **argv)
             oc = e;
     }
     int rc = lu_drv_outcome_exit(oc);
-    printf("verdict: %s\n", lu_drv_outcome_verdict(oc, lu_drv_interrupted || m->sum.interrupted
-                                                           ? "INTERRUPTED (no failure so far)"
-                                                           : "PASS (no failure found)"));
-    /* a signal that reached only the server (sent to its pid) stopped the
-     * run all the same */
-    if (!lu_drv_interrupted)
-        lu_drv_interrupted = m->sum.interrupted;
-    if (lu_drv_interrupted)
-        lu_drv_die_interrupted();
+    /* the server says whether the search was cut short: a signal of ours
+     * that reached it after its last execution stopped nothing, and one
+     * that reached only it (sent to its pid) stopped the run all the same */
+    printf("verdict: %s\n", lu_drv_outcome_verdict(oc, m->sum.interrupted ? "INTERRUPTED (no failure so far)"
+                                                                          : "PASS (no failure found)"));
+    if (m->sum.interrupted)
+        lu_drv_die_of(lu_drv_interrupted ? lu_drv_interrupted : m->sum.interrupted);
     return rc;
 }

@@ -20,6 +20,16 @@ LU_BIN=$LINEUP
 LU_TIMEOUT=100
 # shellcheck source=tests/cli_lib.sh
 source "$(dirname "$0")/../cli_lib.sh"
+# server_of PID: waits until lineup PID has started its server (the
+# program's process); sets server
+server_of() {
+    for _ in $(seq 300); do
+        server=$(pgrep -P "$1" | head -1)
+        [[ -n $server ]] && return 0
+        sleep 0.1
+    done
+    fail "the program's process did not start"
+}
 # a usage error found at option parsing: nothing was run
 usage_error() {
     lu 2 "$@"
@@ -84,6 +94,81 @@ interrupt)
     has "^verdict: INTERRUPTED \(no failure so far\)$"
     [[ $(grep -c '^summary: ' "$out") == 1 ]] || fail "not one summary"
     same_count
+    ;;
+interrupt_late)
+    # A signal that reaches lineup after the server finished the search
+    # stopped nothing: the verdict and the exit status are the search's.
+    # lineup is stopped (its server goes on) until the server has sent its
+    # summary and exited, then gets SIGINT and goes on.
+    "$LINEUP" run --quiet --budget 3000 --seed 1 -- "$P/long_search_fixed" >"$out" 2>&1 &
+    lp=$!
+    server_of "$lp"
+    sleep 0.5 # lineup has read the server's hello: signals are requests now
+    kill -STOP "$lp"
+    for _ in $(seq 600); do
+        [[ $(ps -o stat= -p "$server" 2>/dev/null) == Z* ]] && break
+        sleep 0.1
+    done
+    [[ $(ps -o stat= -p "$server" 2>/dev/null) == Z* ]] || fail "the server did not finish its search"
+    kill -INT "$lp"
+    kill -CONT "$lp"
+    rc=0
+    wait "$lp" || rc=$?
+    [[ $rc == 0 ]] || fail "SIGINT after the search finished: exit status $rc, expected 0"
+    has "^  \(Interrupt arrived after the search had finished: the verdict is the search's\)$"
+    has "^verdict: PASS \(no failure found\)$"
+    lacks "INTERRUPTED|interrupted"
+    ;;
+interrupt_died)
+    # The program's process (the fork server) killed after an interruption
+    # reached lineup: the interruption is reported like any other (the
+    # executions finished so far, the verdict so far, death by the signal),
+    # not as an internal error. The server is stopped first, so that the
+    # forwarded SIGINT stays pending until SIGKILL.
+    for prog in long_search_fixed long_search; do
+        set -m
+        "$LINEUP" run --quiet --all --budget 100000000 --seed 1 -- "$P/$prog" >"$out" 2>&1 &
+        lp=$!
+        set +m
+        server_of "$lp"
+        sleep 1
+        kill -STOP "$server"
+        kill -INT "$lp"
+        sleep 1
+        kill -KILL "$server"
+        rc=0
+        wait "$lp" || rc=$?
+        [[ $rc == 130 ]] || fail "$prog: exit status $rc after SIGINT and a dead server, expected 130"
+        has "^  interrupted \(Interrupt\): the search stopped after [0-9]+ executions"
+        has "^  \(lineup's runtime in the program's process died \(signal 9\) after the interruption"
+        lacks "internal error"
+        if [[ $prog == long_search ]]; then
+            has "^FAIL: assertion failure"
+            has "^verdict: FAIL \(bug found\)$"
+        else
+            has "^verdict: INTERRUPTED \(no failure so far\)$"
+        fi
+        # the execution's process dies with the server (PR_SET_PDEATHSIG)
+        for _ in $(seq 50); do
+            pgrep -g "$lp" >/dev/null || break
+            sleep 0.1
+        done
+        ! pgrep -g "$lp" >/dev/null || fail "processes of the interrupted run are left: $(pgrep -g "$lp")"
+    done
+    # one sent to the program's process alone during a replay, which has no
+    # graceful stop: lineup ends with it too
+    # (block's reader blocks in read: replayed with a long --timeout, the
+    # execution waits there)
+    lu 2 run --quiet --timeout 1 -- "$P/block"
+    f=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
+    "$LINEUP" run --quiet --replay "$f" --timeout 60 >"$out" 2>&1 &
+    lp=$!
+    server_of "$lp"
+    kill -TERM "$server"
+    rc=0
+    wait "$lp" || rc=$?
+    [[ $rc == 143 ]] || fail "SIGTERM to the program's process during a replay: exit status $rc, expected 143"
+    lacks "internal error"
     ;;
 closed_fds)
     # the shared region must not land on fd 0 or 1, which the program's
