@@ -15,10 +15,11 @@
 #include "lu_rt.h"
 #include "lu_sched.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -423,5 +424,40 @@ void lu_drv_stdio_init(void);
 
 /* Formats a test the same way. */
 void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *oplabels);
+
+/* --json FILE of both modes. FILE is written as FILE.partial.PID beside
+ * the real file (a symlink is followed) and renamed onto it at the end, so
+ * that a run that stops early leaves no truncated JSON; a device, FIFO or
+ * socket, or the file lineup's own output goes to, is written directly, in
+ * one go at the end; "-" (or lineup's standard output) puts the JSON alone
+ * on standard output and the report on standard error. One per process. */
+struct lu_drv_json {
+    const char *arg;     /* as given; NULL: no --json */
+    char path[PATH_MAX]; /* resolved: the file to rename onto or write */
+    bool direct;         /* written directly (a device, a FIFO, standard output) */
+    bool to_stdout;      /* "-" or lineup's standard output: the report goes to stderr */
+    FILE *f;             /* while it is written */
+    char *mem;           /* a direct JSON, kept until the end */
+    size_t len;
+};
+/* Option parsing (prog: "lineup" or "lineup run"): resolves v into j, or
+ * dies as a usage error (an empty name, a directory, a directory lineup
+ * cannot write in), before anything runs. */
+void lu_drv_json_resolve(const char *prog, const char *v, struct lu_drv_json *j);
+/* With to_stdout: keeps lineup's standard output for the JSON and points
+ * fd 1 at standard error, where the report goes. 0, or 3 with a message. */
+int lu_drv_json_take_stdout(const char *prog, struct lu_drv_json *j);
+/* Opens j->f (and arranges for FILE.partial.PID to be removed at exit if
+ * it is not finished). 0, or an exit status with a message printed. */
+int lu_drv_json_open(const char *prog, struct lu_drv_json *j);
+/* Writes a direct JSON, or renames the finished file onto FILE. 0, or 3
+ * with a message printed. */
+int lu_drv_json_finish(const char *prog, struct lu_drv_json *j);
+/* Removes an unfinished FILE.partial.PID of this process: for a signal
+ * handler about to die (async-signal-safe). */
+void lu_drv_json_cleanup(void);
+/* s as a JSON string: control characters escaped, bytes that are not
+ * UTF-8 (a program's output can be anything) as U+FFFD. */
+void lu_drv_json_str(FILE *f, const char *s);
 
 #endif

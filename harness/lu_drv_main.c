@@ -170,7 +170,7 @@ struct lu__opts {
     int preemptions;
     const char *test;
     unsigned jobs;
-    const char *json;
+    struct lu_drv_json json;
     const char *replay;
     const char *harness_name;
     const char *replay_dir;
@@ -188,9 +188,6 @@ struct lu__opts {
     bool reduction; /* phase 2 DFS: partial-order reduction */
     bool depth_given;
     uint64_t given;            /* options on the command line, bit (option - O_MATRIX) */
-    char json_path[PATH_MAX];  /* --json resolved: the file to rename onto or write */
-    bool json_direct;          /* --json names a device or FIFO: write it, never rename onto it */
-    bool json_stdout;          /* --json - or lineup's standard output: the report goes to stderr */
     unsigned shard_k, shard_n; /* 0/0: no sharding */
     uint64_t recycle_every;
     uint32_t recycle_mb;
@@ -255,15 +252,6 @@ static void lu__usage(FILE *f)
         "that a bug found (1) outranks a timeout's 2.\n");
 }
 
-static char lu__json_tmp[PATH_MAX + 32];
-static pid_t lu__json_owner; /* the process that writes it; 0 once it is complete */
-
-static void lu__json_cleanup(void)
-{
-    if (lu__json_owner && lu__json_owner == getpid())
-        unlink(lu__json_tmp);
-}
-
 /* SIGINT, SIGTERM, SIGHUP. While tests run (lu_drv_graceful), the first one
  * only sets lu_drv_interrupted: no test is started any more, the running ones
  * are stopped, and what finished is reported. Otherwise, or again a second
@@ -274,44 +262,10 @@ static void lu__on_signal(int sig)
     if (lu_drv_interrupt_absorbed(sig))
         return;
     int e = errno;
-    lu__json_cleanup();
+    lu_drv_json_cleanup();
     signal(sig, SIG_DFL);
     raise(sig);
     errno = e;
-}
-
-static int lu__json_fd = -1; /* lineup's standard output, kept for --json - */
-
-/* --json on a device or FIFO: the whole document in one go, at the end;
- * returns true with errno set when it could not be written. */
-static bool lu__json_write_direct(FILE *mem, char **buf, size_t *len, const char *path)
-{
-    if (fclose(mem) != 0)
-        return true;
-    fflush(stdout); /* /dev/stderr: after the report, not inside it */
-    int fd = lu__json_fd >= 0 ? lu__json_fd : open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    bool bad = fd < 0;
-    for (size_t off = 0; !bad && off < *len;) {
-        ssize_t n = write(fd, *buf + off, *len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            if (n == 0)
-                errno = EIO;
-            bad = true;
-            break;
-        }
-        off += (size_t)n;
-    }
-    int e = errno;
-    if (fd >= 0 && close(fd) != 0 && !bad) {
-        e = errno;
-        bad = true;
-    }
-    free(*buf);
-    *buf = NULL;
-    errno = e;
-    return bad;
 }
 
 static void lu__die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -431,87 +385,6 @@ static void lu__parse_matrix(const char *v, struct lu__opts *o)
     o->calls = n;
 }
 
-/* Where --json writes. The file is written as FILE.partial and renamed
- * onto FILE at the end, so that a run that stops early leaves no truncated
- * JSON; the temporary is made beside the real target (symlinks followed,
- * also a dangling one), so that the rename replaces that file, not the
- * link. A device, FIFO or socket (/dev/stdout, a pipe), or the file lineup's
- * own output goes to, is written directly: renaming onto it would replace
- * the device node by a file. Problems a whole run would otherwise end with
- * are usage errors here, before any test runs. */
-static void lu__json_resolve(const char *v, struct lu__opts *o)
-{
-    if (!*v)
-        lu__die_usage("--json takes a file name, not an empty string");
-    struct stat st, out;
-    if (strcmp(v, "-") == 0 || (stat(v, &st) == 0 && fstat(STDOUT_FILENO, &out) == 0 &&
-                                out.st_dev == st.st_dev && out.st_ino == st.st_ino)) {
-        snprintf(o->json_path, sizeof o->json_path, "%s", v);
-        o->json_direct = true;
-        o->json_stdout = true;
-        return;
-    }
-    char cur[PATH_MAX];
-    if (stat(v, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            lu__die_usage("--json %s: is a directory; give a file name", v);
-        bool ours = false;
-        for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
-            if (fstat(fd, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino)
-                ours = true;
-        if (!S_ISREG(st.st_mode) || ours) {
-            if (access(v, W_OK) != 0)
-                lu__die_usage("--json %s: cannot write it: %s", v, strerror(errno));
-            snprintf(o->json_path, sizeof o->json_path, "%s", v);
-            o->json_direct = true;
-            return;
-        }
-        if (!realpath(v, cur))
-            lu__die_usage("--json %s: %s", v, strerror(errno));
-    } else if (errno != ENOENT) {
-        lu__die_usage("--json %s: %s", v, strerror(errno));
-    } else {
-        /* a new file, or the missing target of a symlink */
-        snprintf(cur, sizeof cur, "%s", v);
-        for (int hops = 0; lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
-            char target[PATH_MAX];
-            ssize_t n = readlink(cur, target, sizeof target - 1);
-            if (n < 0 || hops >= 40)
-                lu__die_usage("--json %s: %s", v, strerror(n < 0 ? errno : ELOOP));
-            target[n] = 0;
-            char *slash = strrchr(cur, '/');
-            size_t room = slash ? sizeof cur - (size_t)(slash + 1 - cur) : 0;
-            if (target[0] == '/' || !slash)
-                snprintf(cur, sizeof cur, "%s", target);
-            else if ((size_t)snprintf(slash + 1, room, "%s", target) >= room)
-                lu__die_usage("--json %s: %s", v, strerror(ENAMETOOLONG));
-        }
-    }
-    /* its directory must take the temporary file */
-    char dir[PATH_MAX], real[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", cur);
-    char *slash = strrchr(dir, '/');
-    const char *base = cur + (slash ? slash + 1 - dir : 0);
-    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-        lu__die_usage("--json %s: is a directory; give a file name", v);
-    if (slash == dir)
-        snprintf(dir, sizeof dir, "/");
-    else if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
-    if (!realpath(dir, real))
-        lu__die_usage("--json %s: directory %s: %s", v, dir, strerror(errno));
-    if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
-        lu__die_usage("--json %s: %s is not a directory", v, dir);
-    if (access(real, W_OK | X_OK) != 0)
-        lu__die_usage("--json %s: cannot create files in %s: %s", v, dir, strerror(errno));
-    if ((size_t)snprintf(o->json_path, sizeof o->json_path, "%s/%s", strcmp(real, "/") ? real : "", base) >=
-        sizeof o->json_path - 16)
-        lu__die_usage("--json %s: %s", v, strerror(ENAMETOOLONG));
-    o->json_direct = false;
-}
-
 static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
 {
     enum {
@@ -612,8 +485,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
                 lu__die_usage("--jobs must be at least 1");
             break;
         case O_JSON:
-            o->json = optarg;
-            lu__json_resolve(optarg, o);
+            lu_drv_json_resolve("lineup", optarg, &o->json);
             break;
         case O_REPLAY:
             o->replay = optarg;
@@ -1737,23 +1609,6 @@ static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res
 
 /* ---- JSON ---- */
 
-static void lu__json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 /* ---- main ---- */
 
 struct lu__totals {
@@ -1938,24 +1793,19 @@ int main(int argc, char **argv)
     if (o.replay)
         return lu__replay_main(&o);
 
-    if (o.json && !o.json_direct) {
+    if (o.json.arg && !o.json.direct) {
         struct stat js, hs;
-        if (stat(o.json_path, &js) == 0 && stat(o.path, &hs) == 0 && js.st_dev == hs.st_dev &&
+        if (stat(o.json.path, &js) == 0 && stat(o.path, &hs) == 0 && js.st_dev == hs.st_dev &&
             js.st_ino == hs.st_ino) {
-            fprintf(stderr, "lineup: --json %s is the harness itself; give another file\n", o.json);
+            fprintf(stderr, "lineup: --json %s is the harness itself; give another file\n", o.json.arg);
             return EXIT_USAGE;
         }
     }
-    if (o.json_stdout) {
-        /* the JSON alone on standard output, for a pipe; the report on
-         * standard error */
-        fflush(stdout);
-        lu__json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-        if (lu__json_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-            fprintf(stderr, "lineup: cannot write --json on standard output: %s\n", strerror(errno));
-            return EXIT_INTERNAL;
-        }
-    }
+    /* the JSON alone on standard output, for a pipe; the report on
+     * standard error */
+    int jrc = lu_drv_json_take_stdout("lineup", &o.json);
+    if (jrc)
+        return jrc;
     char err[512];
     int ins = lu__instrumented(o.path, err, sizeof err);
     if (ins == -2)
@@ -1983,29 +1833,13 @@ int main(int argc, char **argv)
     }
     bool randomized = lu_drv_strategy_randomized(o.strategy);
 
-    FILE *json = NULL;
-    char *json_mem = NULL; /* a device's JSON, written in one go at the end */
-    size_t json_mem_len = 0;
-    if (o.json && o.json_direct) {
-        json = open_memstream(&json_mem, &json_mem_len);
-        if (!json) {
-            fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
-            return EXIT_INTERNAL;
-        }
-    } else if (o.json) {
-        /* written beside the target and renamed at the end, so that a run
-         * that stops early (a usage error found later, an internal error,
-         * SIGINT) never leaves a truncated JSON file behind */
-        /* the pid keeps two runs writing the same FILE apart */
-        snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial.%ld", o.json_path, (long)getpid());
-        json = fopen(lu__json_tmp, "w");
-        if (!json) {
-            fprintf(stderr, "lineup: cannot write %s: %s\n", lu__json_tmp, strerror(errno));
-            return EXIT_USAGE;
-        }
-        lu__json_owner = getpid();
-        atexit(lu__json_cleanup);
-    }
+    /* written beside the target and renamed at the end, so that a run
+     * that stops early (a usage error found later, an internal error,
+     * SIGINT) never leaves a truncated JSON file behind */
+    jrc = lu_drv_json_open("lineup", &o.json);
+    if (jrc)
+        return jrc;
+    FILE *json = o.json.f;
     {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
@@ -2175,7 +2009,7 @@ int main(int argc, char **argv)
         if (json)
             fprintf(json, "%s{\"name\": ", hi ? ", " : "");
         if (json) {
-            lu__json_str(json, h->name);
+            lu_drv_json_str(json, h->name);
             fputs(", \"tests\": [", json);
         }
         bool first_json = true;
@@ -2207,7 +2041,7 @@ int main(int argc, char **argv)
             if (json) {
                 fprintf(json, "%s{\"sample\": %u, \"test\": ", first_json ? "" : ", ", sample[i] + 1);
                 first_json = false;
-                lu__json_str(json, tb.s);
+                lu_drv_json_str(json, tb.s);
                 fprintf(json,
                         ", \"verdict\": \"%s\", \"phase1_executions\": %" PRIu64
                         ", \"phase2_executions\": %" PRIu64 ", \"histories\": %" PRIu64
@@ -2347,12 +2181,12 @@ int main(int argc, char **argv)
                     if (json) {
                         fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", fi ? ", " : "",
                                 lu__vids[kind]);
-                        lu__json_str(json, mt.s);
+                        lu_drv_json_str(json, mt.s);
                         fputs(", \"report\": ", json);
-                        lu__json_str(json, mf ? mf->report : "");
+                        lu_drv_json_str(json, mf ? mf->report : "");
                         if (replay_path[0]) {
                             fputs(", \"replay\": ", json);
-                            lu__json_str(json, replay_path);
+                            lu_drv_json_str(json, replay_path);
                         }
                         fputs("}", json);
                     }
@@ -2458,12 +2292,8 @@ int main(int argc, char **argv)
                 tt.tests, tt.failed, tt.inconclusive, el, exit_code, tt.ex1, tt.serial, tt.spec_checks,
                 tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles,
                 tt.interrupted ? "true" : "false");
-        if (o.json_direct ? lu__json_write_direct(json, &json_mem, &json_mem_len, o.json_path)
-                          : fclose(json) != 0 || rename(lu__json_tmp, o.json_path) != 0) {
-            fprintf(stderr, "lineup: cannot write %s: %s\n", o.json, strerror(errno));
+        if (lu_drv_json_finish("lineup", &o.json))
             return EXIT_INTERNAL;
-        }
-        lu__json_owner = 0;
     }
     if (tt.interrupted) {
         lu_drv_die_interrupted();

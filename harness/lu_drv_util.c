@@ -463,3 +463,221 @@ const char *lu_drv_option_elsewhere(const char *arg, bool in_run)
     }
     return NULL;
 }
+
+/* ---- --json FILE ---- */
+
+static char lu__json_tmp[PATH_MAX + 32];
+static volatile pid_t lu__json_owner; /* the process that writes it; 0 once it is complete */
+static int lu__json_fd = -1;          /* lineup's standard output, kept for --json - */
+
+void lu_drv_json_cleanup(void)
+{
+    if (lu__json_owner && lu__json_owner == getpid())
+        unlink(lu__json_tmp);
+}
+
+/* Problems a whole run would otherwise end with are usage errors here,
+ * before anything runs. */
+void lu_drv_json_resolve(const char *prog, const char *v, struct lu_drv_json *j)
+{
+    memset(j, 0, sizeof *j);
+    j->arg = v;
+    if (!*v)
+        lu__die(prog, "--json takes a file name, not an empty string");
+    struct stat st, out;
+    if (strcmp(v, "-") == 0 || (stat(v, &st) == 0 && fstat(STDOUT_FILENO, &out) == 0 &&
+                                out.st_dev == st.st_dev && out.st_ino == st.st_ino)) {
+        snprintf(j->path, sizeof j->path, "%s", v);
+        j->direct = true;
+        j->to_stdout = true;
+        return;
+    }
+    char cur[PATH_MAX];
+    if (stat(v, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            lu__die(prog, "--json %s: is a directory; give a file name", v);
+        bool ours = false;
+        for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+            if (fstat(fd, &out) == 0 && out.st_dev == st.st_dev && out.st_ino == st.st_ino)
+                ours = true;
+        if (!S_ISREG(st.st_mode) || ours) {
+            /* renaming onto it would replace the device node by a file */
+            if (access(v, W_OK) != 0)
+                lu__die(prog, "--json %s: cannot write it: %s", v, strerror(errno));
+            snprintf(j->path, sizeof j->path, "%s", v);
+            j->direct = true;
+            return;
+        }
+        if (!realpath(v, cur))
+            lu__die(prog, "--json %s: %s", v, strerror(errno));
+    } else if (errno != ENOENT) {
+        lu__die(prog, "--json %s: %s", v, strerror(errno));
+    } else {
+        /* a new file, or the missing target of a symlink: the temporary
+         * goes beside the target, so that the rename replaces that file,
+         * not the link */
+        snprintf(cur, sizeof cur, "%s", v);
+        for (int hops = 0; lstat(cur, &st) == 0 && S_ISLNK(st.st_mode); hops++) {
+            char target[PATH_MAX];
+            ssize_t n = readlink(cur, target, sizeof target - 1);
+            if (n < 0 || hops >= 40)
+                lu__die(prog, "--json %s: %s", v, strerror(n < 0 ? errno : ELOOP));
+            target[n] = 0;
+            char *slash = strrchr(cur, '/');
+            size_t room = slash ? sizeof cur - (size_t)(slash + 1 - cur) : 0;
+            if (target[0] == '/' || !slash)
+                snprintf(cur, sizeof cur, "%s", target);
+            else if ((size_t)snprintf(slash + 1, room, "%s", target) >= room)
+                lu__die(prog, "--json %s: %s", v, strerror(ENAMETOOLONG));
+        }
+    }
+    /* its directory must take the temporary file */
+    char dir[PATH_MAX], real[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", cur);
+    char *slash = strrchr(dir, '/');
+    const char *base = cur + (slash ? slash + 1 - dir : 0);
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        lu__die(prog, "--json %s: is a directory; give a file name", v);
+    if (slash == dir)
+        snprintf(dir, sizeof dir, "/");
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (!realpath(dir, real))
+        lu__die(prog, "--json %s: directory %s: %s", v, dir, strerror(errno));
+    if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode))
+        lu__die(prog, "--json %s: %s is not a directory", v, dir);
+    if (access(real, W_OK | X_OK) != 0)
+        lu__die(prog, "--json %s: cannot create files in %s: %s", v, dir, strerror(errno));
+    if ((size_t)snprintf(j->path, sizeof j->path, "%s/%s", strcmp(real, "/") ? real : "", base) >=
+        sizeof j->path - 16)
+        lu__die(prog, "--json %s: %s", v, strerror(ENAMETOOLONG));
+}
+
+int lu_drv_json_take_stdout(const char *prog, struct lu_drv_json *j)
+{
+    if (!j->arg || !j->to_stdout)
+        return 0;
+    fflush(stdout);
+    lu__json_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (lu__json_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        fprintf(stderr, "%s: cannot write --json on standard output: %s\n", prog, strerror(errno));
+        return 3;
+    }
+    return 0;
+}
+
+int lu_drv_json_open(const char *prog, struct lu_drv_json *j)
+{
+    if (!j->arg)
+        return 0;
+    if (j->direct) {
+        j->f = open_memstream(&j->mem, &j->len);
+        if (!j->f) {
+            fprintf(stderr, "%s: cannot write %s: %s\n", prog, j->arg, strerror(errno));
+            return 3;
+        }
+        return 0;
+    }
+    /* the pid keeps two runs writing the same FILE apart */
+    snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial.%ld", j->path, (long)getpid());
+    j->f = fopen(lu__json_tmp, "w");
+    if (!j->f) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, lu__json_tmp, strerror(errno));
+        return 2;
+    }
+    lu__json_owner = getpid();
+    static bool registered;
+    if (!registered)
+        atexit(lu_drv_json_cleanup);
+    registered = true;
+    return 0;
+}
+
+/* A direct JSON: the whole document in one go; false with errno set when
+ * it could not be written. */
+static bool lu__json_write_direct(struct lu_drv_json *j)
+{
+    if (fclose(j->f) != 0)
+        return false;
+    fflush(stdout); /* /dev/stderr: after the report, not inside it */
+    int fd = lu__json_fd >= 0 ? lu__json_fd : open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    bool ok = fd >= 0;
+    for (size_t off = 0; ok && off < j->len;) {
+        ssize_t n = write(fd, j->mem + off, j->len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            ok = false;
+            break;
+        }
+        off += (size_t)n;
+    }
+    int e = errno;
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        e = errno;
+        ok = false;
+    }
+    free(j->mem);
+    j->mem = NULL;
+    errno = e;
+    return ok;
+}
+
+int lu_drv_json_finish(const char *prog, struct lu_drv_json *j)
+{
+    if (!j->arg || !j->f)
+        return 0;
+    bool ok = j->direct ? lu__json_write_direct(j) : fclose(j->f) == 0 && rename(lu__json_tmp, j->path) == 0;
+    j->f = NULL;
+    if (!ok) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, j->arg, strerror(errno));
+        return 3;
+    }
+    lu__json_owner = 0;
+    return 0;
+}
+
+/* The length of the UTF-8 sequence at s (shortest form, no surrogates,
+ * at most U+10FFFF), 0 if it is not one. */
+static size_t lu__utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    size_t n = s[0] >= 0xc2 && s[0] <= 0xdf   ? 2
+               : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+               : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4
+                                              : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || (s[0] == 0xf0 && s[1] < 0x90) ||
+        (s[0] == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+void lu_drv_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    while (*p) {
+        unsigned char c = *p;
+        size_t n = lu__utf8_len(p);
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c < 0x20 || c == 0x7f)
+            fprintf(f, "\\u%04x", c);
+        else if (n == 0)
+            fputs("\\ufffd", f);
+        else
+            fwrite(p, 1, n, f);
+        p += n ? n : 1;
+    }
+    fputc('"', f);
+}
