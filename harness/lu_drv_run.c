@@ -63,6 +63,7 @@ struct lu__ropts {
     bool spin_set;
     const char *replay;
     const char *replay_dir;
+    struct lu_drv_json json;
     char **argv; /* PROGRAM ARGS..., NULL-terminated */
     int argc;
 };
@@ -107,9 +108,12 @@ static void lu__usage(FILE *f)
         "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence\n"
         "                      (1 to 3600000, default 1000)\n"
         "  --replay FILE       re-run a reported execution deterministically and show it; --strategy,\n"
-        "                      --preemptions, --depth, --reduction, --budget, --seed, --all and\n"
-        "                      --replay-dir do nothing there and are rejected\n"
+        "                      --preemptions, --depth, --reduction, --budget, --seed, --all,\n"
+        "                      --replay-dir and --json do nothing there and are rejected\n"
         "  --replay-dir DIR    where to write replay files (an existing directory; default .)\n"
+        "  --json FILE         write the verdict, counts, coverage and findings as one JSON object\n"
+        "                      (FILE is replaced at the end; '-': the JSON alone on standard output,\n"
+        "                      the report on standard error)\n"
         "  --allow-uninstrumented  accept a program none of whose code was compiled by lineup-cc\n"
         "  --quiet             no progress line\n"
         "  --help, --version\n"
@@ -117,8 +121,9 @@ static void lu__usage(FILE *f)
         "exit status: 0 no failure found, 1 a failure was found, 2 usage error (also: an unsupported\n"
         "call, a --replay whose recorded schedule does not fit this program; and a timeout, which is no\n"
         "failure: lineup could not run the execution to its end), 3 internal error (also: standard\n"
-        "output could not be written, or lineup's own processes, threads or memory ran into a limit,\n"
-        "which the message names). With --all, a failure found (1) outranks a timeout's 2.\n",
+        "output or the --json file could not be written, or lineup's own processes, threads or memory\n"
+        "ran into a limit, which the message names). With --all, a failure found (1) outranks a\n"
+        "timeout's 2.\n",
         LU__DEFAULT_BUDGET, LU__DEFAULT_STEPS);
 }
 
@@ -167,6 +172,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         O_WD,
         O_REPLAY,
         O_RDIR,
+        O_JSON,
         O_UNINSTR,
         O_QUIET,
         O_HELP,
@@ -189,6 +195,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         {"watchdog-ms", required_argument, 0, O_WD},
         {"replay", required_argument, 0, O_REPLAY},
         {"replay-dir", required_argument, 0, O_RDIR},
+        {"json", required_argument, 0, O_JSON},
         {"allow-uninstrumented", no_argument, 0, O_UNINSTR},
         {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},
@@ -304,6 +311,9 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             lu_drv_check_dir("lineup run", "--replay-dir", optarg);
             o->replay_dir = optarg;
             break;
+        case O_JSON:
+            lu_drv_json_resolve("lineup run", optarg, &o->json);
+            break;
         case O_UNINSTR:
             o->allow_uninstrumented = true;
             break;
@@ -329,8 +339,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     }
     /* options that would change nothing: accepting them would let the user
      * believe they did */
-    static const int replay_ignores[] = {O_STRAT,  O_PRE,  O_DEPTH, O_REDUCTION,
-                                         O_BUDGET, O_SEED, O_ALL,   O_RDIR};
+    static const int replay_ignores[] = {O_STRAT, O_PRE, O_DEPTH, O_REDUCTION, O_BUDGET,
+                                         O_SEED,  O_ALL, O_RDIR,  O_JSON};
     for (size_t i = 0; o->replay && i < sizeof replay_ignores / sizeof replay_ignores[0]; i++)
         for (const struct option *l = lo; l->name; l++)
             if (l->val == replay_ignores[i] && (given & (1ull << (l->val - O_STRAT))))
@@ -422,6 +432,7 @@ static void lu__on_signal(int sig)
 {
     if (lu_drv_interrupt_absorbed(sig))
         return;
+    lu_drv_json_cleanup(); /* a --json FILE being written */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -436,11 +447,17 @@ static void lu__on_signals(void)
         sigaction(lu__sigs[i], &sa, &lu__sigs_old[i]);
 }
 
+/* --json: the document of a run that stops with no verdict (rc, error);
+ * returns rc, or 3 when the JSON could not be written. */
+static int lu__json_error(int rc, const char *error);
+
 static void lu__internal(const char *what) __attribute__((noreturn));
 static void lu__internal(const char *what)
 {
-    fprintf(stderr, "lineup run: %s: %s\n", what, strerror(errno));
-    exit(EXIT_INTERNAL);
+    char m[512];
+    snprintf(m, sizeof m, "%s: %s", what, strerror(errno));
+    fprintf(stderr, "lineup run: %s\n", m);
+    exit(lu__json_error(EXIT_INTERNAL, m));
 }
 
 /* A system call of lineup's own failed, most likely against a limit of
@@ -450,7 +467,7 @@ static int lu__resource_stop(const char *text)
     fflush(stdout);
     fprintf(stderr, "lineup run: %s\n", text);
     fprintf(stderr, "lineup run: stopped: no verdict (docs/run.md, \"Resources\", says what lineup needs)\n");
-    return EXIT_INTERNAL;
+    return lu__json_error(EXIT_INTERNAL, text);
 }
 
 static void lu__resource_exit(enum lu_sched_need need, const char *what, size_t bytes)
@@ -548,8 +565,9 @@ static void lu__answer(struct lu__server *sv, char c)
 
 struct lu__ctx {
     const struct lu__ropts *o;
-    const char *path; /* absolute */
-    char **args;      /* the program's arguments after argv[0] */
+    struct lu_drv_json *json; /* o's --json */
+    const char *path;         /* absolute */
+    char **args;              /* the program's arguments after argv[0] */
     int nargs;
     int outcome; /* enum lu_drv_outcome: the worst of the failures reported */
     unsigned reported;
@@ -560,7 +578,17 @@ struct lu__ctx {
         char *headline;
     } seen[LU_RUN_MAX_SIGS];
     unsigned nseen;
+    /* --json: the findings and the notes so far, one object each */
+    FILE *jf, *jn;
+    char *jf_buf, *jn_buf;
+    size_t jf_len, jn_len;
+    unsigned jfound, jnoted;
+    struct lu_run_shm *m; /* once the program runs */
+    double t0;
 };
+
+/* The run's context for the exits that have no other way to it. */
+static struct lu__ctx *lu__jx;
 
 static void lu__progress_clear(struct lu__ctx *x)
 {
@@ -604,6 +632,51 @@ static int lu__replay_file(struct lu__ctx *x, struct lu_run_shm *m, char *out, s
     return lu_drv_run_write_replay(x->o->replay_dir, &rp, out, outlen);
 }
 
+/* One finding of --json: harness mode's "verdict" (the kind's id),
+ * "report" and "replay", and what run mode knows besides. */
+static void lu__json_finding(struct lu__ctx *x, struct lu_run_shm *m, const char *report, const char *replay)
+{
+    const struct lu_run_exec *E = &m->exec;
+    FILE *f = x->jf;
+    struct lu_buf h, where;
+    lu_buf_init(&h);
+    lu_buf_init(&where);
+    lu_drv_run_headline(&h, m);
+    int tid = lu_drv_run_culprit(&where, m);
+    fprintf(f, "%s{\"verdict\": \"%s\", \"kind\": ", x->jfound++ ? ", " : "", lu_drv_run_kind_id(E->kind));
+    lu_drv_json_str(f, lu_drv_run_kind_name(E->kind));
+    fputs(", \"message\": ", f);
+    lu_drv_json_str(f, h.s);
+    if (tid >= 0)
+        fprintf(f, ", \"thread\": %d", tid);
+    else
+        fputs(", \"thread\": null", f);
+    fputs(", \"location\": ", f);
+    if (where.s && where.s[0])
+        lu_drv_json_str(f, where.s);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"execution\": %" PRIu64 ", \"strategy\": \"%s\"", E->index + 1,
+            lu_drv_run_strategy_name(E->strategy));
+    if (E->bound >= 0 && E->strategy != LU_RUN_RANDOM && E->strategy != LU_RUN_PCT &&
+        E->strategy != LU_RUN_POS)
+        fprintf(f, ", \"bound\": %d", E->bound);
+    fputs(", \"report\": ", f);
+    struct lu_buf r;
+    lu_buf_init(&r);
+    lu_buf_printf(&r, "%s: %s", E->kind == LU_RUN_K_TIMEOUT ? "INCONCLUSIVE" : "FAIL", report ? report : "");
+    lu_drv_json_str(f, r.s);
+    fputs(", \"replay\": ", f);
+    if (replay)
+        lu_drv_json_str(f, replay);
+    else
+        fputs("null", f);
+    fputs("}", f);
+    lu_buf_free(&r);
+    lu_buf_free(&h);
+    lu_buf_free(&where);
+}
+
 static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
 {
     struct lu_buf b;
@@ -620,11 +693,14 @@ static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
         x->seen[x->nseen++].headline = h.s;
     }
     char path[PATH_MAX];
-    if (lu__replay_file(x, m, path, sizeof path) == 0)
+    bool replay = lu__replay_file(x, m, path, sizeof path) == 0;
+    if (replay)
         printf("replay: lineup run --replay %s\n", lu_drv_shell_word(path));
     else
         printf("replay: cannot write a replay file in %s: %s\n", x->o->replay_dir, strerror(errno));
     fflush(stdout);
+    if (x->jf)
+        lu__json_finding(x, m, b.s, replay ? path : NULL);
     lu_buf_free(&b);
     int oc = lu_drv_outcome_of(lu_drv_run_kind_exit(m->exec.kind), m->exec.kind == LU_RUN_K_TIMEOUT);
     if (oc > x->outcome)
@@ -640,10 +716,21 @@ static void lu__on_note(struct lu__ctx *x, struct lu_run_shm *m)
            " ended with exit status %d, which is not a failure unless you say so "
            "(--expect-exit 0)",
            m->exec.index + 1, m->exec.status);
-    if (lu__replay_file(x, m, path, sizeof path) == 0)
+    bool replay = lu__replay_file(x, m, path, sizeof path) == 0;
+    if (replay)
         printf("; replay: lineup run --replay %s", lu_drv_shell_word(path));
     printf("\n");
     fflush(stdout);
+    if (x->jn) {
+        fprintf(x->jn,
+                "%s{\"execution\": %" PRIu64 ", \"exit_status\": %d, \"replay\": ", x->jnoted++ ? ", " : "",
+                m->exec.index + 1, m->exec.status);
+        if (replay)
+            lu_drv_json_str(x->jn, path);
+        else
+            fputs("null", x->jn);
+        fputs("}", x->jn);
+    }
 }
 
 /* Who sampled: the default strategy takes PCT at depth 3, POS, PCT at
@@ -673,67 +760,68 @@ static const char *lu__cut_by(const struct lu_run_summary *s, bool all)
 /* The coverage line: what was explored completely, and where and why the
  * search stopped short of the rest, so that it never reads as more than
  * was done. */
-static void lu__coverage(const struct lu_run_shm *m, bool all)
+static void lu__coverage(struct lu_buf *b, const struct lu_run_shm *m, bool all)
 {
     const struct lu_run_summary *s = &m->sum;
     const struct lu_run_cfg *c = &m->cfg;
     const char *unit = s->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption";
     if (s->exhausted == 2) {
-        printf("every schedule of the program was explored%s\n",
-               s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
+        lu_buf_printf(b, "every schedule of the program was explored%s",
+                      s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
         return;
     }
     bool sampler = c->strategy == LU_RUN_RANDOM || c->strategy == LU_RUN_PCT || c->strategy == LU_RUN_POS;
     if (sampler) {
-        printf("%" PRIu64 " execution%s sampled (%s, seed %" PRIu64 "): no coverage guarantee\n", s->sampled,
-               s->sampled == 1 ? "" : "s", lu_drv_run_strategy_name(c->strategy), c->seed);
+        lu_buf_printf(b, "%" PRIu64 " execution%s sampled (%s, seed %" PRIu64 "): no coverage guarantee",
+                      s->sampled, s->sampled == 1 ? "" : "s", lu_drv_run_strategy_name(c->strategy), c->seed);
         return;
     }
     if (c->strategy == LU_RUN_DFS) {
         if (s->exhausted)
-            printf("every schedule with at most %d preemption%s was explored\n", c->preemptions,
-                   c->preemptions == 1 ? "" : "s");
+            lu_buf_printf(b, "every schedule with at most %d preemption%s was explored", c->preemptions,
+                          c->preemptions == 1 ? "" : "s");
         else if (!s->interrupted && !s->budget_out)
-            printf("%s\n", lu__cut_by(s, all));
+            lu_buf_puts(b, lu__cut_by(s, all));
         else if (c->preemptions >= 0)
-            printf("%s before every schedule with at most %d preemption%s was explored\n", lu__cut_by(s, all),
-                   c->preemptions, c->preemptions == 1 ? "" : "s");
+            lu_buf_printf(b, "%s before every schedule with at most %d preemption%s was explored",
+                          lu__cut_by(s, all), c->preemptions, c->preemptions == 1 ? "" : "s");
         else
-            printf("%s before every schedule was explored\n", lu__cut_by(s, all));
+            lu_buf_printf(b, "%s before every schedule was explored", lu__cut_by(s, all));
         return;
     }
     /* ipb, idb and default's exhaustive pass: bounds 0, 1, ... in turn */
     if (s->bound_done >= 0)
-        printf("every schedule with at most %d %s%s was explored", s->bound_done, unit,
-               s->bound_done == 1 ? "" : "s");
+        lu_buf_printf(b, "every schedule with at most %d %s%s was explored", s->bound_done, unit,
+                      s->bound_done == 1 ? "" : "s");
     if (s->bound_at >= 0 && s->pass_out) {
         /* default: the samplers took over with the rest of the budget */
-        printf("%sthe exhaustive pass stopped in bound %d when its half of the budget ran out, after %" PRIu64
-               " execution%s%s",
-               s->bound_done >= 0 ? "; " : "", s->bound_at, s->exhaustive, s->exhaustive == 1 ? "" : "s",
-               s->bound_done >= 0 ? "" : ", so no bound was explored completely");
+        lu_buf_printf(
+            b,
+            "%sthe exhaustive pass stopped in bound %d when its half of the budget ran out, after %" PRIu64
+            " execution%s%s",
+            s->bound_done >= 0 ? "; " : "", s->bound_at, s->exhaustive, s->exhaustive == 1 ? "" : "s",
+            s->bound_done >= 0 ? "" : ", so no bound was explored completely");
     } else if (s->bound_at >= 0 && (s->interrupted || s->budget_out) && s->bound_done < 0) {
-        printf("%s before bound 0 was explored completely", lu__cut_by(s, all));
+        lu_buf_printf(b, "%s before bound 0 was explored completely", lu__cut_by(s, all));
     } else if (s->bound_at >= 0 && s->bound_done < 0) {
-        printf("%s", lu__cut_by(s, all));
+        lu_buf_puts(b, lu__cut_by(s, all));
     } else if (s->bound_at >= 0) {
-        printf("; %s in bound %d", lu__cut_by(s, all), s->bound_at);
+        lu_buf_printf(b, "; %s in bound %d", lu__cut_by(s, all), s->bound_at);
     }
     /* default: the unbounded search it tried after the pass */
     if (s->unbounded && s->unbounded_out)
-        printf("; an unbounded search that followed did not finish in %" PRIu64 " execution%s", s->unbounded,
-               s->unbounded == 1 ? "" : "s");
+        lu_buf_printf(b, "; an unbounded search that followed did not finish in %" PRIu64 " execution%s",
+                      s->unbounded, s->unbounded == 1 ? "" : "s");
     else if (s->unbounded)
-        printf("; %s in the unbounded search that followed", lu__cut_by(s, all));
+        lu_buf_printf(b, "; %s in the unbounded search that followed", lu__cut_by(s, all));
     if (s->sampled)
-        printf("%s then %" PRIu64 " execution%s sampled by %s (seed %" PRIu64 ")",
-               s->bound_at >= 0 || s->unbounded ? ";" : ",", s->sampled, s->sampled == 1 ? "" : "s",
-               lu__sampler_text(m), c->seed);
+        lu_buf_printf(b, "%s then %" PRIu64 " execution%s sampled by %s (seed %" PRIu64 ")",
+                      s->bound_at >= 0 || s->unbounded ? ";" : ",", s->sampled, s->sampled == 1 ? "" : "s",
+                      lu__sampler_text(m), c->seed);
     else if (s->bound_at < 0 && s->bound_done < 0)
-        printf("%s", lu__cut_by(s, all)); /* ended before its first round */
+        lu_buf_puts(b, lu__cut_by(s, all)); /* ended before its first round */
     if (s->bound_done < 0 && (s->sampled || s->pass_out))
-        printf(": no coverage guarantee");
-    printf("\n");
+        lu_buf_puts(b, ": no coverage guarantee");
 }
 
 static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
@@ -752,8 +840,11 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
     if (s->timeouts)
         printf(", %" PRIu64 " timed out (blocked outside lineup's control: not checked)", s->timeouts);
     printf("\n");
-    printf("  coverage: ");
-    lu__coverage(m, o->all);
+    struct lu_buf cov;
+    lu_buf_init(&cov);
+    lu__coverage(&cov, m, o->all);
+    printf("  coverage: %s\n", cov.s ? cov.s : "");
+    lu_buf_free(&cov);
     if (s->timeouts)
         /* killed where it blocked: the search saw no choice after that */
         printf("  (%" PRIu64
@@ -790,6 +881,207 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
     }
     if (s->error_text[0])
         printf("  error: %s\n", s->error_text);
+}
+
+/* ---- --json ---- */
+
+/* Why the search ended before it covered what it set out to (the
+ * coverage line's words, as a value), or NULL when it did not. */
+static const char *lu__stopped_by(const struct lu_run_summary *s, bool all)
+{
+    if (s->interrupted)
+        return "interrupt";
+    if (s->error)
+        return "error";
+    if (s->budget_out)
+        return "budget";
+    if (!all && s->failing)
+        return "failure";
+    if (!all && s->timeouts)
+        return "timeout";
+    return NULL;
+}
+
+static void lu__json_null_or_str(FILE *f, const char *key, const char *v)
+{
+    fprintf(f, ", \"%s\": ", key);
+    if (v)
+        lu_drv_json_str(f, v);
+    else
+        fputs("null", f);
+}
+
+/* The document: the run's settings, the findings and notes so far, the
+ * summary with its coverage, the verdict and what the exit status means.
+ * sig: the signal that interrupted the run (lineup then dies of it);
+ * error: why the run stopped without a verdict. Returns rc, or 3 when the
+ * JSON could not be written. */
+static int lu__json_end(struct lu__ctx *x, int outcome, int sig, int rc, const char *error)
+{
+    const struct lu__ropts *o = x->o;
+    struct lu_drv_json *j = x->json;
+    lu__jx = NULL; /* one document */
+    if (!j->arg)
+        return rc;
+    if (lu_drv_json_open("lineup run", j) != 0)
+        return EXIT_INTERNAL;
+    FILE *f = j->f;
+    const struct lu_run_shm *m = x->m;
+    bool exhaustive = o->strategy == LU_RUN_DFS || o->strategy == LU_RUN_IPB || o->strategy == LU_RUN_IDB;
+    bool sampler = o->strategy == LU_RUN_RANDOM || o->strategy == LU_RUN_PCT || o->strategy == LU_RUN_POS;
+    fprintf(f, "{\"lineup\": \"%s\", \"mode\": \"run\"", LINEUP_VERSION);
+    lu__json_null_or_str(f, "program", x->path);
+    fputs(", \"args\": [", f);
+    for (int i = 0; i < x->nargs; i++) {
+        fputs(i ? ", " : "", f);
+        lu_drv_json_str(f, x->args[i]);
+    }
+    fprintf(f, "], \"strategy\": \"%s\"", lu_drv_run_strategy_name(o->strategy));
+    if (sampler)
+        fputs(", \"preemptions\": null", f);
+    else
+        fprintf(f, ", \"preemptions\": %d", o->preemptions);
+    if (o->strategy == LU_RUN_PCT)
+        fprintf(f, ", \"depth\": %d", o->depth);
+    fprintf(f, ", \"reduction\": %s",
+            o->reduction && o->strategy != LU_RUN_IDB && !sampler ? "true" : "false");
+    if (exhaustive)
+        fputs(", \"seed\": null", f);
+    else
+        fprintf(f, ", \"seed\": %" PRIu64, o->seed);
+    if (o->budget_execs)
+        fprintf(f, ", \"budget\": {\"executions\": %" PRIu64 "}", o->budget_execs);
+    else if (o->budget_ms)
+        fprintf(f, ", \"budget\": {\"seconds\": %" PRIu64 "}", o->budget_ms / 1000);
+    else
+        fputs(", \"budget\": null", f);
+    fprintf(f, ", \"all\": %s, \"races\": %s", o->all ? "true" : "false", o->races ? "true" : "false");
+    if (o->expect_set)
+        fprintf(f, ", \"expect_exit\": %d", o->expect);
+    else
+        fputs(", \"expect_exit\": null", f);
+    fprintf(f,
+            ", \"timeout\": %" PRIu32 ", \"nondet_range\": %d, \"max_steps\": %" PRIu32
+            ", \"spin_bound\": %" PRIu32 ", \"watchdog_ms\": %" PRIu32,
+            o->timeout_ms / 1000, o->nondet_range, o->max_steps, o->spin_bound, o->watchdog_ms);
+
+    fputs(", \"findings\": [", f);
+    if (x->jf && fflush(x->jf) == 0 && x->jf_len)
+        fwrite(x->jf_buf, 1, x->jf_len, f);
+    fputs("], \"notes\": [", f);
+    if (x->jn && fflush(x->jn) == 0 && x->jn_len)
+        fwrite(x->jn_buf, 1, x->jn_len, f);
+    fputs("]", f);
+
+    const struct lu_run_summary *s = m ? &m->sum : NULL;
+    uint64_t execs = s ? s->executions : 0;
+    if (m && !execs)
+        execs = atomic_load(&((struct lu_run_shm *)m)->executions); /* stopped before its summary */
+    uint64_t settled = s ? s->discarded + s->redundant + s->dropped + s->timeouts : 0;
+    fprintf(f,
+            ", \"summary\": {\"executions\": %" PRIu64 ", \"complete\": %" PRIu64 ", \"discarded\": %" PRIu64
+            ", \"cut_executions\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"failing\": %" PRIu64
+            ", \"inconclusive\": %" PRIu64 ", \"seconds\": %.3f",
+            execs, execs > settled ? execs - settled : 0, s ? s->discarded : 0, s ? s->redundant : 0,
+            s ? s->dropped : 0, s ? s->failing : 0, s ? s->timeouts : 0,
+            s && s->secs > 0 ? s->secs
+            : x->t0 > 0      ? lu__now() - x->t0
+                             : 0.0);
+    fputs(", \"distinct\": [", f);
+    for (uint32_t i = 0; s && i < s->nsig && i < LU_RUN_MAX_SIGS; i++) {
+        const char *h = NULL;
+        for (unsigned k = 0; k < x->nseen; k++)
+            if (x->seen[k].sig == s->sigs[i].sig && x->seen[k].headline)
+                h = x->seen[k].headline;
+        fprintf(f, "%s{\"verdict\": \"%s\", \"kind\": ", i ? ", " : "", lu_drv_run_kind_id(s->sigs[i].kind));
+        lu_drv_json_str(f, lu_drv_run_kind_name(s->sigs[i].kind));
+        lu__json_null_or_str(f, "message", h);
+        fprintf(f, ", \"executions\": %" PRIu64 ", \"first\": %" PRIu64 "}", s->sigs[i].count,
+                s->sigs[i].first + 1);
+    }
+    fputs("], \"exit_statuses\": [", f);
+    for (uint32_t i = 0; s && i < s->nstatus && i < LU_RUN_MAX_STATUS; i++)
+        fprintf(f, "%s{\"status\": %d, \"executions\": %" PRIu64 ", \"first\": %" PRIu64 "}", i ? ", " : "",
+                s->statuses[i].status, s->statuses[i].count, s->statuses[i].first + 1);
+    fputs("]", f);
+    if (s && o->strategy != LU_RUN_REPLAY) {
+        struct lu_buf cov;
+        lu_buf_init(&cov);
+        lu__coverage(&cov, m, o->all);
+        fputs(", \"coverage\": {\"text\": ", f);
+        lu_drv_json_str(f, cov.s);
+        lu_buf_free(&cov);
+        int complete = s->bound_done;
+        fprintf(f, ", \"exhaustive\": %s, \"complete_bound\": %d", s->exhausted == 2 ? "true" : "false",
+                sampler ? -1 : complete);
+        if (sampler)
+            fputs(", \"bound_kind\": null", f);
+        else
+            fprintf(f, ", \"bound_kind\": \"%s\"",
+                    s->bound_kind == LU_SCHED_BOUND_DELAYS ? "delays" : "preemptions");
+        if (s->bound_at >= 0)
+            fprintf(f, ", \"stopped_in_bound\": %d", s->bound_at);
+        else
+            fputs(", \"stopped_in_bound\": null", f);
+        fprintf(f, ", \"truncated\": %s", s->budget_out || s->pass_out ? "true" : "false");
+        lu__json_null_or_str(f, "stopped_by", s->exhausted == 2 ? NULL : lu__stopped_by(s, o->all));
+        fprintf(f,
+                ", \"exhaustive_executions\": %" PRIu64 ", \"unbounded_executions\": %" PRIu64
+                ", \"sampled\": %" PRIu64 ", \"timed_out\": %s}",
+                s->exhaustive, s->unbounded, s->sampled, s->timeouts ? "true" : "false");
+    } else {
+        fputs(", \"coverage\": null", f);
+    }
+    if (sig) {
+        const char *a = sigabbrev_np(sig);
+        fprintf(f, ", \"interrupted\": true, \"signal\": \"SIG%s\"", a ? a : "?");
+    } else {
+        fputs(", \"interrupted\": false, \"signal\": null", f);
+    }
+    lu__json_null_or_str(f, "error", error && error[0] ? error : NULL);
+    const char *word, *text;
+    if (rc == EXIT_INTERNAL) {
+        word = text = "ERROR";
+    } else if (outcome == LU_DRV_O_PASS && sig) {
+        word = "INTERRUPTED";
+        text = "INTERRUPTED (no failure so far)";
+    } else {
+        text = lu_drv_outcome_verdict(outcome, "PASS (no failure found)");
+        word = outcome == LU_DRV_O_PASS           ? "PASS"
+               : outcome == LU_DRV_O_INCONCLUSIVE ? "INCONCLUSIVE"
+               : outcome == LU_DRV_O_BUG          ? "FAIL"
+                                                  : "ERROR";
+    }
+    const char *meaning =
+        rc == EXIT_PASS       ? "no failure found"
+        : rc == EXIT_BUG      ? "a failure was found"
+        : rc == EXIT_INTERNAL ? "no verdict: an internal error, out of memory, or a limit that lineup's own "
+                                "processes, threads or memory ran into"
+        : outcome == LU_DRV_O_INCONCLUSIVE
+            ? "no verdict: an execution timed out, blocked in something lineup does not "
+              "control, and no failure was found"
+            : "no verdict: the program could not be run under lineup (an unsupported call, a "
+              "program that does not start)";
+    char buf[400];
+    if (sig) {
+        const char *a = sigabbrev_np(sig);
+        snprintf(buf, sizeof buf, "interrupted by SIG%s, which lineup dies of (128 + %d); so far: %s",
+                 a ? a : "?", sig, rc == EXIT_PASS ? "no failure" : meaning);
+        meaning = buf;
+    }
+    fprintf(f, ", \"verdict\": \"%s\"", word);
+    lu__json_null_or_str(f, "verdict_text", text);
+    fprintf(f, ", \"exit\": %d", sig ? 128 + sig : rc);
+    lu__json_null_or_str(f, "exit_meaning", meaning);
+    fputs("}}\n", f);
+    return lu_drv_json_finish("lineup run", j) ? EXIT_INTERNAL : rc;
+}
+
+static int lu__json_error(int rc, const char *error)
+{
+    if (!lu__jx)
+        return rc;
+    return lu__json_end(lu__jx, lu_drv_outcome_of(rc, false), 0, rc, error);
 }
 
 /* ---- main ---- */
@@ -877,6 +1169,21 @@ int lu_drv_run_main(int argc, char **argv)
     struct lu__ropts o;
     lu__parse(argc, argv, &o);
     signal(SIGPIPE, SIG_IGN);
+    /* the JSON alone on standard output, the report on standard error */
+    int jrc = lu_drv_json_take_stdout("lineup run", &o.json);
+    if (jrc)
+        return jrc;
+    struct lu__ctx x;
+    memset(&x, 0, sizeof x);
+    x.o = &o;
+    x.json = &o.json;
+    if (o.json.arg) {
+        x.jf = open_memstream(&x.jf_buf, &x.jf_len);
+        x.jn = open_memstream(&x.jn_buf, &x.jn_len);
+        if (!x.jf || !x.jn)
+            lu__internal("--json");
+        lu__jx = &x;
+    }
     /* the shared region is a file (a memfd): a file size limit below its
      * size must be a message naming it, not a death by SIGXFSZ */
     signal(SIGXFSZ, SIG_IGN);
@@ -933,6 +1240,7 @@ int lu_drv_run_main(int argc, char **argv)
     }
     if (!realpath(found, abs))
         snprintf(abs, sizeof abs, "%s", found);
+    x.path = abs;
     int chk = lu_drv_run_check_program(abs, err, sizeof err);
     if (chk == -2) {
         lu_drv_run_replay_free(&rp);
@@ -980,9 +1288,6 @@ int lu_drv_run_main(int argc, char **argv)
     if (o.replay)
         cfg.replay_len = rp.len;
 
-    struct lu__ctx x;
-    memset(&x, 0, sizeof x);
-    x.o = &o;
     x.path = abs;
     x.args = pargv + 1;
     x.nargs = pargc - 1;
@@ -1031,6 +1336,8 @@ int lu_drv_run_main(int argc, char **argv)
     lu__start(&sv, abs, pargv, &cfg, rp.steps);
     struct lu_run_shm *m = sv.m;
     double t0 = lu__now();
+    x.m = m;
+    x.t0 = t0;
     bool hello = false, done = false, eof = false, forwarded = false;
     int replay_kind = -1;
     while (!done && !eof) {
@@ -1122,31 +1429,32 @@ int lu_drv_run_main(int argc, char **argv)
         }
     }
     if (!done) {
+        char dead[sizeof rp.program + 256]; /* why the program's process ended early */
         if (!hello) {
             if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-                fprintf(stderr, "lineup run: cannot execute %s\n", given);
+                snprintf(dead, sizeof dead, "cannot execute %s", given);
             else if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
-                fprintf(stderr, "lineup run: %s crashed (signal %d) before main, in its constructors\n",
-                        given, WTERMSIG(status));
+                snprintf(dead, sizeof dead, "%s crashed (signal %d) before main, in its constructors", given,
+                         WTERMSIG(status));
             else if (WIFSIGNALED(status))
-                fprintf(stderr, "lineup run: %s did not reach main in time (its constructors hang?)\n",
-                        given);
+                snprintf(dead, sizeof dead, "%s did not reach main in time (its constructors hang?)", given);
             else
-                fprintf(stderr,
-                        "lineup run: %s ran without lineup's runtime taking over (exit status %d): was it "
-                        "linked by\n"
-                        "this lineup's lineup-cc? (its liblineup.so must be the same version)\n",
-                        given, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                snprintf(dead, sizeof dead,
+                         "%s ran without lineup's runtime taking over (exit status %d): was it linked by\n"
+                         "this lineup's lineup-cc? (its liblineup.so must be the same version)",
+                         given, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            fprintf(stderr, "lineup run: %s\n", dead);
             lu__server_output(&sv);
-            return WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? EXIT_BUG : EXIT_USAGE;
+            return lu__json_error(WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? EXIT_BUG : EXIT_USAGE,
+                                  dead);
         }
-        fprintf(stderr,
-                "lineup run: internal error: lineup's runtime in %s died (%s %d) after %" PRIu64
-                " executions\n",
-                given, WIFSIGNALED(status) ? "signal" : "exit status",
-                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), atomic_load(&m->executions));
+        snprintf(dead, sizeof dead,
+                 "internal error: lineup's runtime in %s died (%s %d) after %" PRIu64 " executions", given,
+                 WIFSIGNALED(status) ? "signal" : "exit status",
+                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), atomic_load(&m->executions));
+        fprintf(stderr, "lineup run: %s\n", dead);
         lu__server_output(&sv);
-        return EXIT_INTERNAL;
+        return lu__json_error(EXIT_INTERNAL, dead);
     }
     if (m->sum.error == LU_RUN_K_RESOURCE) {
         lu_drv_run_replay_free(&rp);
@@ -1197,7 +1505,14 @@ int lu_drv_run_main(int argc, char **argv)
      * that reached only it (sent to its pid) stopped the run all the same */
     printf("verdict: %s\n", lu_drv_outcome_verdict(oc, m->sum.interrupted ? "INTERRUPTED (no failure so far)"
                                                                           : "PASS (no failure found)"));
-    if (m->sum.interrupted)
-        lu_drv_die_of(lu_drv_interrupted ? lu_drv_interrupted : m->sum.interrupted);
+    int sig = m->sum.interrupted ? (lu_drv_interrupted ? lu_drv_interrupted : m->sum.interrupted) : 0;
+    char why[600];
+    snprintf(why, sizeof why, "%s",
+             died_of ? "lineup's runtime in the program's process died after the interruption"
+                     : m->sum.error_text);
+    if (lu__json_end(&x, oc, sig, rc, why) != rc)
+        return EXIT_INTERNAL;
+    if (sig)
+        lu_drv_die_of(sig);
     return rc;
 }

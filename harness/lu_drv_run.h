@@ -353,6 +353,9 @@ const char *lu_drv_run_strategy_name(int strategy);
 void lu_drv_run_render(struct lu_buf *b, struct lu_run_shm *m);
 /* The one-line "what went wrong and where" of an execution. */
 void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m);
+/* The thread an execution's failure belongs to (0 the main thread, -1 none
+ * known) and, into where, the place in the program (nothing when unknown). */
+int lu_drv_run_culprit(struct lu_buf *where, struct lu_run_shm *m);
 
 /* A replay file: the program, its arguments, the settings an execution
  * depends on and the schedule. */

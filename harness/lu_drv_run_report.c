@@ -236,6 +236,15 @@ static int lu__culprit(const struct lu_run_shm *m, const struct lu_run_loc **at)
     }
 }
 
+int lu_drv_run_culprit(struct lu_buf *where, struct lu_run_shm *m)
+{
+    const struct lu_run_loc *at;
+    int tid = lu__culprit(m, &at);
+    if (at && at->pc)
+        lu__loc(where, m, at);
+    return tid;
+}
+
 void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
 {
     const struct lu_run_exec *E = &m->exec;

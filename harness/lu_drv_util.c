@@ -434,7 +434,6 @@ static const struct {
     {"samples", false, NULL},
     {"test", false, NULL},
     {"jobs", false, NULL},
-    {"json", false, NULL},
     {"harness", false, NULL},
     {"shard", false, NULL},
     {"no-minimize", false, NULL},

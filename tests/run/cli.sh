@@ -170,6 +170,101 @@ interrupt_died)
     [[ $rc == 143 ]] || fail "SIGTERM to the program's process during a replay: exit status $rc, expected 143"
     lacks "internal error"
     ;;
+json)
+    # --json: one JSON object with the verdict, what the exit status means,
+    # the counts, the coverage and each finding, valid whatever the program
+    # prints and however the run ends. jq FILE EXPR...: each Python
+    # expression over the document d must hold.
+    jq_() {
+        local f=$1
+        shift
+        python3 - "$f" "$@" <<'PY' || fail "$f: $(head -c 3000 "$f")"
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+s = d.get("summary", {})
+for e in sys.argv[2:]:
+    if not eval(e):
+        sys.exit("does not hold: " + e)
+PY
+    }
+    # a pass, explored completely
+    lu 0 run --quiet --strategy dfs --preemptions -1 --json pass.json -- "$P/lost_fixed"
+    jq_ pass.json 'd["mode"] == "run" and d["strategy"] == "dfs" and d["preemptions"] == -1' \
+        'd["seed"] is None and d["findings"] == [] and d["program"].endswith("/lost_fixed")' \
+        's["verdict"] == "PASS" and s["exit"] == 0 and s["exit_meaning"] == "no failure found"' \
+        's["executions"] > 0 and s["complete"] == s["executions"] - s["cut_executions"] - s["discarded"] - s["dropped"]' \
+        's["coverage"]["exhaustive"] and s["coverage"]["stopped_by"] is None and not s["interrupted"]'
+    ! compgen -G "pass.json.partial*" >/dev/null || fail "a pass.json.partial file was left"
+    # a non-zero exit status without --expect-exit: a note, not a finding
+    lu 0 run --quiet --strategy dfs --json notes.json -- "$P/exit_main"
+    jq_ notes.json 'd["findings"] == [] and [n["exit_status"] for n in d["notes"]] == [1]' \
+        'd["notes"][0]["execution"] == 1 and d["notes"][0]["replay"].endswith(".replay")' \
+        'sorted(e["status"] for e in s["exit_statuses"]) == [0, 1] and s["verdict"] == "PASS"'
+    # a bug, with --json -: the JSON alone on standard output, although the
+    # program prints a JSON object of its own, quotes, control characters
+    # and bytes that are not UTF-8; the report, with that output, on
+    # standard error
+    rc=0
+    timeout 100 "$LINEUP" run --quiet --strategy dfs --json - -- "$P/noisy" fail >bug.json 2>"$out" || rc=$?
+    [[ $rc == 1 ]] || fail "noisy fail: exit status $rc, expected 1"
+    has "^verdict: FAIL \(bug found\)$"
+    has "^  \| \{\"verdict\": \"PASS\", \"exit\": 0\}$"
+    jq_ bug.json 's["verdict"] == "FAIL" and s["exit"] == 1 and s["failing"] == 1' \
+        's["coverage"]["stopped_by"] == "failure" and d["args"] == ["fail"]' \
+        'len(d["findings"]) == 1 and d["findings"][0]["verdict"] == "ASSERT"' \
+        'd["findings"][0]["kind"] == "assertion failure" and d["findings"][0]["thread"] == 0' \
+        'd["findings"][0]["location"].startswith("main (noisy.c:")' \
+        'd["findings"][0]["message"].startswith("assertion failure: `argc < 2'"'"' in the main thread")' \
+        '"café" in d["findings"][0]["report"] and "\ufffd" in d["findings"][0]["report"]' \
+        'd["findings"][0]["report"].count("{\"verdict\": \"PASS\"") == 3' \
+        's["distinct"][0]["verdict"] == "ASSERT" and s["distinct"][0]["executions"] == 1'
+    replay=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["findings"][0]["replay"])' bug.json)
+    [[ -f $replay ]] || fail "no replay file '$replay'"
+    lu 1 run --quiet --replay "$replay"
+    has "\(reproduced\)"
+    # a timeout: no verdict, exit status 2
+    lu 2 run --quiet --timeout 1 --json timeout.json -- "$P/block"
+    jq_ timeout.json 's["verdict"] == "INCONCLUSIVE" and s["exit"] == 2 and s["inconclusive"] == 1' \
+        's["failing"] == 0 and s["coverage"]["stopped_by"] == "timeout" and s["coverage"]["timed_out"]' \
+        '[f["verdict"] for f in d["findings"]] == ["TIMEOUT"] and d["findings"][0]["thread"] == 1' \
+        'd["findings"][0]["location"].startswith("reader (block.c:")' \
+        '"timed out" in s["exit_meaning"]'
+    # interrupted (timeout(1) sends SIGINT): the executions so far, and
+    # lineup still dies of the signal
+    rc=0
+    timeout -s INT 2 "$LINEUP" run --quiet --strategy pct --budget 100000000 --seed 1 --json int.json \
+        -- "$P/long_search_fixed" >"$out" 2>&1 || rc=$?
+    [[ $rc == 124 ]] || fail "timeout -s INT 2 lineup run --json ...: exit status $rc, expected 124"
+    jq_ int.json 's["verdict"] == "INTERRUPTED" and s["exit"] == 130 and s["interrupted"]' \
+        's["signal"] == "SIGINT" and s["executions"] > 0 and s["coverage"]["stopped_by"] == "interrupt"' \
+        's["coverage"]["sampled"] == s["executions"] and d["seed"] == 1 and d["depth"] == 3' \
+        '"interrupted by SIGINT" in s["exit_meaning"]'
+    ! compgen -G "int.json.partial*" >/dev/null || fail "an int.json.partial file was left"
+    # ... with a failure found: FAIL, and the finding
+    interrupt_after 2 TERM lineup run --quiet --all --strategy dfs --preemptions -1 --budget 0 --json term.json \
+        -- "$P/long_search"
+    [[ $rc == 143 ]] || fail "exit status $rc after SIGTERM, expected 143"
+    jq_ term.json 's["verdict"] == "FAIL" and s["exit"] == 143 and s["signal"] == "SIGTERM"' \
+        'd["findings"][0]["verdict"] == "ASSERT" and d["budget"] is None and d["all"]' \
+        's["coverage"]["text"] == "interrupted before every schedule was explored"'
+    # a resource error (exit status 3): no verdict, the limit named
+    rc=0
+    (ulimit -f 100 && exec timeout 100 "$LINEUP" run --quiet --budget 5 --json - -- "$P/correct") \
+        >res.json 2>"$out" || rc=$?
+    [[ $rc == 3 ]] || fail "lineup run --json - under ulimit -f 100 exited $rc, expected 3"
+    jq_ res.json 's["verdict"] == "ERROR" and s["exit"] == 3 and "RLIMIT_FSIZE" in s["error"]' \
+        's["coverage"] is None and s["executions"] == 0'
+    # a JSON that cannot be written: exit status 3
+    if [[ -c /dev/full ]]; then
+        lu 3 run --quiet --strategy dfs --json /dev/full -- "$P/lost_fixed"
+        has "^lineup run: cannot write /dev/full: No space left on device"
+    fi
+    # usage errors: nothing runs, no JSON
+    usage_error run --json "" -- "$P/correct"
+    has "^lineup run: --json takes a file name, not an empty string"
+    usage_error run --json . -- "$P/correct"
+    has "^lineup run: --json \.: is a directory; give a file name"
+    ;;
 closed_fds)
     # the shared region must not land on fd 0 or 1, which the program's
     # stdin and stdout replace
@@ -247,7 +342,7 @@ replay)
     f=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
     [[ -f $f ]] || fail "no replay file"
     for o in "--strategy dfs" "--preemptions 1" "--depth 2" "--reduction off" "--budget 5" "--seed 1" "--all" \
-        "--replay-dir ."; do
+        "--replay-dir ." "--json x.json"; do
         read -r name val <<<"$o"
         usage_error run --replay "$f" "$name" ${val:+"$val"}
         has "^lineup run: $name has no effect with --replay"
