@@ -369,6 +369,16 @@ void lu_drv_die_interrupted(void) __attribute__((noreturn));
 void lu_drv_die_of(int sig) __attribute__((noreturn));
 void lu_drv_replay_unescape(char *s);
 
+/* Reads the next line of a replay file into *line (realloc'd, *cap its
+ * size), without its newline; a file that is no replay file (/dev/zero, a
+ * binary, a stream with no newline) must not be read until memory runs
+ * out. Returns the line's length, or LU_DRV_LINE_EOF, LU_DRV_LINE_LONG (more
+ * than max bytes before a newline: no line is read past that),
+ * LU_DRV_LINE_NUL (a NUL byte, which no replay file holds), LU_DRV_LINE_ERR
+ * (a read error or no memory, errno set). *total counts the bytes read. */
+enum { LU_DRV_LINE_EOF = -1, LU_DRV_LINE_LONG = -2, LU_DRV_LINE_NUL = -3, LU_DRV_LINE_ERR = -4 };
+long lu_drv_replay_line(FILE *f, char **line, size_t *cap, size_t max, size_t *total);
+
 /* Why a replay stopped following its recorded schedule (why: enum
  * lu_sched_misfit) at choice at of len, in words. tid_offset: what to
  * subtract from a schedule's tN to get the report's thread number (1 in

@@ -1374,6 +1374,13 @@ struct lu__replay {
     uint32_t len;
 };
 
+/* The longest line lineup writes is the schedule, " tN" or " dN" (N < 64)
+ * per choice of an execution; a file has a dozen lines of at most 4 KB
+ * besides. Anything longer is no replay file (/dev/zero, a binary, a
+ * stream without newlines), and is not read on until memory runs out. */
+#define LU__REPLAY_LINE_MAX (sizeof "schedule" + 4 * (size_t)LU_DRV_TRACE_CAP)
+#define LU__REPLAY_FILE_MAX (LU__REPLAY_LINE_MAX + 64 * 1024)
+
 static void lu__replay_bad(const char *file, unsigned line, const char *why) __attribute__((noreturn));
 static void lu__replay_bad(const char *file, unsigned line, const char *why)
 {
@@ -1406,9 +1413,30 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
                                        "strategy", "phase",          "preemptions", "spin-bound",
                                        "schedule", "uninstrumented", "timeout",     "watchdog-ms"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
-    while (getline(&line, &cap, f) > 0) {
+    size_t total = 0;
+    char why[160];
+    for (;;) {
+        long n = lu_drv_replay_line(f, &line, &cap, LU__REPLAY_LINE_MAX, &total);
+        if (n == LU_DRV_LINE_EOF)
+            break;
         ln++;
-        line[strcspn(line, "\r\n")] = 0;
+        if (n == LU_DRV_LINE_ERR) {
+            fprintf(stderr, "lineup: cannot read replay file %s: %s\n", file, strerror(errno));
+            exit(EXIT_USAGE);
+        }
+        if (n == LU_DRV_LINE_NUL)
+            lu__replay_bad(file, ln, "it has a NUL byte: it is no text file");
+        if (n == LU_DRV_LINE_LONG) {
+            snprintf(why, sizeof why, "a line longer than %zu bytes, which no replay file has",
+                     (size_t)LU__REPLAY_LINE_MAX);
+            lu__replay_bad(file, ln, why);
+        }
+        if (total > LU__REPLAY_FILE_MAX) {
+            snprintf(why, sizeof why, "longer than %zu bytes, which no replay file is",
+                     (size_t)LU__REPLAY_FILE_MAX);
+            lu__replay_bad(file, ln, why);
+        }
+        line[strcspn(line, "\r")] = 0;
         char *sp = strchr(line, ' ');
         const char *val = sp ? sp + 1 : "";
         if (sp)

@@ -707,6 +707,14 @@ static int lu__num(const char *v, long lo, long hi, long *out)
     return 0;
 }
 
+/* The longest line lineup writes is the schedule, " tN" or " dN" (N < 64)
+ * per choice of an execution of at most 2^24 (--max-steps); the arguments
+ * (each at most 128 KB, escaped to twice that) and the other lines take
+ * less besides. Anything longer is no replay file (/dev/zero, a binary, a
+ * stream without newlines), and is not read on until memory runs out. */
+#define LU__RUN_REPLAY_LINE_MAX (sizeof "schedule" + 4 * ((size_t)1 << 24))
+#define LU__RUN_REPLAY_FILE_MAX (2 * LU__RUN_REPLAY_LINE_MAX)
+
 int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char *err, size_t errlen)
 {
     memset(rp, 0, sizeof *rp);
@@ -727,9 +735,35 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
     static const char *const keys[] = {"program", "kind",        "nondet-range", "spin-bound", "max-steps",
                                        "races",   "expect-exit", "schedule",     "timeout",    "watchdog-ms"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
-    while (getline(&line, &cap, f) > 0) {
+    size_t total = 0, arg_bytes = 0;
+    char whybuf[160];
+    for (;;) {
+        long n = lu_drv_replay_line(f, &line, &cap, LU__RUN_REPLAY_LINE_MAX, &total);
+        if (n == LU_DRV_LINE_EOF)
+            break;
         ln++;
-        line[strcspn(line, "\r\n")] = 0;
+        if (n == LU_DRV_LINE_ERR) {
+            snprintf(err, errlen, "cannot read replay file %s: %s", file, strerror(errno));
+            lu_drv_run_replay_free(rp);
+            goto out;
+        }
+        if (n == LU_DRV_LINE_NUL) {
+            why = "it has a NUL byte: it is no text file";
+            goto bad;
+        }
+        if (n == LU_DRV_LINE_LONG) {
+            snprintf(whybuf, sizeof whybuf, "a line longer than %zu bytes, which no replay file has",
+                     (size_t)LU__RUN_REPLAY_LINE_MAX);
+            why = whybuf;
+            goto bad;
+        }
+        if (total > LU__RUN_REPLAY_FILE_MAX) {
+            snprintf(whybuf, sizeof whybuf, "longer than %zu bytes, which no replay file is",
+                     (size_t)LU__RUN_REPLAY_FILE_MAX);
+            why = whybuf;
+            goto bad;
+        }
+        line[strcspn(line, "\r")] = 0;
         char *sp = strchr(line, ' ');
         char *val = sp ? sp + 1 : line + strlen(line);
         if (sp)
@@ -768,6 +802,16 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
             snprintf(rp->program, sizeof rp->program, "%s", val);
         } else if (strcmp(line, "arg") == 0) {
             lu_drv_replay_unescape(val);
+            /* what execve takes: more is no program's command line, and
+             * lines of "arg" would otherwise fill memory */
+            arg_bytes += strlen(val) + 1 + sizeof(char *);
+            long arg_max = sysconf(_SC_ARG_MAX);
+            if (arg_max > 0 && arg_bytes > (size_t)arg_max) {
+                snprintf(whybuf, sizeof whybuf, "more arguments than a program can take (ARG_MAX, %ld bytes)",
+                         arg_max);
+                why = whybuf;
+                goto bad;
+            }
             char **a = realloc(rp->args, (size_t)(rp->nargs + 1) * sizeof *a);
             if (!a || !(a[rp->nargs] = strdup(val))) {
                 why = "out of memory";

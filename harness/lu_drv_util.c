@@ -324,6 +324,43 @@ void lu_drv_replay_unescape(char *s)
     *d = 0;
 }
 
+long lu_drv_replay_line(FILE *f, char **line, size_t *cap, size_t max, size_t *total)
+{
+    size_t n = 0;
+    int c;
+    errno = 0;
+    while ((c = getc_unlocked(f)) != EOF) {
+        ++*total;
+        if (c == '\n')
+            break;
+        if (c == 0)
+            return LU_DRV_LINE_NUL;
+        if (n >= max)
+            return LU_DRV_LINE_LONG;
+        if (n + 2 > *cap) {
+            size_t ncap = *cap ? *cap * 2 : 256;
+            char *p = realloc(*line, ncap);
+            if (!p)
+                return LU_DRV_LINE_ERR;
+            *line = p;
+            *cap = ncap;
+        }
+        (*line)[n++] = (char)c;
+    }
+    if (c == EOF && ferror(f))
+        return LU_DRV_LINE_ERR;
+    if (c == EOF && n == 0)
+        return LU_DRV_LINE_EOF;
+    if (!*line) { /* an empty line before the file's end */
+        *line = malloc(1);
+        if (!*line)
+            return LU_DRV_LINE_ERR;
+        *cap = 1;
+    }
+    (*line)[n] = 0;
+    return (long)n;
+}
+
 /* Printed commands must paste into a shell: a word with only characters no
  * shell treats specially stays as it is, any other goes in single quotes
  * (a quote inside becomes '\''). Returns a static buffer per slot: up to

@@ -374,6 +374,22 @@ replay_cli)
     usage_error --preemptions -2 "$G/counter_fixed.so"
     has "^lineup: --preemptions takes a whole number up to 64, or -1 for no bound, not '-2'"
     ;;
+replay_corrupt)
+    # no replay file: a clear error at once, never a read until memory runs
+    # out (ulimit -v, so that a regression fails instead of filling the
+    # machine's memory)
+    as_lu 2 2000000 --replay /dev/zero
+    has "^lineup: /dev/zero:1: not a valid replay file: it has a NUL byte: it is no text file$"
+    head -c 300000 /dev/zero | tr '\0' a >noline.replay
+    as_lu 2 2000000 --replay noline.replay
+    has "^lineup: noline.replay:1: not a valid replay file: a line longer than [0-9]+ bytes, which no replay file has$"
+    printf 'lineup-replay 2\nharness x\0y\n' >nul.replay
+    as_lu 2 2000000 --replay nul.replay
+    has "^lineup: nul.replay:2: not a valid replay file: it has a NUL byte"
+    # a stream of lines lineup would skip, without end
+    as_lu 2 2000000 --replay <(echo lineup-replay 2 && yes '#')
+    has "^lineup: /dev/fd/[0-9]+:[0-9]+: not a valid replay file: longer than [0-9]+ bytes, which no replay file is$"
+    ;;
 minimize_sampled)
     # a randomized strategy minimizes with the schedules --test draws from
     # the same --seed, so the minimized test fails again with --test (pct

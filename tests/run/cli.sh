@@ -362,6 +362,15 @@ replay)
     { cat "$f" && grep '^schedule' "$f"; } >twice.replay
     usage_error run --replay twice.replay
     has "twice.replay:[0-9]+: not a valid replay file: a repeated line"
+    # no replay file: a clear error at once, never a read until memory runs
+    # out (ulimit -v, so that a regression fails instead of filling the
+    # machine's memory)
+    as_lu 2 2000000 run --replay /dev/zero
+    has "^lineup run: /dev/zero:1: not a valid replay file: it has a NUL byte: it is no text file$"
+    as_lu 2 2000000 run --replay <(yes | tr -d '\n')
+    has "^lineup run: /dev/fd/[0-9]+:1: not a valid replay file: a line longer than [0-9]+ bytes, which no replay file has$"
+    as_lu 2 2000000 run --replay <(echo lineup-run-replay 2 && yes 'arg x')
+    has "^lineup run: /dev/fd/[0-9]+:[0-9]+: not a valid replay file: more arguments than a program can take \(ARG_MAX, [0-9]+ bytes\)$"
     # a timeout found with --timeout 1 replays with it, not the default 30 s
     lu 2 run --quiet --timeout 1 --replay-dir . -- "$P/block"
     b=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
