@@ -648,13 +648,14 @@ static void lu__resource_stop(const char *msg) __attribute__((noreturn));
  * usable, -2 lineup could not map it (a resource error); message in err. */
 static int lu__instrumented(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO would wait for a writer; it is no shared object either */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
         close(fd);
         snprintf(err, errlen, "%s is not a shared object", path);
         return -1;

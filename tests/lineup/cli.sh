@@ -154,6 +154,10 @@ before_run)
     printf '\xb7\x00' | dd of=arm64.so bs=1 seek=18 conv=notrunc status=none
     usage_error arm64.so
     has "arm64.so is built for another architecture \(ELF machine 183\); lineup runs x86-64 code"
+    # a FIFO is no shared object: refused at once, not waited on
+    mkfifo fifo.so
+    usage_error fifo.so
+    has "fifo.so is not a shared object"
     ;;
 shard_seed)
     usage_error --shard 1/2 --samples 4 --matrix 2x2 "$G/counter_fixed.so"

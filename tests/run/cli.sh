@@ -336,6 +336,11 @@ options)
     printf '\xb7\x00' | dd of=arm64 bs=1 seek=18 conv=notrunc status=none
     usage_error run -- ./arm64
     has "arm64 is built for another architecture \(ELF machine 183\); lineup runs x86-64 code"
+    # a FIFO is no program: refused at once, not waited on
+    mkfifo fifo
+    chmod +x fifo
+    usage_error run -- ./fifo
+    has "fifo is not an executable"
     ;;
 replay)
     lu 1 run --quiet --strategy dfs -- "$P/lost_update"
