@@ -684,7 +684,7 @@ static int lu__pool_start(struct lu_sched *s, struct lu__thread *t, size_t size)
         rc = create(&t->real, &attr, lu__pool_main, t);
     pthread_attr_destroy(&attr);
     if (rc != 0) {
-        lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_THREAD, rc, "cannot start a thread", 0);
+        lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_THREAD, rc, "cannot start a thread", size);
         return LU_SCHED_ESYS;
     }
     t->stack_size = size;

@@ -681,7 +681,8 @@ enum lu_sched_need { LU_SCHED_NEED_THREAD, LU_SCHED_NEED_PROCESS, LU_SCHED_NEED_
  * the limits that may be the cause and how to raise them, e.g. "cannot start a
  * thread: Resource temporarily unavailable (RLIMIT_NPROC is 20, and
  * lineup's own processes and threads count against it: raise it with
- * ulimit -u)". bytes: for MEMORY, the size of the mapping (0: unknown).
+ * ulimit -u)". bytes: for MEMORY, the size of the mapping; for THREAD, the
+ * thread's stack (0: unknown).
  * Returns buf. */
 const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int err, const char *what,
                             size_t bytes);

@@ -91,7 +91,13 @@ const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int er
     /* glibc's pthread_create reports a stack it could not map as EAGAIN */
     if (need == LU_SCHED_NEED_THREAD || (need == LU_SCHED_NEED_MEMORY && err == ENOMEM)) {
         char extra[96] = "";
-        if (need == LU_SCHED_NEED_THREAD)
+        /* a thread that asked for a bigger stack (pthread_attr_setstacksize)
+         * gets one: name its size, not the default's */
+        if (need == LU_SCHED_NEED_THREAD && bytes > LU__POOL_STACK)
+            snprintf(extra, sizeof extra,
+                     " and this thread's stack takes %zu MB of it, each other thread's %u MB",
+                     (bytes + (1u << 19)) >> 20, (unsigned)(LU__POOL_STACK >> 20));
+        else if (need == LU_SCHED_NEED_THREAD)
             snprintf(extra, sizeof extra, " and each thread's stack takes %u MB of it",
                      (unsigned)(LU__POOL_STACK >> 20));
         else if (bytes)

@@ -56,6 +56,10 @@ as)
     has "^lineup run: cannot start a thread: Resource temporarily unavailable \(RLIMIT_AS is 292 MB and each thread's stack takes 8 MB of it: raise it with ulimit -v\)"
     lacks "exit status"
     lacks_verdict
+    # a thread that asked for a bigger stack: its size, not the default's
+    as_lu 3 300000 run --quiet --budget 20 -- "$P/stack_huge"
+    has "^lineup run: cannot start a thread: Resource temporarily unavailable \(RLIMIT_AS is 292 MB and this thread's stack takes 1024 MB of it, each other thread's 8 MB: raise it with ulimit -v\)"
+    lacks_verdict
     # a program with few threads runs under the same limit
     as_lu 0 300000 run --quiet --budget 20 -- "$P/correct"
     has "^verdict: PASS"

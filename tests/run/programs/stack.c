@@ -2,7 +2,7 @@
  * A worker created with a 64 MiB stack (pthread_attr_setstacksize) uses
  * 16 MiB of it, as it may natively. With -DDEFAULT_STACK the attribute is
  * left out: 16 MiB is more than the default 8 MiB, a crash natively and
- * under lineup alike.
+ * under lineup alike; -DHUGE_STACK asks for 1 GiB (resources.sh).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -25,7 +25,9 @@ int main(void)
 {
     pthread_attr_t a;
     pthread_attr_init(&a);
-#ifndef DEFAULT_STACK
+#if defined HUGE_STACK
+    pthread_attr_setstacksize(&a, 1u << 30);
+#elif !defined DEFAULT_STACK
     pthread_attr_setstacksize(&a, 64u << 20);
 #endif
     pthread_t t;
