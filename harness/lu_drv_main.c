@@ -1154,22 +1154,47 @@ static void lu__ask_where(struct lu_drv_shm *shm)
     }
 }
 
+/* The tests an interruption stopped unfinished: their findings do not
+ * count, but the summary says what ran (a test stopped in phase 1 is no
+ * "0 serial executions"). */
+static struct {
+    unsigned tests, in_phase1;
+    uint64_t ex1, ex2, serial, spec_checks, histories, checks, stuck, cut;
+} lu__stopped;
+
+/* Stops the running tests (a terminal's SIGINT reached them too): none of
+ * their results counts, their executions go to lu__stopped. */
+static void lu__stop_running(void)
+{
+    for (unsigned i = 0; i < lu__nslots; i++) {
+        if (lu__slots[i].pid <= 0)
+            continue;
+        int status;
+        kill(lu__slots[i].pid, SIGKILL);
+        while (waitpid(lu__slots[i].pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        lu__slots[i].pid = 0;
+        struct lu_drv_shm *shm = lu__slots[i].shm;
+        lu__stopped.tests++;
+        lu__stopped.in_phase1 += atomic_load(&shm->phase) <= 1;
+        lu__stopped.ex1 += atomic_load(&shm->executions[1]);
+        lu__stopped.ex2 += atomic_load(&shm->executions[2]);
+        lu__stopped.serial += shm->serial_full + shm->serial_stuck;
+        lu__stopped.spec_checks += shm->spec_checks;
+        lu__stopped.histories += atomic_load(&shm->histories);
+        lu__stopped.checks += atomic_load(&shm->checks);
+        lu__stopped.stuck += atomic_load(&shm->stuck);
+        lu__stopped.cut += atomic_load(&shm->cut);
+    }
+}
+
 /* Waits for any running slot to finish; returns it with *r filled. */
 static struct lu__slot *lu__wait_any(struct lu__res *r)
 {
     for (;;) {
         int status;
         if (lu_drv_interrupted) {
-            /* stop the running tests (a terminal's SIGINT reached them too):
-             * none of their results counts */
-            for (unsigned i = 0; i < lu__nslots; i++) {
-                if (lu__slots[i].pid > 0) {
-                    kill(lu__slots[i].pid, SIGKILL);
-                    while (waitpid(lu__slots[i].pid, &status, 0) < 0 && errno == EINTR)
-                        ;
-                    lu__slots[i].pid = 0;
-                }
-            }
+            lu__stop_running();
             return NULL;
         }
         pid_t pid = waitpid(-1, &status, WNOHANG);
@@ -1646,7 +1671,9 @@ struct lu__totals {
     int min_complete;
     uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, cut, recycles;
     unsigned max_explorers;
-    bool interrupted;      /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
+    bool interrupted; /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
+    unsigned stopped; /* tests the interruption stopped (their executions are counted) */
+    unsigned stopped_in_phase1, not_run;
     unsigned inconclusive; /* tests that only timed out: neither passed nor failed */
     unsigned by_verdict[LU_DRV_V_COUNT];
     int outcome; /* enum lu_drv_outcome: the worst of the tests' */
@@ -2024,6 +2051,20 @@ int main(int argc, char **argv)
             lu__progress(&o, done, ntests, &tt, t0);
         }
         if (lu_drv_interrupted) {
+            /* the loop can end on the signal with tests under way */
+            lu__stop_running();
+            tt.ex1 += lu__stopped.ex1;
+            tt.ex2 += lu__stopped.ex2;
+            tt.serial += lu__stopped.serial;
+            tt.spec_checks += lu__stopped.spec_checks;
+            tt.histories += lu__stopped.histories;
+            tt.checks += lu__stopped.checks;
+            tt.stuck += lu__stopped.stuck;
+            tt.cut += lu__stopped.cut;
+            tt.stopped += lu__stopped.tests;
+            tt.stopped_in_phase1 += lu__stopped.in_phase1;
+            tt.not_run += ntests - done - lu__stopped.tests;
+            memset(&lu__stopped, 0, sizeof lu__stopped);
             if (!o.quiet && isatty(STDERR_FILENO))
                 fputs("\n", stderr);
             printf("\ninterrupted (%s): %u of %u tests of harness %s finished; reporting those\n",
@@ -2306,8 +2347,17 @@ int main(int argc, char **argv)
     for (int v = 0; v < LU_DRV_V_COUNT; v++)
         if (tt.by_verdict[v])
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
-    if (tt.interrupted)
-        printf("  interrupted: the tests that had not finished were not run or not counted\n");
+    if (tt.interrupted) {
+        printf("  interrupted:");
+        if (tt.stopped)
+            printf(" %u test%s stopped unfinished (%u in phase 1): what %s ran is counted above, %s "
+                   "findings are not%s",
+                   tt.stopped, tt.stopped == 1 ? " was" : "s were", tt.stopped_in_phase1,
+                   tt.stopped == 1 ? "it" : "they", tt.stopped == 1 ? "its" : "their", tt.not_run ? ";" : "");
+        if (tt.not_run)
+            printf(" %u test%s not run", tt.not_run, tt.not_run == 1 ? " was" : "s were");
+        printf("\n");
+    }
     printf("verdict: %s\n",
            lu_drv_outcome_verdict(tt.outcome, tt.interrupted ? "INTERRUPTED (no failure so far)" : "PASS"));
     int exit_code = lu_drv_outcome_exit(tt.outcome);
@@ -2318,10 +2368,10 @@ int main(int argc, char **argv)
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
-                ", \"restarts\": %" PRIu64 "}, \"interrupted\": %s}}\n",
+                ", \"restarts\": %" PRIu64 "}, \"interrupted\": %s, \"stopped_tests\": %u}}\n",
                 tt.tests, tt.failed, tt.inconclusive, el, exit_code, tt.ex1, tt.serial, tt.spec_checks,
                 tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles,
-                tt.interrupted ? "true" : "false");
+                tt.interrupted ? "true" : "false", tt.stopped);
         if (lu_drv_json_finish("lineup", &o.json))
             return EXIT_INTERNAL;
     }

@@ -809,6 +809,9 @@ static struct lu_spec *lu__phase1(void)
         }
         int rc = lu_spec_add(spec, &lu__hist, &conflict);
         W->spec_checks++;
+        /* as it goes: a test stopped in phase 1 reports what it saw */
+        W->serial_full = lu_spec_full_count(spec);
+        W->serial_stuck = lu_spec_stuck_count(spec);
         if (rc == -1) {
             errno = ENOMEM;
             lu__fail_sys(LU_SCHED_NEED_MEMORY, "out of memory recording a serial history", 0);
