@@ -176,6 +176,7 @@ struct lu__opts {
     const char *replay_dir;
     uint64_t max_executions;
     unsigned timeout;
+    unsigned max_timeouts; /* per harness: tests timed out before the rest are not run (0: no limit) */
     uint32_t spin_bound, watchdog_ms;
     bool spin_given;     /* --spin-bound on the command line: a replay uses it, not the file's */
     bool timeout_given;  /* --timeout on the command line: likewise */
@@ -231,6 +232,8 @@ static void lu__usage(FILE *f)
         "                      bound 0, then 1, ... up to --preemptions, until the budget runs out\n"
         "  --timeout SEC       a test times out when none of its executions finished for SEC\n"
         "                      seconds of wall-clock time (default 600; 0: none)\n"
+        "  --max-timeouts N    after N tests of a harness timed out, run no more of its tests\n"
+        "                      (default 3; 0: no limit)\n"
         "  --spin-bound N      spinning steps before a livelock is declared (1 to 100000000, default 1000)\n"
         "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence\n"
         "                      (1 to 3600000, default 1000)\n"
@@ -411,7 +414,8 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         O_STRATEGY,
         O_DEPTH,
         O_SHARD,
-        O_REDUCTION
+        O_REDUCTION,
+        O_MAXTO
     };
     static const struct option lo[] = {
         {"matrix", required_argument, 0, O_MATRIX},
@@ -438,6 +442,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         {"depth", required_argument, 0, O_DEPTH},
         {"reduction", required_argument, 0, O_REDUCTION},
         {"shard", required_argument, 0, O_SHARD},
+        {"max-timeouts", required_argument, 0, O_MAXTO},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -451,6 +456,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     o->max_executions = 20000;
     o->reduction = true;
     o->timeout = 600;
+    o->max_timeouts = 3;
     o->max_reports = 3;
     o->spin_bound = 1000;
     o->watchdog_ms = 1000;
@@ -522,6 +528,9 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         case O_MAXREP:
             o->max_reports = (unsigned)lu__parse_u64("--max-reports", optarg, 1000000);
             break;
+        case O_MAXTO:
+            o->max_timeouts = (unsigned)lu__parse_u64("--max-timeouts", optarg, 10000000);
+            break;
         case O_UNINSTR:
             o->allow_uninstrumented = true;
             break;
@@ -589,7 +598,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
                              LU__BIT(O_TEST) | LU__BIT(O_JOBS) | LU__BIT(O_JSON) | LU__BIT(O_HARNESS) |
                              LU__BIT(O_RDIR) | LU__BIT(O_MAXEX) | LU__BIT(O_NOMIN) | LU__BIT(O_MAXREP) |
                              LU__BIT(O_STRATEGY) | LU__BIT(O_DEPTH) | LU__BIT(O_SHARD) |
-                             LU__BIT(O_REDUCTION) | LU__BIT(O_UNINSTR),
+                             LU__BIT(O_REDUCTION) | LU__BIT(O_UNINSTR) | LU__BIT(O_MAXTO),
                          lo, O_MATRIX,
                          "with --replay, which re-runs the recorded execution as recorded (only --timeout, "
                          "--spin-bound, --watchdog-ms and --quiet apply)");
@@ -1674,7 +1683,8 @@ struct lu__totals {
     bool interrupted; /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
     unsigned stopped; /* tests the interruption stopped (their executions are counted) */
     unsigned stopped_in_phase1, not_run;
-    unsigned inconclusive; /* tests that only timed out: neither passed nor failed */
+    unsigned timeout_stops; /* harnesses whose tests stopped at --max-timeouts */
+    unsigned inconclusive;  /* tests that only timed out: neither passed nor failed */
     unsigned by_verdict[LU_DRV_V_COUNT];
     int outcome; /* enum lu_drv_outcome: the worst of the tests' */
 };
@@ -2007,9 +2017,13 @@ int main(int argc, char **argv)
             j->jobs = o.jobs;
         }
         bool *finished = calloc(ntests ? ntests : 1, sizeof *finished);
-        unsigned next = 0, running = 0, done = 0;
-        while (done < ntests && !lu_drv_interrupted) {
-            while (running < o.jobs && next < ntests) {
+        unsigned next = 0, running = 0, done = 0, timeouts = 0;
+        /* A harness whose calls block outside lineup's control blocks in
+         * most tests, and each costs --timeout: after --max-timeouts of
+         * them no more tests are started (the running ones finish). */
+        bool timeout_stop = false;
+        while (!lu_drv_interrupted && (running > 0 || (!timeout_stop && next < ntests))) {
+            while (running < o.jobs && next < ntests && !timeout_stop) {
                 for (unsigned s = 0; s < lu__nslots; s++) {
                     if (lu__slots[s].pid == 0) {
                         lu__start(&lu__slots[s], &jobs[next], NULL, (int)next);
@@ -2038,6 +2052,8 @@ int main(int argc, char **argv)
             tt.recycles += r.recycles;
             if (r.explorers > tt.max_explorers)
                 tt.max_explorers = r.explorers;
+            if (lu__res_find(&r, LU_DRV_V_TIMEOUT) && ++timeouts == o.max_timeouts)
+                timeout_stop = true;
             /* a test that only timed out was not checked: not failed */
             if (r.verdict == LU_DRV_V_TIMEOUT)
                 tt.inconclusive++;
@@ -2070,6 +2086,16 @@ int main(int argc, char **argv)
             printf("\ninterrupted (%s): %u of %u tests of harness %s finished; reporting those\n",
                    strsignal(lu_drv_interrupted), done, ntests, h->name);
             tt.interrupted = true;
+        }
+        if (timeout_stop && next < ntests && !lu_drv_interrupted) {
+            printf(
+                "\nstopped: %u tests of harness %s timed out (--max-timeouts %u), each after --timeout %u s: "
+                "the other %u tests were not run. Calls that block outside lineup's control block in "
+                "most tests; raise --timeout if the code is only slow, or --max-timeouts (0: no limit) "
+                "to run them all\n",
+                timeouts, h->name, o.max_timeouts, o.timeout, ntests - next);
+            tt.timeout_stops++;
+            tt.not_run += ntests - next;
         }
         tt.tests += done;
 
@@ -2347,6 +2373,9 @@ int main(int argc, char **argv)
     for (int v = 0; v < LU_DRV_V_COUNT; v++)
         if (tt.by_verdict[v])
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
+    if (tt.timeout_stops && !tt.interrupted)
+        printf("  not run: %u test%s, after --max-timeouts tests timed out\n", tt.not_run,
+               tt.not_run == 1 ? "" : "s");
     if (tt.interrupted) {
         printf("  interrupted:");
         if (tt.stopped)
@@ -2368,10 +2397,11 @@ int main(int argc, char **argv)
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
-                ", \"restarts\": %" PRIu64 "}, \"interrupted\": %s, \"stopped_tests\": %u}}\n",
+                ", \"restarts\": %" PRIu64
+                "}, \"interrupted\": %s, \"stopped_tests\": %u, \"not_run\": %u}}\n",
                 tt.tests, tt.failed, tt.inconclusive, el, exit_code, tt.ex1, tt.serial, tt.spec_checks,
                 tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles,
-                tt.interrupted ? "true" : "false", tt.stopped);
+                tt.interrupted ? "true" : "false", tt.stopped, tt.not_run);
         if (lu_drv_json_finish("lineup", &o.json))
             return EXIT_INTERNAL;
     }

@@ -296,7 +296,7 @@ no_effect)
     [[ -f $f ]] || fail "no replay file"
     for o in "--json x.json" "--test inc(0)" "--matrix 2x2" "--samples 3" "--harness counter" "--strategy dfs" \
         "--jobs 2" "--seed 1" "--preemptions 1" "--max-executions 5" "--replay-dir ." "--no-minimize" \
-        "--max-reports 1" "--reduction off" "--allow-uninstrumented"; do
+        "--max-reports 1" "--reduction off" "--allow-uninstrumented" "--max-timeouts 1"; do
         read -r name val <<<"$o"
         usage_error --replay "$f" "$name" ${val:+"$val"}
         has "^lineup: $name has no effect with --replay"
