@@ -58,6 +58,7 @@ struct lu__ropts {
     bool steps_set;
     uint32_t timeout_ms;
     bool timeout_set;
+    uint32_t max_timeouts;
     bool watchdog_set;
     uint32_t spin_bound, watchdog_ms;
     bool spin_set;
@@ -96,6 +97,8 @@ static void lu__usage(FILE *f)
         "  --seed S            seed of default, random, pct and pos (default: from the clock;\n"
         "                      printed); dfs, ipb and idb draw nothing and refuse it\n"
         "  --all               report every distinct failure, not just the first\n"
+        "  --max-timeouts N    with --all: stop after N executions timed out (default 3; 0: no\n"
+        "                      limit); without --all the first one stops the search\n"
         "  --expect-exit N     an exit status other than N is a failure (without it, a non-zero\n"
         "                      status is only noted)\n"
         "  --races             report data races on plain memory (happens-before)\n"
@@ -109,7 +112,8 @@ static void lu__usage(FILE *f)
         "                      (1 to 3600000, default 1000)\n"
         "  --replay FILE       re-run a reported execution deterministically and show it; --strategy,\n"
         "                      --preemptions, --depth, --reduction, --budget, --seed, --all,\n"
-        "                      --replay-dir and --json do nothing there and are rejected\n"
+        "                      --max-timeouts, --replay-dir and --json do nothing there and are\n"
+        "                      rejected\n"
         "  --replay-dir DIR    where to write replay files (an existing directory; default .)\n"
         "  --json FILE         write the verdict, counts, coverage and findings as one JSON object\n"
         "                      (FILE is replaced at the end; '-': the JSON alone on standard output,\n"
@@ -176,7 +180,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         O_UNINSTR,
         O_QUIET,
         O_HELP,
-        O_VERSION
+        O_VERSION,
+        O_MAXTO
     };
     static const struct option lo[] = {
         {"strategy", required_argument, 0, O_STRAT},
@@ -200,6 +205,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         {"quiet", no_argument, 0, O_QUIET},
         {"help", no_argument, 0, O_HELP},
         {"version", no_argument, 0, O_VERSION},
+        {"max-timeouts", required_argument, 0, O_MAXTO},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -211,6 +217,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     o->nondet_range = 4;
     o->max_steps = LU__DEFAULT_STEPS;
     o->timeout_ms = 30000;
+    o->max_timeouts = 3;
     o->spin_bound = 1000;
     o->watchdog_ms = 1000;
     o->replay_dir = ".";
@@ -292,6 +299,9 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             o->timeout_ms = (uint32_t)lu__u64("--timeout", optarg, 86400) * 1000;
             o->timeout_set = true;
             break;
+        case O_MAXTO:
+            o->max_timeouts = (uint32_t)lu__u64("--max-timeouts", optarg, 10000000);
+            break;
         case O_SPIN:
             o->spin_bound = (uint32_t)lu__u64("--spin-bound", optarg, 100000000);
             if (!o->spin_bound)
@@ -340,7 +350,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     /* options that would change nothing: accepting them would let the user
      * believe they did */
     static const int replay_ignores[] = {O_STRAT, O_PRE, O_DEPTH, O_REDUCTION, O_BUDGET,
-                                         O_SEED,  O_ALL, O_RDIR,  O_JSON};
+                                         O_SEED,  O_ALL, O_RDIR,  O_JSON, O_MAXTO};
     for (size_t i = 0; o->replay && i < sizeof replay_ignores / sizeof replay_ignores[0]; i++)
         for (const struct option *l = lo; l->name; l++)
             if (l->val == replay_ignores[i] && (given & (1ull << (l->val - O_STRAT))))
@@ -348,6 +358,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
                               "(--nondet-range, --spin-bound, --max-steps, --races, --expect-exit, --timeout "
                               "and --watchdog-ms apply)",
                               l->name);
+    if (!o->replay && (given & (1ull << (O_MAXTO - O_STRAT))) && !o->all)
+        lu__die_usage("--max-timeouts has no effect without --all: the first timeout stops the search");
     if ((given & (1ull << (O_DEPTH - O_STRAT))) && o->strategy != LU_RUN_PCT)
         lu__die_usage("--depth is the bug depth of --strategy pct");
     if (!o->replay && (given & (1ull << (O_REDUCTION - O_STRAT))) && o->strategy != LU_RUN_DEFAULT &&
@@ -750,6 +762,8 @@ static const char *lu__cut_by(const struct lu_run_summary *s, bool all)
         return "interrupted";
     if (s->budget_out)
         return "the budget ran out";
+    if (s->timeout_stop)
+        return "stopped at --max-timeouts";
     /* --all goes on after failures: only a tool error stops it */
     if (all || s->error)
         return "stopped by an error";
@@ -857,6 +871,12 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
          * interleavings of plain accesses it never tries */
         printf("  (schedules differ at atomic, volatile and pthread operations; plain memory accesses are "
                "not scheduling points, so a data race can hide a failure: --races finds races)\n");
+    if (s->timeout_stop)
+        printf("  stopped: %" PRIu64 " executions timed out (--max-timeouts %" PRIu32
+               "), each after --timeout %" PRIu32
+               " s; a program that blocks outside lineup's control blocks in most schedules: raise "
+               "--timeout if it is only slow, or --max-timeouts (0: no limit) to go on\n",
+               s->timeouts, m->cfg.max_timeouts, m->cfg.timeout_ms / 1000);
     if (s->interrupted)
         printf("  interrupted (%s): the search stopped after %" PRIu64
                " execution%s (an execution it cut off is not counted)\n",
@@ -1102,6 +1122,7 @@ static void lu__fill_cfg(const struct lu__ropts *o, struct lu_run_cfg *c)
     c->nondet_range = o->nondet_range;
     c->races = o->races;
     c->all = o->all;
+    c->max_timeouts = o->max_timeouts;
     c->reduction = o->reduction;
     c->expect_exit_set = o->expect_set;
     c->expect_exit = o->expect;

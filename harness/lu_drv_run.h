@@ -35,7 +35,7 @@
 
 #define LU_RUN_ENV "LINEUP_RUN"
 #define LU_RUN_MAGIC 0x4e55522d70756e4cULL /* "Lnup-RUN" */
-#define LU_RUN_VERSION 3
+#define LU_RUN_VERSION 4
 
 #define LU_RUN_OUT_CAP (64 * 1024) /* output kept per reported execution (its tail) */
 #define LU_RUN_FRAMES 8            /* call sites kept per thread */
@@ -235,6 +235,7 @@ struct lu_run_cfg {
     int reduction; /* partial-order reduction in the exhaustive rounds (dfs, ipb, default's first pass) */
     int expect_exit_set;
     int expect_exit;
+    uint32_t max_timeouts; /* --all: timeouts before the search stops (0: no limit) */
     uint32_t replay_len;
 };
 
@@ -281,7 +282,8 @@ struct lu_run_summary {
     struct lu_run_sig sigs[LU_RUN_MAX_SIGS];
     uint32_t nstatus;
     struct lu_run_status statuses[LU_RUN_MAX_STATUS];
-    int error; /* enum lu_run_kind of a tool error that stopped the run, 0 none */
+    int error;        /* enum lu_run_kind of a tool error that stopped the run, 0 none */
+    int timeout_stop; /* --all: stopped at --max-timeouts */
     char error_text[512];
 };
 

@@ -1148,6 +1148,12 @@ static void lu__account(struct lu_run_exec *E)
      * not that it fails */
     if (E->kind == LU_RUN_K_TIMEOUT) {
         R->sum.timeouts++;
+        /* each costs --timeout: a program that blocks outside lineup's
+         * control blocks in most schedules */
+        if (R->cfg.all && R->cfg.max_timeouts && R->sum.timeouts >= R->cfg.max_timeouts) {
+            S.stop = true;
+            R->sum.timeout_stop = 1;
+        }
     } else {
         R->sum.failing++;
         atomic_fetch_add(&R->failing, 1);

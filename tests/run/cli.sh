@@ -346,7 +346,7 @@ replay)
     lu 1 run --quiet --strategy dfs -- "$P/lost_update"
     f=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
     [[ -f $f ]] || fail "no replay file"
-    for o in "--strategy dfs" "--preemptions 1" "--depth 2" "--reduction off" "--budget 5" "--seed 1" "--all" \
+    for o in "--strategy dfs" "--preemptions 1" "--depth 2" "--reduction off" "--budget 5" "--seed 1" "--all" "--max-timeouts 1" \
         "--replay-dir ." "--json x.json"; do
         read -r name val <<<"$o"
         usage_error run --replay "$f" "$name" ${val:+"$val"}

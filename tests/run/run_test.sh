@@ -364,6 +364,19 @@ timeout)
     # ... inside main's pthread_create, which main is past announcing
     has "  main thread  creating thread 1 in pthread_create at main (block.c:20)"
     lacks "about to pthread_create"
+    # --all goes on after a timeout, but each costs --timeout: a program
+    # whose every schedule blocks stops at --max-timeouts (default 3)
+    SECONDS=0
+    run 2 --all --timeout 1 --budget 20 -- "$P/block_many"
+    grep -qE "^summary: 3 executions in .*, 0 failing, 3 timed out" "$out" || fail "not 3 executions, 3 timed out"
+    has "  coverage: stopped at --max-timeouts"
+    has "  stopped: 3 executions timed out (--max-timeouts 3), each after --timeout 1 s; "
+    [[ $SECONDS -lt 15 ]] || fail "--all on a program that always blocks took $SECONDS s"
+    run 2 --all --timeout 1 --budget 4 --max-timeouts 0 -- "$P/block_many"
+    grep -qE "^summary: 4 executions in .*, 0 failing, 4 timed out" "$out" || fail "not 4 executions, 4 timed out"
+    lacks "max-timeouts"
+    run 2 --timeout 1 --max-timeouts 5 -- "$P/block_many"
+    has "lineup run: --max-timeouts has no effect without --all: the first timeout stops the search"
     # killed from outside with SIGKILL (what the OOM killer does) while it
     # blocks: a tool-side error (exit 3), not a finding about the program
     "$LINEUP" run --quiet --timeout 60 -- "$P/block" >"$out" 2>&1 &
