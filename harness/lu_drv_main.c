@@ -494,9 +494,13 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
             lu_drv_json_resolve("lineup", optarg, &o->json);
             break;
         case O_REPLAY:
+            if (!*optarg)
+                lu__die_usage("--replay takes a file name, not an empty string");
             o->replay = optarg;
             break;
         case O_HARNESS:
+            if (!*optarg)
+                lu__die_usage("--harness takes the name of a harness, not an empty string");
             o->harness_name = optarg;
             break;
         case O_RDIR:
@@ -584,6 +588,8 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         /* dlopen searches the library path for names without a slash */
         static char abs[PATH_MAX];
         o->path = argv[optind++];
+        if (!*o->path) /* dlopen("") would return lineup itself */
+            lu__die_usage("the shared object's name is empty");
         if (realpath(o->path, abs))
             o->path = abs;
     }

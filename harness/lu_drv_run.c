@@ -315,6 +315,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
                 lu__die_usage("--watchdog-ms takes a whole number from 1 to 3600000, not '%s'", optarg);
             break;
         case O_REPLAY:
+            if (!*optarg)
+                lu__die_usage("--replay takes a file name, not an empty string");
             o->replay = optarg;
             break;
         case O_RDIR:
