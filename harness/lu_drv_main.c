@@ -2028,6 +2028,7 @@ int main(int argc, char **argv)
          * most tests, and each costs --timeout: after --max-timeouts of
          * them no more tests are started (the running ones finish). */
         bool timeout_stop = false;
+        memset(&lu__stopped, 0, sizeof lu__stopped); /* not the runs of an earlier minimization */
         while (!lu_drv_interrupted && (running > 0 || (!timeout_stop && next < ntests))) {
             while (running < o.jobs && next < ntests && !timeout_stop) {
                 for (unsigned s = 0; s < lu__nslots; s++) {
