@@ -362,7 +362,7 @@ timeout)
     # call it blocks in and where the program makes it
     has "thread 1     blocked in read, called at reader (block.c:"
     # ... inside main's pthread_create, which main is past announcing
-    has "  main thread  creating thread 1 in pthread_create at main (block.c:20)"
+    has "  main thread  creating thread 1 in pthread_create at main (block.c:"
     lacks "about to pthread_create"
     # --all goes on after a timeout, but each costs --timeout: a program
     # whose every schedule blocks stops at --max-timeouts (default 3)
