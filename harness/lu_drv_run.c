@@ -352,7 +352,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     /* options that would change nothing: accepting them would let the user
      * believe they did */
     static const int replay_ignores[] = {O_STRAT, O_PRE, O_DEPTH, O_REDUCTION, O_BUDGET,
-                                         O_SEED,  O_ALL, O_RDIR,  O_JSON, O_MAXTO};
+                                         O_SEED,  O_ALL, O_RDIR,  O_JSON,      O_MAXTO};
     for (size_t i = 0; o->replay && i < sizeof replay_ignores / sizeof replay_ignores[0]; i++)
         for (const struct option *l = lo; l->name; l++)
             if (l->val == replay_ignores[i] && (given & (1ull << (l->val - O_STRAT))))
@@ -921,6 +921,8 @@ static const char *lu__stopped_by(const struct lu_run_summary *s, bool all)
         return "failure";
     if (!all && s->timeouts)
         return "timeout";
+    if (s->timeout_stop)
+        return "max-timeouts";
     return NULL;
 }
 
@@ -983,9 +985,10 @@ static int lu__json_end(struct lu__ctx *x, int outcome, int sig, int rc, const c
     else
         fputs(", \"expect_exit\": null", f);
     fprintf(f,
-            ", \"timeout\": %" PRIu32 ", \"nondet_range\": %d, \"max_steps\": %" PRIu32
-            ", \"spin_bound\": %" PRIu32 ", \"watchdog_ms\": %" PRIu32,
-            o->timeout_ms / 1000, o->nondet_range, o->max_steps, o->spin_bound, o->watchdog_ms);
+            ", \"timeout\": %" PRIu32 ", \"max_timeouts\": %" PRIu32 ", \"nondet_range\": %d"
+            ", \"max_steps\": %" PRIu32 ", \"spin_bound\": %" PRIu32 ", \"watchdog_ms\": %" PRIu32,
+            o->timeout_ms / 1000, o->max_timeouts, o->nondet_range, o->max_steps, o->spin_bound,
+            o->watchdog_ms);
 
     fputs(", \"findings\": [", f);
     if (x->jf && fflush(x->jf) == 0 && x->jf_len)

@@ -229,6 +229,10 @@ PY
         '[f["verdict"] for f in d["findings"]] == ["TIMEOUT"] and d["findings"][0]["thread"] == 1' \
         'd["findings"][0]["location"].startswith("reader (block.c:")' \
         '"timed out" in s["exit_meaning"]'
+    # with --all, stopped by --max-timeouts: said so, and the limit recorded
+    lu 2 run --quiet --all --timeout 1 --budget 20 --max-timeouts 2 --json maxto.json -- "$P/block_many"
+    jq_ maxto.json 's["inconclusive"] == 2 and s["coverage"]["stopped_by"] == "max-timeouts"' \
+        'd["max_timeouts"] == 2 and d["all"]'
     # interrupted (timeout(1) sends SIGINT): the executions so far, and
     # lineup still dies of the signal
     rc=0
