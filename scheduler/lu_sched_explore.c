@@ -450,6 +450,50 @@ static bool lu__dep(const struct lu__por_sig *a, const struct lu__por_sig *b)
     return false;
 }
 
+/* The first step of a block (counted from 1, see struct lu__por_bidx)
+ * that a step with signature a is dependent with, by the rules of lu__dep;
+ * LU__PI_NONE if a is independent of the whole block. */
+static unsigned lu__dep_index(const struct lu__por_sig *a, const struct lu__por_sig *b,
+                              const struct lu__por_bidx *ix)
+{
+    if (a->flags & LU__PS_ALL)
+        return 1;
+    unsigned m = LU__PI_NONE;
+#define LU__MIN(x) (m = (x) < m ? (x) : m)
+    if (b->flags & LU__PS_ALL)
+        LU__MIN(ix->all);
+    const uint8_t events = LU__PS_BOUNDARY | LU__PS_CALL | LU__PS_RET;
+    if (a->flags & LU__PS_BOUNDARY) {
+        LU__MIN(ix->bnd);
+        LU__MIN(ix->call);
+        LU__MIN(ix->ret);
+    }
+    if (a->flags & events)
+        LU__MIN(ix->bnd);
+    if (a->flags & LU__PS_CALL)
+        LU__MIN(ix->ret);
+    if (a->flags & LU__PS_RET)
+        LU__MIN(ix->call);
+    if (a->smask)
+        LU__MIN(ix->allsync);
+    for (int j = 0; j < b->n; j++) {
+        if ((a->flags & LU__PS_ALLSYNC) && (b->smask >> j & 1))
+            LU__MIN(ix->any[j]);
+        for (int i = 0; i < a->n; i++)
+            if (a->key[i] == b->key[j])
+                LU__MIN((a->wmask >> i & 1) ? ix->any[j] : ix->w[j]);
+    }
+#undef LU__MIN
+    return m;
+}
+
+/* A block that is "everything" from its first step. */
+static void lu__bidx_all(struct lu__por_bidx *ix)
+{
+    memset(ix, LU__PI_NONE, sizeof *ix);
+    ix->all = 1;
+}
+
 static const struct lu__por_sig *lu__por_ent_sig(const struct lu__por *p, const struct lu__por_ent *e)
 {
     const struct lu__por_altsig *a = &p->step[e->step].sig[e->alt];
@@ -493,8 +537,15 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
     acc.n = 0;
     acc.flags = 0;
     acc.wmask = acc.smask = 0;
+    /* where each part of acc first occurs: trace positions (the run's
+     * steps are added last to first, so each is overwritten by earlier
+     * ones); what comes after the run sits at p->last + 1 */
+    int fa[LU__POR_KEYS], fw[LU__POR_KEYS], fcall = -1, fret = -1, fbnd = -1, fsync = -1, fall = -1;
+    for (int i = 0; i < LU__POR_KEYS; i++)
+        fa[i] = fw[i] = -1;
     if (cut || !r || r->id != tid || (live && lu__in_section(s, r))) {
         acc.flags = LU__PS_ALL;
+        fall = p->last + 1;
     } else if (live && r->k == LU_SCHED_K_FREE) {
         acc.flags = LU__PS_ENDFREE;
     } else if (live) {
@@ -502,6 +553,17 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
         struct lu__por_sig w;
         lu__sig_thread(s, &w, r);
         lu__sig_merge(&acc, &w);
+        if (acc.flags & LU__PS_ALL)
+            fall = p->last + 1;
+        if (acc.flags & LU__PS_BOUNDARY)
+            fbnd = p->last + 1;
+        if (acc.flags & LU__PS_ALLSYNC)
+            fsync = p->last + 1;
+        for (int i = 0; i < acc.n; i++) {
+            fa[i] = p->last + 1;
+            if (acc.wmask >> i & 1)
+                fw[i] = p->last + 1;
+        }
     }
     /* below p->pending every alternative knows its block already */
     int low = p->run_start > p->pending ? (int)p->run_start : (int)p->pending;
@@ -509,12 +571,46 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
         if (tr->steps[k].kind != LU_SCHED_CHOOSE_THREAD)
             continue;
         struct lu__por_step *ps = &p->step[k];
-        lu__sig_merge(&acc, &ps->exec);
-        if (ps->exec.flags & LU__PS_DATA)
+        const struct lu__por_sig *x = &ps->exec;
+        lu__sig_merge(&acc, x);
+        if (x->flags & LU__PS_DATA)
             acc.flags |= LU__PS_ALL; /* the rest of the run depended on a data choice */
+        if (acc.flags & LU__PS_ALL) {
+            /* no key is added to "everything" any more: it stands for
+             * this step and every later one */
+            fall = k;
+        } else {
+            for (int i = 0; i < x->n; i++)
+                for (int j = 0; j < acc.n; j++)
+                    if (acc.key[j] == x->key[i]) {
+                        fa[j] = k;
+                        if (x->wmask >> i & 1)
+                            fw[j] = k;
+                    }
+        }
+        if (x->flags & LU__PS_CALL)
+            fcall = k;
+        if (x->flags & LU__PS_RET)
+            fret = k;
+        if (x->flags & LU__PS_BOUNDARY)
+            fbnd = k;
+        if (x->flags & LU__PS_ALLSYNC)
+            fsync = k;
         struct lu__por_alt *a = lu__por_cur_alt(ps, tid);
         if (a && (a->pending & LU__PA_BLOCK)) {
-            ps->sig[a - ps->alt].block = acc;
+            struct lu__por_altsig *as = &ps->sig[a - ps->alt];
+            as->block = acc;
+#define LU__REL(f) ((f) < 0 ? LU__PI_NONE : (f)-k + 1 < LU__PI_NONE ? (uint8_t)((f)-k + 1) : LU__PI_NONE - 1)
+            for (int i = 0; i < LU__POR_KEYS; i++) {
+                as->idx.any[i] = LU__REL(fa[i]);
+                as->idx.w[i] = LU__REL(fw[i]);
+            }
+            as->idx.call = LU__REL(fcall);
+            as->idx.ret = LU__REL(fret);
+            as->idx.bnd = LU__REL(fbnd);
+            as->idx.allsync = LU__REL(fsync);
+            as->idx.all = LU__REL(fall);
+#undef LU__REL
             a->pending &= (uint8_t)~LU__PA_BLOCK;
         }
     }
@@ -572,7 +668,9 @@ static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand
 /* The sleep set at step i: the previous thread step's entries that its
  * operation did not wake, the alternatives explored there before the chosen
  * one (when the bound allows the exchange), minus those the state here
- * wakes. Returns the sleeping threads. */
+ * wakes; plus, while a thread chosen with a partial entry has not run the
+ * steps that entry covers, every other candidate. Returns the sleeping
+ * threads. */
 static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32_t i, uint64_t enabled,
                               uint64_t cand, bool all_spin)
 {
@@ -583,6 +681,8 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
     ps->nent = 0;
     ps->sleep = 0;
     ps->sleep_exec = p->exec_id;
+    ps->rtid = -1;
+    ps->rrem = 0;
     int j = p->last;
     if (j < 0 || all_spin)
         return 0;
@@ -593,12 +693,32 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
      * docs/por.md does not cover those choices, so nothing sleeps there */
     if (s->ff_tid >= 0 || (sj->spin >> sj->chosen & 1) || (enabled & ~cand))
         return 0;
+    int u = sj->chosen;
+    /* the run of a thread chosen with a partial entry: switching away from
+     * it before it ran the steps the entry covers is covered */
+    int hold = pj->rtid == u ? pj->rrem : 0;
     struct lu__por_ent cands[LU__POR_ENTS + LU__POR_ALTS];
     int nc = 0;
-    for (int e = 0; e < pj->nent; e++)
-        if (!lu__dep(&pj->exec, lu__por_ent_sig(p, &pj->ent[e])))
-            cands[nc++] = pj->ent[e];
-    int u = sj->chosen;
+    for (int e = 0; e < pj->nent; e++) {
+        struct lu__por_ent en = pj->ent[e];
+        const struct lu__por_sig *g = lu__por_ent_sig(p, &en);
+        if (en.tid == u) {
+            if (en.from != LU__PI_NONE && en.from - 1 > hold)
+                hold = en.from - 1;
+            continue;
+        }
+        if (en.light) {
+            if (lu__dep(&pj->exec, g))
+                continue;
+        } else {
+            unsigned d = lu__dep_index(&pj->exec, g, &p->step[en.step].sig[en.alt].idx);
+            if (d < en.from)
+                en.from = (uint8_t)d;
+            if (en.from <= 1)
+                continue;
+        }
+        cands[nc++] = en;
+    }
     unsigned cu = lu__cost(s->cfg.bound_kind, sj->enabled, sj->prev, sj->flags, u);
     for (int a = 0; a + 1 < pj->nalt; a++) {
         const struct lu__por_alt *al = &pj->alt[a];
@@ -610,14 +730,28 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
             continue; /* running it first cost more than u: no exchange */
         if (al->pending & (light ? LU__PA_FIRST : LU__PA_BLOCK))
             continue;
-        const struct lu__por_sig *g = light ? &pj->sig[a].first : &pj->sig[a].block;
-        if (lu__dep(&pj->exec, g))
-            continue;
-        cands[nc++] =
-            (struct lu__por_ent){.step = (uint32_t)j, .tid = al->tid, .alt = (uint8_t)a, .light = light};
+        unsigned from = LU__PI_NONE;
+        if (light) {
+            if (lu__dep(&pj->exec, &pj->sig[a].first))
+                continue;
+        } else {
+            from = lu__dep_index(&pj->exec, &pj->sig[a].block, &pj->sig[a].idx);
+            if (from <= 1)
+                continue;
+        }
+        cands[nc++] = (struct lu__por_ent){
+            .step = (uint32_t)j, .tid = al->tid, .alt = (uint8_t)a, .light = light, .from = (uint8_t)from};
     }
+
+    uint64_t sleep = 0;
+    if (hold > 0 && (cand >> u & 1) && cur->id == u) {
+        sleep = cand & ~(1ULL << u);
+        ps->rtid = (int8_t)u;
+        ps->rrem = (uint8_t)(hold - 1);
+    }
+    ps->sleep = sleep;
     if (!nc)
-        return 0;
+        return sleep;
 
     bool cur_live = cur->state == LU__T_RUNNING;
     /* the previous thread cannot be preempted now (blocked or spinning):
@@ -626,20 +760,22 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
     bool cur_stuck = bound >= 0 && cur_live && cur->k != LU_SCHED_K_FREE && !(cand >> cur->id & 1);
     if (cur_stuck)
         lu__sig_thread(s, &cs, cur);
-    uint64_t sleep = 0;
     for (int e = 0; e < nc; e++) {
         const struct lu__por_ent *en = &cands[e];
         const struct lu__por_sig *g = lu__por_ent_sig(p, en);
         int t = en->tid;
-        if ((sleep >> t & 1) || s->threads[t].state != LU__T_RUNNING)
+        if (s->threads[t].state != LU__T_RUNNING)
             continue;
         if (cur_stuck && lu__dep(&cs, g))
             continue;
-        if ((cand >> t & 1) && !(g->flags & LU__PS_ENDFREE) && (enabled & ~(1ULL << t))) {
+        if ((cand >> t & 1) && !(g->flags & LU__PS_ENDFREE) && en->from == LU__PI_NONE &&
+            (enabled & ~(1ULL << t))) {
             /* after its steps, everyone could be spinning, and the forced
              * turn-taking would start from another thread: keep it asleep
              * only if some other candidate surely stays runnable (its
-             * steps cannot make anyone spin, only disable) */
+             * steps cannot make anyone spin, only disable). A partial
+             * entry covers only schedules that leave its thread a
+             * candidate, so not everyone spins there. */
             bool ok = false;
             for (uint64_t m = cand & ~(1ULL << t); m && !ok; m &= m - 1) {
                 const struct lu__thread *y = &s->threads[__builtin_ctzll(m)];
@@ -650,11 +786,20 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
             if (!ok)
                 continue;
         }
-        if (ps->nent == LU__POR_ENTS)
-            break;
-        ps->ent[ps->nent++] = *en;
-        sleep |= 1ULL << t;
+        /* one entry per thread: the one that covers most */
+        int k = 0;
+        while (k < ps->nent && ps->ent[k].tid != t)
+            k++;
+        if (k < ps->nent) {
+            if (en->from > ps->ent[k].from)
+                ps->ent[k] = *en;
+        } else if (ps->nent < LU__POR_ENTS) {
+            ps->ent[ps->nent++] = *en;
+        }
     }
+    for (int k = 0; k < ps->nent; k++)
+        if (ps->ent[k].from == LU__PI_NONE)
+            sleep |= 1ULL << ps->ent[k].tid;
     ps->sleep = sleep;
     return sleep;
 }
@@ -697,8 +842,10 @@ static void lu__por_settle(struct lu_sched *s)
             struct lu__por_alt *al = &ps->alt[a];
             if (al->pending & LU__PA_FIRST)
                 ps->sig[a].first.flags = LU__PS_ALL;
-            if (al->pending & LU__PA_BLOCK)
+            if (al->pending & LU__PA_BLOCK) {
                 ps->sig[a].block.flags = LU__PS_ALL;
+                lu__bidx_all(&ps->sig[a].idx);
+            }
             al->pending = 0;
         }
     }
@@ -1106,6 +1253,7 @@ void lu__backtrack(struct lu_sched *s)
                         ps->alt[0].tid = st->chosen;
                         ps->alt[0].pending = 0;
                         ps->sig[0].first.flags = ps->sig[0].block.flags = LU__PS_ALL;
+                        lu__bidx_all(&ps->sig[0].idx);
                     }
                     if (ps->nalt == LU__POR_ALTS) {
                         /* the oldest alternative stops putting threads to sleep */

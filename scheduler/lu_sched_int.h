@@ -150,19 +150,38 @@ struct lu__por_alt {
     uint8_t pending; /* LU__PA_*: not known yet */
 };
 
+/* Where in a block each part of its signature first occurs: the index,
+ * counted from 1, of the first of the run's steps (k + 1: the operation it
+ * waits for at the end, or what is unknown after it) that touches key[i],
+ * that writes it, that is a call, a return, a boundary, a cond wait, or
+ * "everything"; LU__PI_NONE: none. A step of another thread that is
+ * dependent with the block is dependent with its steps from that index on,
+ * and independent of the ones before (lu__dep_index). */
+#define LU__PI_NONE 255
+struct lu__por_bidx {
+    uint8_t any[LU__POR_KEYS], w[LU__POR_KEYS];
+    uint8_t call, ret, bnd, allsync, all;
+};
+
 /* What the alternative of the same index touched (kept apart from the
  * alternatives' ids, which every step looks at: one cache line for those). */
 struct lu__por_altsig {
     struct lu__por_sig first, block;
+    struct lu__por_bidx idx; /* of block */
 };
 
 #define LU__PA_FIRST 0x01
 #define LU__PA_BLOCK 0x02
 
-/* A sleeping thread: which alternative of which step put it to sleep. */
+/* A sleeping thread: which alternative of which step put it to sleep.
+ * A heavy entry whose block is dependent with a step executed since, but
+ * only from its block's step `from` (>= 2) on, is "partial": the thread may
+ * be chosen, but a schedule that switches away from it before it ran
+ * from - 1 steps (while it is still a candidate) is covered (docs/por.md, section 3). */
 struct lu__por_ent {
     uint32_t step;
     uint8_t tid, alt, light;
+    uint8_t from; /* LU__PI_NONE: asleep */
 };
 
 struct lu__por_step {
@@ -173,6 +192,8 @@ struct lu__por_step {
     struct lu__por_sig exec;              /* the chosen thread's operation */
     struct lu__por_ent ent[LU__POR_ENTS];
     struct lu__por_altsig sig[LU__POR_ALTS];
+    int8_t rtid;  /* only this thread may be chosen here (a partial entry's run), or -1 */
+    uint8_t rrem; /* steps after this one that the run still holds */
 };
 
 /* Heap blocks allocated in this execution and not freed, sorted by address

@@ -584,8 +584,8 @@ reduction)
     # the failing twin: the same distinct failure, fewer executions; the
     # executions cut short are neither failing nor discarded
     run 1 --all --strategy dfs --preemptions 1 --budget 0 -- "$P/independent_bug"
-    has "summary: 71 executions in"
-    has ", 10 cut short as redundant (partial-order reduction), 13 failing"
+    has "summary: 70 executions in"
+    has ", 9 cut short as redundant (partial-order reduction), 13 failing"
     lacks "discarded"
     has "13 executions (first: 4): assertion failure: \`atomic_load(&counter) == N - 1' in the main thread"
     [[ $(grep -c '^FAIL: ' "$out") == 1 ]] || fail "one failure reported more than once"
@@ -676,7 +676,7 @@ coverage)
     run 0 --seed 1 --budget 600 -- "$P/indexer"
     has "coverage: every schedule with at most 2 preemptions was explored; an unbounded search that followed did not finish in 88 executions; then 300 executions sampled by PCT, POS and random walks in turn (seed 1)"
     run 1 --seed 1 -- "$BENCH/work_stealing"
-    has "execution 85 (strategy default, unbounded search)"
+    has "execution 73 (strategy default, unbounded search)"
     has "coverage: every schedule with at most 2 preemptions was explored; stopped at the first failure in the unbounded search that followed"
     # a failure in the pass
     run 1 --seed 1 -- "$P/lost_update"
