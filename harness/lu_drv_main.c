@@ -789,7 +789,8 @@ static unsigned lu__timeout;
 struct lu__slot {
     struct lu_drv_shm *shm;
     pid_t pid;
-    double start;      /* of the test, or of the last execution that finished (--timeout) */
+    double start;      /* of the test (what --json's "seconds" counts from) */
+    double progress;   /* the test's start or its last finished execution (--timeout) */
     uint64_t finished; /* executions of the test so far */
     int index;
 };
@@ -1147,7 +1148,7 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
         lu_drv_worker(shm);
     }
     sl->pid = pid;
-    sl->start = lu__now();
+    sl->start = sl->progress = lu__now();
     sl->finished = 0;
     sl->index = index;
 }
@@ -1241,10 +1242,11 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
             uint64_t n = atomic_load(&sl->shm->executions[1]) + atomic_load(&sl->shm->executions[2]);
             if (n != sl->finished) {
                 sl->finished = n;
-                sl->start = now;
+                sl->progress = now;
             }
             sl->start += stopped;
-            if (lu__timeout && now - sl->start > lu__timeout) {
+            sl->progress += stopped;
+            if (lu__timeout && now - sl->progress > lu__timeout) {
                 lu__ask_where(sl->shm);
                 kill(sl->pid, SIGKILL);
                 waitpid(sl->pid, &status, 0);

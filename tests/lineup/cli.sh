@@ -92,6 +92,15 @@ json)
         json_ok piped.json
         grep -q "^verdict: PASS" report.txt || fail "--json $target: no report on standard error"
     done
+    # a test's "seconds" is the whole test, not the time since its last
+    # execution: with --jobs 1 the tests' seconds make up the run's
+    lu 0 --quiet --matrix 3x3 --samples 2 --seed 1 --jobs 1 --json secs.json "$G/counter_fixed.so"
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+t = [x["seconds"] for h in d["harnesses"] for x in h["tests"]]
+s = d["summary"]["seconds"]
+sys.exit(0 if len(t) == 2 and min(t) > 0.01 and sum(t) >= 0.5 * s else 1)' secs.json ||
+        fail "the tests' seconds do not add up to the run's: $(tr -d '\n' <secs.json | grep -o '"seconds": [0-9.]*' | tr '\n' ' ')"
     # the harness is not overwritten
     cp "$G/counter_fixed.so" self.so
     usage_error "${QUICK[@]}" --json self.so self.so
