@@ -1148,6 +1148,33 @@ void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o)
     lu__hb_release(t, o);
 }
 
+/* A futex call is not a synchronization object's operation: the kernel
+ * reads the word and moves waiters, and orders only what that implies, so
+ * these do not over-approximate as the two above do. A wait's comparison
+ * reads the word: an acquire load of it (of the releases stored to it),
+ * counted as acquire as a volatile load is, so as never to invent a race.
+ * A wake that wakes nobody orders nothing; one that wakes a waiter
+ * orders the waker before the woken thread, and only that thread
+ * (docs/races.md). */
+void lu__futex_read(struct lu__thread *t, struct lu__obj *o, bool acquire)
+{
+    lu__note_read(t, o);
+    if (acquire)
+        lu__hb_acquire(t, o);
+}
+
+void lu__futex_woke(struct lu__thread *t, struct lu__obj *o, uint64_t woken)
+{
+    struct lu_sched *s = t->s;
+    o->version++;
+    lu__progress(t);
+    if (s->cfg.no_clocks)
+        return;
+    for (uint64_t x = woken; x; x &= x - 1)
+        lu__vc_join(s->threads[__builtin_ctzll(x)].vc, t->vc, s->nthreads);
+    t->vc[t->id]++;
+}
+
 int lu_sched_create_thread(lu_sched_fn fn, void *arg, size_t stack, uint16_t label)
 {
     struct lu__thread *t = lu__self;

@@ -371,6 +371,9 @@ void lu__progress(struct lu__thread *t);
  * release joins the thread's into the object's and ticks the thread. */
 void lu__hb_acquire(struct lu__thread *t, struct lu__obj *o);
 void lu__hb_release(struct lu__thread *t, struct lu__obj *o);
+/* a futex wait's read of its word; a wake that woke the threads in woken */
+void lu__futex_read(struct lu__thread *t, struct lu__obj *o, bool acquire);
+void lu__futex_woke(struct lu__thread *t, struct lu__obj *o, uint64_t woken);
 void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char *msg)
     __attribute__((noreturn));
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t);

@@ -452,10 +452,9 @@ int lu_sched_futex_wait(void *addr, uint32_t val, bool timed, uint16_t label)
     struct lu__obj *o = lu__futex_point(t, addr, LU_SCHED_K_COND_WAIT, label);
     if (!o)
         return -1;
-    if (__atomic_load_n((const uint32_t *)addr, __ATOMIC_RELAXED) != val) {
-        lu__sync_unchanged(t, o);
+    lu__futex_read(t, o, true);
+    if (__atomic_load_n((const uint32_t *)addr, __ATOMIC_RELAXED) != val)
         return EAGAIN;
-    }
     o->u.cond.waiters |= 1ULL << t->id;
     o->u.cond.seq[t->id] = o->u.cond.next_seq++;
     t->signalled = false;
@@ -469,7 +468,8 @@ int lu_sched_futex_wait(void *addr, uint32_t val, bool timed, uint16_t label)
         rc = lu__timed_out(t, ETIMEDOUT);
     }
     t->signalled = false;
-    lu__sync_unchanged(t, o);
+    /* woken: the waker joined its clock into ours (lu__futex_woke) */
+    lu__futex_read(t, o, false);
     return rc;
 }
 
@@ -483,6 +483,7 @@ int lu_sched_futex_wake(void *addr, int n, uint16_t label)
         return -1;
     int w[LU_SCHED_MAX_THREADS];
     int nw = lu__cond_waiters(s, o, w), woken = 0;
+    uint64_t mask = 0;
     /* the kernel counts a waiter woken before it compares with n: a count
      * of 0 or less wakes one */
     if (n < 1)
@@ -492,14 +493,15 @@ int lu_sched_futex_wake(void *addr, int n, uint16_t label)
         int i = n - woken >= nw ? 0 : lu__choose_data(t, nw);
         s->threads[w[i]].signalled = true;
         o->u.cond.waiters &= ~(1ULL << w[i]);
+        mask |= 1ULL << w[i];
         memmove(&w[i], &w[i + 1], sizeof w[0] * (size_t)(nw - i - 1));
         nw--;
         woken++;
     }
     if (woken)
-        lu__sync_changed(t, o);
+        lu__futex_woke(t, o, mask);
     else
-        lu__sync_unchanged(t, o);
+        lu__futex_read(t, o, false);
     return woken;
 }
 

@@ -466,6 +466,15 @@ races)
     run 1 --races -- "$P/race_mixed"
     has "FAIL: data race on 4 bytes"
     has "atomic write by thread 1 at writer (race.c:"
+    # a futex wake that woke nobody publishes nothing, and a wait that
+    # returned EAGAIN only read the word; a wake orders the waker before
+    # the thread it woke
+    run 1 --races --strategy dfs --preemptions -1 -- "$P/futex_race"
+    has "FAIL: data race on 4 bytes"
+    has "read by the main thread at main (futex_race.c:"
+    has "write by thread 1 at writer (futex_race.c:"
+    run 0 --races --strategy dfs --preemptions -1 -- "$P/futex_race_fixed"
+    has "every schedule of the program was explored"
     ;;
 threads)
     # 63 threads and main: the most one execution runs
