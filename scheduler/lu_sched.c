@@ -381,7 +381,8 @@ static bool lu__would_time_out(struct lu_sched *s, struct lu__thread *t)
 
 /* A thread is spinning when its next operation is a spin hint or a timed
  * wait that would give up, or re-reads, from the same instruction, a
- * location that nobody changed since it last read it there: running it
+ * location that nobody changed since it last read it there (a wake or
+ * signal that would wake nobody reads its object too): running it
  * again cannot make progress until another thread writes. Requiring the
  * same instruction keeps double-checked reads (seqlock readers,
  * double-checked locking) schedulable. */
@@ -402,6 +403,17 @@ bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
     case LU_SCHED_K_RW_TRY:
     case LU_SCHED_K_SEM_TRYWAIT:
         break;
+    case LU_SCHED_K_COND_SIGNAL:
+    case LU_SCHED_K_COND_BROADCAST: {
+        /* a futex wake or condition signal with nobody to wake changes
+         * nothing, as a read does; repeated unchanged (a waiter arriving
+         * is a change, whether or not it bumped the version) it is a
+         * look that waits for another thread */
+        const struct lu__obj *o = lu__obj_find(s, t->obj);
+        if (!o || o->type != LU__O_COND || o->u.cond.waiters)
+            return false;
+        break;
+    }
     default:
         return false;
     }

@@ -259,9 +259,20 @@ foreign_unlock)
     ;;
 futex)
     # futex waits and wakes of a whole program: a wake with a count of 0
-    # wakes one waiter, as the kernel does (not none: an endless loop)
+    # wakes one waiter, as the kernel does (not none: an endless loop);
+    # main's wakes before the waiter waits spin, so no preemption bound
+    # cuts the search
     run 0 --strategy dfs -- "$P/futex_wake0"
-    has "every schedule with at most 2 preemptions was explored"
+    has "every schedule of the program was explored"
+    # a polling loop of wakes that wake nobody and sleeps spins: a
+    # livelock when nothing else can run, not an execution too long; and
+    # when the wake does wake the waiter, an unbounded search ends
+    run 1 --spin-bound 200 -- "$P/futex_poll"
+    has "FAIL: livelock"
+    has "spinning in futex at main (futex_poll.c:39)"
+    has "blocked in futex at waiter (futex_poll.c:28)"
+    run 0 --strategy dfs --preemptions -1 --budget 2000 -- "$P/futex_poll_fixed"
+    has "every schedule of the program was explored"
     ;;
 deadlock)
     # timed waits retried in loops: giving up again and again while another
