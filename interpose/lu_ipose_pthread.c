@@ -789,16 +789,74 @@ LU_IPOSE_EXPORT pthread_t pthread_self(void)
 }
 
 /* A controlled thread's kernel thread id: the pid for the main thread, as
- * natively, then the ids after it, in creation order. */
+ * natively (it is the id of the kernel thread all of them run on), then
+ * made-up ids in creation order, above PID_MAX_LIMIT (2^22 on 64-bit
+ * Linux, the most /proc/sys/kernel/pid_max can be): ids after the pid
+ * would be those of lineup's own threads. */
+#define LU__IPOSE_TID_BASE (1 << 22)
+
 static pid_t lu__ipose_tid_of(int self)
 {
-    return getpid() + self;
+    return self == 0 ? getpid() : LU__IPOSE_TID_BASE + self;
 }
 
 LU_IPOSE_EXPORT pid_t gettid(void)
 {
     int self = lu_sched_self();
     return self >= 0 ? lu__ipose_tid_of(self) : LU_IPOSE_REAL(gettid)();
+}
+
+/* The id a call that takes a thread id passes to the kernel, for a
+ * controlled caller: a made-up id of a live thread of the execution names
+ * the kernel thread they all run on (0, the caller's own); one of a thread
+ * that is gone, or never was, names nothing (-1: fail with ESRCH). Other
+ * ids (0, the pid, another process's) pass unchanged. */
+static pid_t lu__ipose_kernel_tid(pid_t tid)
+{
+    if (tid <= LU__IPOSE_TID_BASE)
+        return tid;
+    int k = tid - LU__IPOSE_TID_BASE;
+    return lu_sched_live(k) ? 0 : -1;
+}
+
+#define LU__IPOSE_BY_TID(name, pid, args)                                                                    \
+    do {                                                                                                     \
+        LU_IPOSE_PASS(name, args);                                                                           \
+        if ((pid = lu__ipose_kernel_tid(pid)) < 0) {                                                         \
+            errno = ESRCH;                                                                                   \
+            return -1;                                                                                       \
+        }                                                                                                    \
+        return LU_IPOSE_REAL(name) args;                                                                     \
+    } while (0)
+
+LU_IPOSE_EXPORT int sched_setaffinity(pid_t pid, size_t n, const cpu_set_t *set)
+{
+    LU__IPOSE_BY_TID(sched_setaffinity, pid, (pid, n, set));
+}
+
+LU_IPOSE_EXPORT int sched_getaffinity(pid_t pid, size_t n, cpu_set_t *set)
+{
+    LU__IPOSE_BY_TID(sched_getaffinity, pid, (pid, n, set));
+}
+
+LU_IPOSE_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *p)
+{
+    LU__IPOSE_BY_TID(sched_setscheduler, pid, (pid, policy, p));
+}
+
+LU_IPOSE_EXPORT int sched_getscheduler(pid_t pid)
+{
+    LU__IPOSE_BY_TID(sched_getscheduler, pid, (pid));
+}
+
+LU_IPOSE_EXPORT int sched_setparam(pid_t pid, const struct sched_param *p)
+{
+    LU__IPOSE_BY_TID(sched_setparam, pid, (pid, p));
+}
+
+LU_IPOSE_EXPORT int sched_getparam(pid_t pid, struct sched_param *p)
+{
+    LU__IPOSE_BY_TID(sched_getparam, pid, (pid, p));
 }
 
 /* Defined under another C name: with optimization <pthread.h> provides an
@@ -1377,6 +1435,17 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
     int self = lu_sched_self();
     if (self >= 0 && number == SYS_gettid)
         return lu__ipose_tid_of(self);
+    if (self >= 0 && (number == SYS_sched_setaffinity || number == SYS_sched_getaffinity ||
+                      number == SYS_sched_setscheduler || number == SYS_sched_getscheduler ||
+                      number == SYS_sched_setparam || number == SYS_sched_getparam ||
+                      number == SYS_sched_rr_get_interval)) {
+        pid_t k = lu__ipose_kernel_tid((pid_t)a[0]);
+        if (k < 0) {
+            errno = ESRCH;
+            return -1;
+        }
+        a[0] = k;
+    }
     if (self >= 0 && (number == SYS_tkill || number == SYS_tgkill)) {
         LU_SCHED_SET_PC();
         lu_sched_unsupported(number == SYS_tkill ? "tkill is not supported under lineup"

@@ -484,6 +484,12 @@ int lu_sched_vc(int tid, uint32_t *out, int max)
     return n;
 }
 
+bool lu_sched_live(int tid)
+{
+    struct lu__thread *self = lu__self;
+    return self && tid >= 0 && tid < self->s->nthreads && self->s->threads[tid].state != LU__T_FINISHED;
+}
+
 bool lu_sched_finished(int tid)
 {
     struct lu__thread *self = lu__self;

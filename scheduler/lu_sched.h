@@ -621,6 +621,10 @@ int lu_sched_vc(int tid, uint32_t *out, int max);
  * start routine returned, or it called pthread_exit); false on a thread no
  * scheduler controls. Not a scheduling point. */
 bool lu_sched_finished(int tid);
+/* Whether tid is a thread of the calling thread's execution that has not
+ * finished; false on a thread no scheduler controls. Not a scheduling
+ * point. */
+bool lu_sched_live(int tid);
 uint32_t lu_sched_clock(void);
 
 /* True when the model holds synchronization-object state for addr in this

@@ -511,6 +511,11 @@ threads)
     run 2 --strategy dfs -- "$P/gettid_tgkill_fn"
     has "FAIL: unsupported call: tgkill is not supported under lineup"
     has "  thread 1     unsupported call at worker (gettid.c:50)"
+    # made-up ids are never real threads' (lineup's own come right after
+    # the pid): the calls that take one act on the shared kernel thread,
+    # or fail with ESRCH once the thread is gone
+    run 0 --strategy dfs --preemptions -1 -- "$P/tid_calls"
+    has "every schedule of the program was explored"
     ;;
 strategies)
     for s in dfs ipb idb random pct pos default; do
