@@ -435,9 +435,8 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
         E->exit_at.pc = pc;
         E->exit_at.call = 1;
         lu__threads_at_death(E);
-        /* what exit() does before the end, unlike _exit, _Exit and
-         * quick_exit (whose at_quick_exit handlers, like atexit's, are not
-         * run: docs/run.md) */
+        /* what exit() does before the end, after the exit handlers
+         * (lu__ipose_exit_handlers), unlike _exit, _Exit and quick_exit */
         if (E->exit_fn == LU_SCHED_EXIT_EXIT)
             fflush(NULL);
         return;
@@ -509,6 +508,8 @@ static void *lu__main_body(void *arg)
      * known here (as a return address: the symbolizer looks at pc - 1). */
     lu__sched_pc = (uintptr_t)lu__main + 1;
     lu_sched_exit_point(LU_RT_L_MAIN_RETURN);
+    lu__ipose_exit_handlers(rc, false);
+    lu__sched_pc = (uintptr_t)lu__main + 1;
     R->exec.main_returned = 1;
     lu__sched_fatal_exit(rc, LU_SCHED_EXIT_EXIT);
 }
@@ -1612,6 +1613,10 @@ LU_EXPORT int __libc_start_main(lu__main_fn main, int argc, char **argv, void (*
     if (lu__run_attach()) {
         lu__main = main;
         main = lu__server;
+        /* before the constructors, which may register exit handlers */
+        Dl_info di;
+        if (dladdr((void *)lu__main, &di))
+            lu__ipose_exit_capture(di.dli_fbase);
     }
     return real(main, argc, argv, init, fini, rtld_fini, stack_end);
 }

@@ -120,6 +120,21 @@ void lu__ipose_set_heap_cap(int64_t cap, lu__ipose_alloc_hook *hook);
  * machine's memory and swap): then the caller sees the failure. */
 void lu__ipose_set_alloc_failed(lu__ipose_alloc_hook *hook);
 
+/* ---- Exit handlers (lu_ipose_pthread.c) ----
+ * Under `lineup run` the program's atexit, on_exit, __cxa_atexit and
+ * at_quick_exit handlers are kept by lineup, so that exit() (and a return
+ * from main) or quick_exit() of a controlled thread runs them, under
+ * control, before the process ends; natively glibc's exit would, but
+ * lineup ends an execution with the exit_group system call. Only the
+ * handlers of the executable whose image starts at base are kept (those of
+ * shared libraries go to libc, which does not run them then). Call once,
+ * before the program's constructors. */
+void lu__ipose_exit_capture(const void *base);
+/* Runs the kept exit handlers (quick: the at_quick_exit ones), last
+ * registered first, on the calling controlled thread. A second thread that
+ * exits meanwhile blocks for ever (C11 leaves two exits undefined). */
+void lu__ipose_exit_handlers(int status, bool quick);
+
 #pragma GCC visibility pop
 
 #endif

@@ -1145,11 +1145,112 @@ LU_IPOSE_EXPORT __sighandler_t signal(int sig, __sighandler_t fn)
     return LU_IPOSE_REAL(signal)(sig, fn);
 }
 
+/* ---- exit handlers ----
+ * glibc would run them in exit(), but an execution ends with the exit_group
+ * system call, so under `lineup run` lineup keeps the executable's own
+ * (registered by atexit and at_quick_exit, which call __cxa_atexit and
+ * __cxa_at_quick_exit from the executable, by on_exit, and by C++ static
+ * objects) and runs them itself. A library's go to libc: they are its
+ * business. */
+
+#define LU__IPOSE_MAX_EXIT_FNS 1024
+
+struct lu__ipose_exit_list {
+    struct {
+        void (*fn)(void);
+        void *arg;
+        bool on_exit; /* fn(status, arg), else fn(arg, status) as glibc calls it */
+    } e[LU__IPOSE_MAX_EXIT_FNS];
+    int n;
+    bool lost; /* a registration did not fit */
+};
+
+static struct lu__ipose_exit_list lu__ipose_atexit, lu__ipose_atquick;
+static uintptr_t lu__ipose_exit_base; /* the executable's image; 0: not keeping */
+static int lu__ipose_exiting = -1;    /* the controlled thread running them */
+static uint32_t lu__ipose_exit_word;  /* a second exit waits on it for ever */
+
+void lu__ipose_exit_capture(const void *base)
+{
+    lu__ipose_exit_base = (uintptr_t)base;
+}
+
+/* Whether the function that called the registration is the executable's. */
+static bool lu__ipose_exit_keeps(const void *caller)
+{
+    Dl_info di;
+    return lu__ipose_exit_base && dladdr(caller, &di) && (uintptr_t)di.dli_fbase == lu__ipose_exit_base;
+}
+
+static int lu__ipose_exit_keep(struct lu__ipose_exit_list *l, void (*fn)(void), void *arg, bool on_exit)
+{
+    if (l->n == LU__IPOSE_MAX_EXIT_FNS) {
+        l->lost = true; /* said when the handlers would run */
+        return 0;
+    }
+    l->e[l->n].fn = fn;
+    l->e[l->n].arg = arg;
+    l->e[l->n].on_exit = on_exit;
+    l->n++;
+    return 0;
+}
+
+LU_IPOSE_EXPORT int __cxa_atexit(void (*fn)(void *), void *arg, void *dso)
+{
+    if (!lu__ipose_exit_keeps(__builtin_return_address(0)))
+        return LU_IPOSE_REAL(__cxa_atexit)(fn, arg, dso);
+    return lu__ipose_exit_keep(&lu__ipose_atexit, (void (*)(void))fn, arg, false);
+}
+
+LU_IPOSE_EXPORT int on_exit(void (*fn)(int, void *), void *arg)
+{
+    if (!lu__ipose_exit_keeps(__builtin_return_address(0)))
+        return LU_IPOSE_REAL(on_exit)(fn, arg);
+    return lu__ipose_exit_keep(&lu__ipose_atexit, (void (*)(void))fn, arg, true);
+}
+
+LU_IPOSE_EXPORT int __cxa_at_quick_exit(void (*fn)(void *), void *dso)
+{
+    if (!lu__ipose_exit_keeps(__builtin_return_address(0)))
+        return LU_IPOSE_REAL(__cxa_at_quick_exit)(fn, dso);
+    return lu__ipose_exit_keep(&lu__ipose_atquick, (void (*)(void))fn, NULL, false);
+}
+
+void lu__ipose_exit_handlers(int status, bool quick)
+{
+    int self = lu_sched_self();
+    if (self < 0 || !lu__ipose_exit_base)
+        return;
+    uint16_t label = quick ? LU_IPOSE_L(quick_exit) : LU_IPOSE_L(exit);
+    /* a second exit is undefined in C11 (7.22.4.4): another thread's waits
+     * for ever here, and the first one ends the process */
+    while (lu__ipose_exiting >= 0 && lu__ipose_exiting != self)
+        lu_sched_futex_wait(&lu__ipose_exit_word, 0, false, label);
+    lu__ipose_exiting = self;
+    struct lu__ipose_exit_list *l = quick ? &lu__ipose_atquick : &lu__ipose_atexit;
+    if (l->lost)
+        lu_sched_unsupported(quick ? "more than 1024 at_quick_exit handlers are not supported under lineup"
+                                   : "more than 1024 atexit handlers are not supported under lineup");
+    /* one at a time off the end: a handler may register more, or call
+     * exit again (which runs the rest, as glibc does) */
+    while (l->n > 0) {
+        l->n--;
+        void (*fn)(void) = l->e[l->n].fn;
+        void *arg = l->e[l->n].arg;
+        if (l->e[l->n].on_exit)
+            ((void (*)(int, void *))fn)(status, arg);
+        else
+            ((void (*)(void *, int))fn)(arg, status);
+    }
+}
+
 LU_IPOSE_EXPORT void exit(int status)
 {
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
         lu_sched_exit_point(LU_IPOSE_L(exit));
+        lu__ipose_exit_handlers(status, false);
+        LU_SCHED_SET_PC();
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_EXIT);
     }
     LU_IPOSE_REAL(exit)(status);
@@ -1183,6 +1284,8 @@ LU_IPOSE_EXPORT void quick_exit(int status)
     if (lu_sched_self() >= 0) {
         LU_SCHED_SET_PC();
         lu_sched_exit_point(LU_IPOSE_L(quick_exit));
+        lu__ipose_exit_handlers(status, true);
+        LU_SCHED_SET_PC();
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_QUICK_EXIT);
     }
     LU_IPOSE_REAL(quick_exit)(status);

@@ -204,6 +204,16 @@ exit)
     has "  main thread  about to exit at main (main_return.c:30)"
     run 0 --strategy dfs --preemptions -1 -- "$P/main_return_fixed"
     has "every schedule of the program was explored"
+    # exit handlers run, under control: an assertion in one is found; they
+    # run last registered first, a constructor's among them, and on_exit's
+    # gets the status (the last one ends with 42 when all ran in order);
+    # quick_exit runs the at_quick_exit handlers only (43)
+    run 1 --strategy dfs -- "$P/atexit"
+    has "FAIL: assertion failure: \`atomic_load(&done) == 2' in the main thread at check (atexit.c:39)"
+    run 0 --strategy dfs --preemptions -1 --expect-exit 42 -- "$P/atexit_fixed"
+    has "every schedule of the program was explored"
+    run 0 --strategy dfs --preemptions -1 --expect-exit 43 -- "$P/atexit_quick"
+    has "every schedule of the program was explored"
     ;;
 cleanup)
     # pthread_exit runs the pthread_cleanup_push handlers (innermost first,
