@@ -64,7 +64,8 @@ enum lu_ipose_pthread_label {
     LU_IPOSE_L_PTHREAD_BASE_ = LU_IPOSE_L_PTHREAD_FIRST - 1,
 #define LU_IPOSE_FN(ret, name, version, params, args, printed) LU_IPOSE_L_##name,
 #include "lu_ipose.def"
-    LU_IPOSE_L_exit_group, /* syscall(SYS_exit_group): no function of its own */
+    LU_IPOSE_L_exit_group,  /* syscall(SYS_exit_group): no function of its own */
+    LU_IPOSE_L_take_signal, /* a thread about to take a signal another sent it */
     LU_IPOSE_L_PTHREAD_END
 };
 
@@ -72,6 +73,7 @@ static const char *const lu_ipose_label_names[] = {
 #define LU_IPOSE_FN(ret, name, version, params, args, printed) printed,
 #include "lu_ipose.def"
     "exit_group",
+    "take a signal",
 };
 
 _Static_assert(sizeof lu_ipose_label_names / sizeof lu_ipose_label_names[0] ==
@@ -147,8 +149,11 @@ static inline void *lu_ipose_real(int id)
 /* Resolve everything before any execution, so that controlled threads never
  * enter the dynamic linker. Symbols this libc lacks stay NULL here and only
  * fail if someone calls them. */
+static void lu__ipose_take_signal(int sig);
+
 __attribute__((constructor)) static void lu_ipose_resolve_all(void)
 {
+    lu_sched_set_signal_deliver(lu__ipose_take_signal);
     for (int id = 0; id < LU_IPOSE_R_COUNT; id++)
         if (!__atomic_load_n(&lu_ipose_real_tab[id], __ATOMIC_ACQUIRE)) {
             void *p = lu_ipose_lookup(id);
@@ -817,6 +822,76 @@ static pid_t lu__ipose_kernel_tid(pid_t tid)
         return tid;
     int k = tid - LU__IPOSE_TID_BASE;
     return lu_sched_live(k) ? 0 : -1;
+}
+
+/* The thread of the execution a thread id names (tgkill), or -1. */
+static int lu__ipose_thread_of_tid(pid_t tid)
+{
+    if (tid == getpid())
+        return 0;
+    if (tid <= LU__IPOSE_TID_BASE || tid > LU__IPOSE_TID_BASE + LU_SCHED_MAX_THREADS)
+        return -1;
+    return tid - LU__IPOSE_TID_BASE;
+}
+
+/* How a controlled thread takes a signal: raised on the kernel thread, with
+ * the program's disposition, as raise() does (lu_sched_kill). */
+static void lu__ipose_take_signal(int sig)
+{
+    if (sig == SIGKILL)
+        lu_sched_fatal_signal_ahead(sig);
+    LU_IPOSE_REAL(raise)(sig);
+}
+
+/* A signal from a controlled thread to thread tid of its execution: to
+ * itself, or one that acts on the whole process, at once (as raise); to
+ * another, pending until it is chosen (lu_sched_kill). An errno value. */
+static int lu__ipose_signal_thread(int tid, int sig, bool by_id, uint16_t label)
+{
+    /* glibc keeps SIGCANCEL and SIGSETXID (32, 33) for itself */
+    if (sig < 0 || sig > 64 || sig == 32 || sig == 33)
+        return EINVAL;
+    if (!lu_sched_live(tid))
+        /* gone: glibc drops a signal sent by handle (since 2.34); no
+         * thread has the id any more */
+        return !by_id && tid >= 0 && lu_sched_finished(tid) ? 0 : ESRCH;
+    if (sig == 0)
+        return 0;
+    if (tid == lu_sched_self() || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT) {
+        lu__ipose_take_signal(sig);
+        return 0;
+    }
+    return lu_sched_kill(tid, sig, label, LU_IPOSE_L_take_signal);
+}
+
+LU_IPOSE_EXPORT int pthread_kill(pthread_t th, int sig)
+{
+    LU_IPOSE_PASS(pthread_kill, (th, sig));
+    int tid = lu_ipose_tid(th);
+    if (tid < 0)
+        lu_sched_unsupported("pthread_kill of a thread lineup does not control is not supported");
+    return lu__ipose_signal_thread(tid, sig, false, LU_IPOSE_L(pthread_kill));
+}
+
+/* tgkill and tkill by a controlled thread: -1 and errno, or 0. A thread
+ * group other than the process passes to the kernel. */
+static long lu__ipose_tgkill(pid_t tgid, pid_t tid, int sig, uint16_t label)
+{
+    if (tgid != getpid())
+        return LU_IPOSE_REAL(syscall)(SYS_tgkill, (long)tgid, (long)tid, (long)sig, 0L, 0L, 0L);
+    int k = lu__ipose_thread_of_tid(tid);
+    int rc = k < 0 ? ESRCH : lu__ipose_signal_thread(k, sig, true, label);
+    if (rc) {
+        errno = rc;
+        return -1;
+    }
+    return 0;
+}
+
+LU_IPOSE_EXPORT int tgkill(pid_t tgid, pid_t tid, int sig)
+{
+    LU_IPOSE_PASS(tgkill, (tgid, tid, sig));
+    return (int)lu__ipose_tgkill(tgid, tid, sig, LU_IPOSE_L(tgkill));
 }
 
 #define LU__IPOSE_BY_TID(name, pid, args)                                                                    \
@@ -1551,8 +1626,9 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
     }
     if (self >= 0 && (number == SYS_tkill || number == SYS_tgkill)) {
         LU_SCHED_SET_PC();
-        lu_sched_unsupported(number == SYS_tkill ? "tkill is not supported under lineup"
-                                                 : "tgkill is not supported under lineup");
+        if (number == SYS_tkill)
+            return lu__ipose_tgkill(getpid(), (pid_t)a[0], (int)a[1], LU_IPOSE_L(tgkill));
+        return lu__ipose_tgkill((pid_t)a[0], (pid_t)a[1], (int)a[2], LU_IPOSE_L(tgkill));
     }
     /* the process ends as with _exit; a thread that ends by the system
      * call would take the kernel thread every controlled thread runs on */

@@ -562,18 +562,98 @@ void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char
     lu__over(s, t);
 }
 
+/* ---- signals from other threads ---- */
+
+static void (*lu__sig_deliver)(int sig);
+
+void lu_sched_set_signal_deliver(void (*fn)(int sig))
+{
+    lu__sig_deliver = fn;
+}
+
+int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label)
+{
+    struct lu__thread *t = lu__self;
+    struct lu_sched *s = t->s;
+    t->pc = lu__sched_pc;
+    if (tid < 0 || tid >= s->nthreads)
+        return ESRCH;
+    LU__ASSERT(tid != t->id && sig >= 0 && sig <= 64);
+    lu__point(t, LU_SCHED_K_SIGNAL, &s->threads[tid].sig_pending, label);
+    struct lu__thread *to = &s->threads[tid];
+    if (to->state != LU__T_RUNNING || sig == 0)
+        return 0;
+    lu__hb_release(t, lu__obj_get(s, &to->sig_pending, LU__O_LOC));
+    if (to->k != LU_SCHED_K_SIGNAL) {
+        /* the target is parked at a scheduling point: taking the signal
+         * is its next step (it keeps its pc, where it is parked) */
+        to->sig_saved.k = to->k;
+        to->sig_saved.obj = to->obj;
+        to->sig_saved.obj2 = to->obj2;
+        to->sig_saved.label = to->label;
+        to->sig_saved.oparg = to->oparg;
+        to->k = LU_SCHED_K_SIGNAL;
+        to->obj = &to->sig_pending;
+        to->obj2 = NULL;
+        to->label = take_label;
+        if (s->cfg.on_point)
+            s->cfg.on_point(s->cfg.on_point_arg, to->id, to->k, to->label, to->pc);
+    }
+    to->sig_pending |= 1ULL << (sig - 1);
+    return 0;
+}
+
+/* t was chosen to take its pending signals: it goes back to its operation
+ * and runs the handlers first (their scheduling points nest in this one's);
+ * the caller then chooses again, since the operation may be disabled now,
+ * and others may go first. */
+static void lu__take_signals(struct lu__thread *t)
+{
+    struct lu_sched *s = t->s;
+    uint64_t pending = t->sig_pending;
+    uintptr_t pc = t->pc;
+    /* what the interrupted operation's caller set for after its point */
+    uintptr_t caller_pc = lu__sched_pc;
+    uint64_t arg = lu__sched_arg;
+    int mo = lu__sched_mo;
+    t->sig_pending = 0;
+    lu__hb_acquire(t, lu__obj_get(s, &t->sig_pending, LU__O_LOC));
+    for (int sig = 1; sig <= 64; sig++) {
+        if (pending >> (sig - 1) & 1) {
+            LU__ASSERT(lu__sig_deliver != NULL);
+            lu__sig_deliver(sig);
+        }
+    }
+    t->k = t->sig_saved.k;
+    t->obj = t->sig_saved.obj;
+    t->obj2 = t->sig_saved.obj2;
+    t->label = t->sig_saved.label;
+    t->oparg = t->sig_saved.oparg;
+    t->pc = pc;
+    if (s->cfg.on_point)
+        s->cfg.on_point(s->cfg.on_point_arg, t->id, t->k, t->label, t->pc);
+    lu__sched_pc = caller_pc;
+    lu__sched_arg = arg;
+    lu__sched_mo = mo;
+}
+
 /* Hands over to the chosen thread (or ends the execution). Returns when t's
  * pending operation is chosen. */
 static void lu__dispatch(struct lu__thread *t)
 {
     struct lu_sched *s = t->s;
-    int next = lu__choose(s, t);
-    if (next == t->id)
-        return;
-    if (next < 0)
-        lu__over(s, t);
-    s->stats.switches++;
-    lu__switch_to(s, &t->sp, &s->threads[next]);
+    for (;;) {
+        int next = lu__choose(s, t);
+        if (next != t->id) {
+            if (next < 0)
+                lu__over(s, t);
+            s->stats.switches++;
+            lu__switch_to(s, &t->sp, &s->threads[next]);
+        }
+        if (t->k != LU_SCHED_K_SIGNAL)
+            return;
+        lu__take_signals(t);
+    }
 }
 
 void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint16_t label)
@@ -592,6 +672,10 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
          * straight back to the thread that spawned it */
         t->first_run = false;
         lu__switch_to(s, &t->sp, &s->threads[t->spawner]);
+        if (t->k == LU_SCHED_K_SIGNAL) {
+            lu__take_signals(t);
+            lu__dispatch(t);
+        }
         return;
     }
     lu__dispatch(t);
@@ -767,6 +851,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->section = -1;
     t->nreads = 0;
     t->signalled = false;
+    t->sig_pending = 0;
     t->cleanup = NULL;
     if (t->has_tsd) {
         memset(t->tsd, 0, sizeof t->tsd);
@@ -1207,7 +1292,7 @@ int lu_sched_join(int tid, void **ret, uint16_t label)
 {
     struct lu__thread *t = lu__self;
     struct lu_sched *s = t->s;
-    t->pc = LU__CALLER_PC();
+    t->pc = lu__sched_pc;
     if (tid < 0 || tid >= s->nthreads)
         return ESRCH;
     if (tid == t->id)

@@ -163,6 +163,7 @@ const char *lu_sched_misfit_name(enum lu_sched_misfit m);
     X(JOIN, "thread join")                                                                                   \
     X(JOIN_ALL, "join all")                                                                                  \
     X(EXIT, "process exit")                                                                                  \
+    X(SIGNAL, "signal")                                                                                      \
     X(OTHER, "other")
 
 enum lu_sched_kind {
@@ -637,6 +638,23 @@ int lu_sched_key_create(unsigned *key, void (*dtor)(void *));
 int lu_sched_key_delete(unsigned key);
 void *lu_sched_getspecific(unsigned key);
 int lu_sched_setspecific(unsigned key, const void *value);
+
+/* A signal sent by the calling controlled thread to thread tid of its
+ * execution (pthread_kill, tgkill): a scheduling point of the sender
+ * (label); then, unless tid has finished (the signal is dropped, as glibc
+ * does) or sig is 0, the signal is pending on tid, which becomes runnable
+ * with a pending operation of kind LU_SCHED_K_SIGNAL (take_label): when it
+ * is chosen, it takes its pending signals, lowest first, each by the
+ * deliver function (lu_sched_set_signal_deliver), on its own stack, the
+ * handlers' scheduling points being its own, then goes back to the
+ * operation it was at (which may block it again). The send orders the
+ * sender before the handler (happens-before). Returns 0, or ESRCH when tid
+ * is not a thread of the execution. tid must not be the caller: a signal
+ * to oneself is delivered at once by the caller (raise). */
+int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label);
+/* How a controlled thread takes a signal sent to it (set once, by the
+ * interposition layer: it raises it on the kernel thread). */
+void lu_sched_set_signal_deliver(void (*fn)(int sig));
 
 /* Ends the execution as UNSUPPORTED (a call lineup cannot model), with a
  * static message naming it. Never returns. */

@@ -267,6 +267,16 @@ struct lu__thread {
     uint64_t oparg; /* operand of the pending access (see LU_SCHED_SET_ARG) */
     int nreads;
 
+    /* signals sent by other threads (lu_sched_kill): bit sig - 1, and the
+     * operation the thread was at when the first came */
+    uint64_t sig_pending;
+    struct {
+        enum lu_sched_kind k;
+        const void *obj, *obj2;
+        uint16_t label;
+        uint64_t oparg;
+    } sig_saved;
+
     /* condition variable and barrier wait state */
     bool signalled;
     uint64_t barrier_gen;

@@ -513,14 +513,28 @@ threads)
     # kernel thread id of its own, for a lock keyed by it
     run 0 --strategy dfs --preemptions -1 -- "$P/gettid"
     has "every schedule of the program was explored"
-    run 2 --strategy dfs -- "$P/gettid_tgkill"
-    has "FAIL: unsupported call: tgkill is not supported under lineup"
-    has "  thread 1     unsupported call at worker (gettid.c:47)"
-    # glibc's tgkill() makes the system call itself: refused alike, not
-    # sent to whatever kernel thread has that id
-    run 2 --strategy dfs -- "$P/gettid_tgkill_fn"
-    has "FAIL: unsupported call: tgkill is not supported under lineup"
-    has "  thread 1     unsupported call at worker (gettid.c:50)"
+    # a thread id names a thread of the execution for tgkill, through
+    # syscall() or glibc's tgkill() (which makes the system call itself),
+    # never whatever kernel thread has that id
+    for v in gettid_tgkill gettid_tgkill_fn; do
+        run 0 --strategy dfs --preemptions 1 -- "$P/$v"
+        has "every schedule with at most 1 preemption was explored"
+    done
+    # signals between threads: to oneself at once, to another thread (also
+    # a blocked one) when it is next chosen, its handler's scheduling
+    # points its own
+    for v in signals signals_tgkill; do
+        run 0 --strategy dfs --preemptions -1 -- "$P/$v"
+        has "every schedule of the program was explored"
+        lacks "nondeterminism"
+    done
+    for red in on off; do
+        run 1 --strategy dfs --reduction $red -- "$P/signals_bug"
+        has "FAIL: assertion failure: \`atomic_load(&counter) == 3' in the main thread at main (signals.c:"
+    done
+    f=$(replay_file)
+    run 1 --replay "$f"
+    has "verdict: assertion failure (reproduced)"
     # made-up ids are never real threads' (lineup's own come right after
     # the pid): the calls that take one act on the shared kernel thread,
     # or fail with ESRCH once the thread is gone

@@ -2,7 +2,8 @@
  * A recursive spin lock keyed by the kernel thread id, as systems code
  * writes it: every thread needs an id of its own (gettid and
  * syscall(SYS_gettid) agree; the main thread's is the pid). With -DTGKILL
- * a worker signals a thread by that id: unsupported, as pthread_kill.
+ * (the system call) or -DTGKILL_FN (glibc's tgkill()) a worker checks with
+ * signal 0 that itself and the main thread exist by those ids.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -44,10 +45,12 @@ static void *worker(void *arg)
     (void)arg;
     assert(gettid() != getpid());
 #ifdef TGKILL
-    syscall(SYS_tgkill, getpid(), gettid(), 0);
+    assert(syscall(SYS_tgkill, getpid(), gettid(), 0) == 0);
+    assert(syscall(SYS_tgkill, getpid(), getpid(), 0) == 0);
 #endif
 #ifdef TGKILL_FN
-    tgkill(getpid(), gettid(), 0);
+    assert(tgkill(getpid(), gettid(), 0) == 0);
+    assert(tgkill(getpid(), getpid(), 0) == 0);
 #endif
     rlock();
     rlock();
