@@ -150,6 +150,8 @@ static inline void *lu_ipose_real(int id)
  * enter the dynamic linker. Symbols this libc lacks stay NULL here and only
  * fail if someone calls them. */
 static void lu__ipose_take_signal(int sig);
+/* > 0 while a call that delivers signals where the schedule decides runs */
+static __thread int lu__ipose_sync __attribute__((tls_model("initial-exec")));
 
 __attribute__((constructor)) static void lu_ipose_resolve_all(void)
 {
@@ -165,20 +167,60 @@ __attribute__((constructor)) static void lu_ipose_resolve_all(void)
 #define LU_IPOSE_REAL(name) ((lu_ipose_fn_##name)lu_ipose_real(LU_IPOSE_R_##name))
 #define LU_IPOSE_L(name) ((uint16_t)LU_IPOSE_L_##name)
 
+/* A call made in the handler of a signal that arrived at a time lineup does
+ * not control (lu_sched_async_enter): those that touch no model (signals,
+ * masks, dispositions, sleeps, scheduling attributes) go to libc as for
+ * uncontrolled code; the models' calls cannot be made there. */
+static void lu__ipose_async_call(int id)
+{
+    switch (id) {
+    case LU_IPOSE_R_raise:
+    case LU_IPOSE_R_kill:
+    case LU_IPOSE_R_sigaction:
+    case LU_IPOSE_R_signal:
+    case LU_IPOSE_R_pthread_sigmask:
+    case LU_IPOSE_R_sigprocmask:
+    case LU_IPOSE_R_sleep:
+    case LU_IPOSE_R_usleep:
+    case LU_IPOSE_R_nanosleep:
+    case LU_IPOSE_R_clock_nanosleep:
+    case LU_IPOSE_R_sched_yield:
+    case LU_IPOSE_R_sched_setaffinity:
+    case LU_IPOSE_R_sched_getaffinity:
+    case LU_IPOSE_R_sched_setscheduler:
+    case LU_IPOSE_R_sched_getscheduler:
+    case LU_IPOSE_R_sched_setparam:
+    case LU_IPOSE_R_sched_getparam:
+        return;
+    default:
+        lu_sched_unsupported("a pthread call in the handler of a signal that arrived at a time lineup does "
+                             "not control (a timer's, another process's) is not supported under lineup");
+    }
+}
+
 /* Uncontrolled callers go straight to libc; controlled ones record their call
  * site for the scheduler's reports (LU_SCHED_SET_PC reads this function's
  * return address, so it must be expanded in the exported interposer itself,
  * never in a helper). */
 #define LU_IPOSE_PASS(name, args)                                                                            \
     do {                                                                                                     \
-        if (lu_sched_self() < 0)                                                                             \
+        if (lu_sched_self() < 0) {                                                                           \
+            if (__builtin_expect(lu_sched_in_async(), 0)) {                                                  \
+                LU_SCHED_SET_PC();                                                                           \
+                lu__ipose_async_call(LU_IPOSE_R_##name);                                                     \
+            }                                                                                                \
             return LU_IPOSE_REAL(name) args;                                                                 \
+        }                                                                                                    \
         LU_SCHED_SET_PC();                                                                                   \
     } while (0)
 
 #define LU_IPOSE_PASS_VOID(name, args)                                                                       \
     do {                                                                                                     \
         if (lu_sched_self() < 0) {                                                                           \
+            if (__builtin_expect(lu_sched_in_async(), 0)) {                                                  \
+                LU_SCHED_SET_PC();                                                                           \
+                lu__ipose_async_call(LU_IPOSE_R_##name);                                                     \
+            }                                                                                                \
             LU_IPOSE_REAL(name) args;                                                                        \
             return;                                                                                          \
         }                                                                                                    \
@@ -190,7 +232,7 @@ __attribute__((constructor)) static void lu_ipose_resolve_all(void)
 #define LU_IPOSE_UNSUP(ret, name, version, params, args)                                                     \
     LU_IPOSE_EXPORT ret name params                                                                          \
     {                                                                                                        \
-        if (lu_sched_self() >= 0) {                                                                          \
+        if (lu_sched_self() >= 0 || lu_sched_in_async()) {                                                   \
             LU_SCHED_SET_PC();                                                                               \
             lu_sched_unsupported(#name " is not supported under lineup");                                    \
         }                                                                                                    \
@@ -840,7 +882,9 @@ static void lu__ipose_take_signal(int sig)
 {
     if (sig == SIGKILL)
         lu_sched_fatal_signal_ahead(sig);
+    lu__ipose_sync++;
     LU_IPOSE_REAL(raise)(sig);
+    lu__ipose_sync--;
 }
 
 /* A signal from a controlled thread to thread tid of its execution: to
@@ -1099,7 +1143,10 @@ LU_IPOSE_EXPORT int kill(pid_t pid, int sig)
     LU_IPOSE_PASS(kill, (pid, sig));
     if (sig == SIGKILL && lu_ipose_kills_self(pid))
         lu_sched_fatal_signal_ahead(sig);
-    return LU_IPOSE_REAL(kill)(pid, sig);
+    lu__ipose_sync++;
+    int rc = LU_IPOSE_REAL(kill)(pid, sig);
+    lu__ipose_sync--;
+    return rc;
 }
 
 LU_IPOSE_EXPORT int raise(int sig)
@@ -1107,7 +1154,10 @@ LU_IPOSE_EXPORT int raise(int sig)
     LU_IPOSE_PASS(raise, (sig));
     if (sig == SIGKILL)
         lu_sched_fatal_signal_ahead(sig);
-    return LU_IPOSE_REAL(raise)(sig);
+    lu__ipose_sync++;
+    int rc = LU_IPOSE_REAL(raise)(sig);
+    lu__ipose_sync--;
+    return rc;
 }
 
 /* ================================================================ spin hints */
@@ -1186,18 +1236,69 @@ static const sigset_t *lu__ipose_keep_watchdog(int how, const sigset_t *set, sig
     return copy;
 }
 
+/* a signal pending while blocked is handled here, where it is unblocked:
+ * a place the schedule decides */
 LU_IPOSE_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
     LU_IPOSE_PASS(pthread_sigmask, (how, set, old));
     sigset_t copy;
-    return LU_IPOSE_REAL(pthread_sigmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
+    lu__ipose_sync++;
+    int rc = LU_IPOSE_REAL(pthread_sigmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
+    lu__ipose_sync--;
+    return rc;
 }
 
 LU_IPOSE_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
     LU_IPOSE_PASS(sigprocmask, (how, set, old));
     sigset_t copy;
-    return LU_IPOSE_REAL(sigprocmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
+    lu__ipose_sync++;
+    int rc = LU_IPOSE_REAL(sigprocmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
+    lu__ipose_sync--;
+    return rc;
+}
+
+/* ---- the program's signal handlers ----
+ * A handler the program installs under control runs behind a trampoline
+ * that tells whether lineup delivered the signal at a place the schedule
+ * decides (a thread signalling itself or another thread, a blocked signal
+ * unblocked: lu__ipose_sync is set around those calls) or whether it
+ * arrived at a time lineup does not control (a timer's, another
+ * process's): then the handler runs within the step it interrupted
+ * (lu_sched_async_enter). The fatal signals lineup reports itself, and its
+ * watchdog's, are not wrapped. */
+
+static struct sigaction lu__ipose_prog_sa[65]; /* the program's, of the wrapped signals */
+
+static bool lu__ipose_wrapped(int sig)
+{
+    switch (sig) {
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGABRT:
+    case SIGTRAP:
+    case SIGSYS:
+    case SIGKILL:
+    case SIGSTOP:
+        return false;
+    default:
+        return sig > 0 && sig <= 64 && sig != LU_SCHED_WATCHDOG_SIGNAL;
+    }
+}
+
+static void lu__ipose_trampoline(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction sa = lu__ipose_prog_sa[sig]; /* the handler may change it */
+    struct lu_sched_async save;
+    bool async = lu__ipose_sync == 0 && lu_sched_async_enter(&save);
+    if (sa.sa_flags & SA_SIGINFO)
+        sa.sa_sigaction(sig, si, uc);
+    else if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN)
+        sa.sa_handler(sig);
+    if (async)
+        lu_sched_async_leave(&save);
 }
 
 LU_IPOSE_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -1205,7 +1306,25 @@ LU_IPOSE_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigac
     LU_IPOSE_PASS(sigaction, (sig, act, old));
     if (sig == LU_SCHED_WATCHDOG_SIGNAL)
         act = NULL; /* reported as done; lineup's handler stays */
-    return LU_IPOSE_REAL(sigaction)(sig, act, old);
+    if (!lu__ipose_wrapped(sig))
+        return LU_IPOSE_REAL(sigaction)(sig, act, old);
+    struct sigaction want, k, prev = lu__ipose_prog_sa[sig];
+    if (act) {
+        want = *act; /* act and old may be the same */
+        k = want;
+        if (want.sa_handler != SIG_DFL && want.sa_handler != SIG_IGN) {
+            k.sa_sigaction = lu__ipose_trampoline;
+            k.sa_flags |= SA_SIGINFO;
+        }
+    }
+    int rc = LU_IPOSE_REAL(sigaction)(sig, act ? &k : NULL, old);
+    if (rc != 0)
+        return rc;
+    if (old && old->sa_sigaction == lu__ipose_trampoline)
+        *old = prev;
+    if (act)
+        lu__ipose_prog_sa[sig] = want;
+    return 0;
 }
 
 LU_IPOSE_EXPORT __sighandler_t signal(int sig, __sighandler_t fn)
@@ -1217,7 +1336,16 @@ LU_IPOSE_EXPORT __sighandler_t signal(int sig, __sighandler_t fn)
             return SIG_ERR;
         return cur.sa_handler;
     }
-    return LU_IPOSE_REAL(signal)(sig, fn);
+    if (!lu__ipose_wrapped(sig))
+        return LU_IPOSE_REAL(signal)(sig, fn);
+    /* glibc's signal(): BSD semantics */
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, sig);
+    sa.sa_flags = SA_RESTART;
+    return sigaction(sig, &sa, &old) == 0 ? old.sa_handler : SIG_ERR;
 }
 
 /* ---- exit handlers ----
@@ -1294,14 +1422,18 @@ LU_IPOSE_EXPORT int __cxa_at_quick_exit(void (*fn)(void *), void *dso)
 void lu__ipose_exit_handlers(int status, bool quick)
 {
     int self = lu_sched_self();
-    if (self < 0 || !lu__ipose_exit_base)
+    /* in the handler of a signal lineup did not send (lu_sched_async_enter)
+     * nothing waits: the handlers run there and then */
+    bool async = self < 0 && lu_sched_in_async();
+    if ((self < 0 && !async) || !lu__ipose_exit_base)
         return;
     uint16_t label = quick ? LU_IPOSE_L(quick_exit) : LU_IPOSE_L(exit);
     /* a second exit is undefined in C11 (7.22.4.4): another thread's waits
      * for ever here, and the first one ends the process */
-    while (lu__ipose_exiting >= 0 && lu__ipose_exiting != self)
+    while (!async && lu__ipose_exiting >= 0 && lu__ipose_exiting != self)
         lu_sched_futex_wait(&lu__ipose_exit_word, 0, false, label);
-    lu__ipose_exiting = self;
+    if (!async)
+        lu__ipose_exiting = self;
     struct lu__ipose_exit_list *l = quick ? &lu__ipose_atquick : &lu__ipose_atexit;
     if (l->lost)
         lu_sched_unsupported(quick ? "more than 1024 at_quick_exit handlers are not supported under lineup"
@@ -1321,7 +1453,7 @@ void lu__ipose_exit_handlers(int status, bool quick)
 
 LU_IPOSE_EXPORT void exit(int status)
 {
-    if (lu_sched_self() >= 0) {
+    if (lu_sched_self() >= 0 || lu_sched_in_async()) {
         LU_SCHED_SET_PC();
         lu_sched_exit_point(LU_IPOSE_L(exit));
         lu__ipose_exit_handlers(status, false);
@@ -1334,7 +1466,7 @@ LU_IPOSE_EXPORT void exit(int status)
 
 LU_IPOSE_EXPORT void _exit(int status)
 {
-    if (lu_sched_self() >= 0) {
+    if (lu_sched_self() >= 0 || lu_sched_in_async()) {
         LU_SCHED_SET_PC();
         lu_sched_exit_point(LU_IPOSE_L(_exit));
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_UEXIT);
@@ -1345,7 +1477,7 @@ LU_IPOSE_EXPORT void _exit(int status)
 
 LU_IPOSE_EXPORT void _Exit(int status)
 {
-    if (lu_sched_self() >= 0) {
+    if (lu_sched_self() >= 0 || lu_sched_in_async()) {
         LU_SCHED_SET_PC();
         lu_sched_exit_point(LU_IPOSE_L(_Exit));
         lu__sched_fatal_exit(status, LU_SCHED_EXIT_UEXIT_C);
@@ -1356,7 +1488,7 @@ LU_IPOSE_EXPORT void _Exit(int status)
 
 LU_IPOSE_EXPORT void quick_exit(int status)
 {
-    if (lu_sched_self() >= 0) {
+    if (lu_sched_self() >= 0 || lu_sched_in_async()) {
         LU_SCHED_SET_PC();
         lu_sched_exit_point(LU_IPOSE_L(quick_exit));
         lu__ipose_exit_handlers(status, true);
@@ -1613,6 +1745,13 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
     int self = lu_sched_self();
     if (self >= 0 && number == SYS_gettid)
         return lu__ipose_tid_of(self);
+    /* in the handler of a signal lineup did not send: no model can be used */
+    bool async = self < 0 && lu_sched_in_async();
+    if (async && (number == SYS_futex || number == SYS_tkill || number == SYS_tgkill || number == SYS_exit)) {
+        LU_SCHED_SET_PC();
+        lu_sched_unsupported("a pthread call in the handler of a signal that arrived at a time lineup does "
+                             "not control (a timer's, another process's) is not supported under lineup");
+    }
     if (self >= 0 && (number == SYS_sched_setaffinity || number == SYS_sched_getaffinity ||
                       number == SYS_sched_setscheduler || number == SYS_sched_getscheduler ||
                       number == SYS_sched_setparam || number == SYS_sched_getparam ||
@@ -1632,7 +1771,7 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
     }
     /* the process ends as with _exit; a thread that ends by the system
      * call would take the kernel thread every controlled thread runs on */
-    if (self >= 0 && number == SYS_exit_group) {
+    if ((self >= 0 || async) && number == SYS_exit_group) {
         LU_SCHED_SET_PC();
         lu_sched_exit_point(LU_IPOSE_L(exit_group));
         lu__sched_fatal_exit((int)a[0], LU_SCHED_EXIT_EXIT_GROUP);

@@ -637,6 +637,39 @@ static void lu__take_signals(struct lu__thread *t)
     lu__sched_mo = mo;
 }
 
+bool lu_sched_async_enter(struct lu_sched_async *save)
+{
+    struct lu__thread *t = lu__self;
+    if (!t || t->state != LU__T_RUNNING)
+        return false;
+    save->k = t->k;
+    save->obj = t->obj;
+    save->obj2 = t->obj2;
+    save->label = t->label;
+    save->pc = t->pc;
+    save->oparg = t->oparg;
+    save->caller_pc = lu__sched_pc;
+    save->arg = lu__sched_arg;
+    save->mo = lu__sched_mo;
+    t->async_depth++;
+    return true;
+}
+
+void lu_sched_async_leave(const struct lu_sched_async *save)
+{
+    struct lu__thread *t = lu__self;
+    t->async_depth--;
+    t->k = save->k;
+    t->obj = save->obj;
+    t->obj2 = save->obj2;
+    t->label = save->label;
+    t->pc = save->pc;
+    t->oparg = save->oparg;
+    lu__sched_pc = save->caller_pc;
+    lu__sched_arg = save->arg;
+    lu__sched_mo = save->mo;
+}
+
 /* Hands over to the chosen thread (or ends the execution). Returns when t's
  * pending operation is chosen. */
 static void lu__dispatch(struct lu__thread *t)
@@ -656,6 +689,19 @@ static void lu__dispatch(struct lu__thread *t)
     }
 }
 
+/* A scheduling point reached in the handler of a signal that arrived at a
+ * time lineup does not control (lu_sched_async_enter): where in the
+ * schedule it would be depends on that time, so it is no choice; the
+ * accesses run within the interrupted step, anything else cannot. */
+static void lu__async_point(struct lu__thread *t, enum lu_sched_kind k)
+{
+    if (k == LU_SCHED_K_EXIT)
+        return;
+    lu__end_execution(t, LU_SCHED_OUT_UNSUPPORTED,
+                      "a pthread call in the handler of a signal that arrived at a time lineup "
+                      "does not control (a timer's, another process's) is not supported under lineup");
+}
+
 void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint16_t label)
 {
     struct lu_sched *s = t->s;
@@ -664,6 +710,10 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
     t->label = label;
     t->oparg = lu__sched_arg;
     lu__sched_arg = 0;
+    if (__builtin_expect(t->async_depth > 0, 0)) {
+        lu__async_point(t, k);
+        return;
+    }
     s->stats.points++;
     if (s->cfg.on_point)
         s->cfg.on_point(s->cfg.on_point_arg, t->id, k, label, t->pc);
@@ -852,6 +902,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->nreads = 0;
     t->signalled = false;
     t->sig_pending = 0;
+    t->async_depth = 0;
     t->cleanup = NULL;
     if (t->has_tsd) {
         memset(t->tsd, 0, sizeof t->tsd);
@@ -1099,7 +1150,13 @@ void lu__executed(struct lu_sched *s)
 int lu_sched_self(void)
 {
     struct lu__thread *t = lu__self;
-    return t ? t->id : -1;
+    return t && !t->async_depth ? t->id : -1;
+}
+
+bool lu_sched_in_async(void)
+{
+    struct lu__thread *t = lu__self;
+    return t && t->async_depth;
 }
 
 struct lu_sched *lu_sched_current(void)

@@ -656,6 +656,28 @@ int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label);
  * interposition layer: it raises it on the kernel thread). */
 void lu_sched_set_signal_deliver(void (*fn)(int sig));
 
+/* A handler of a signal that arrives at a time lineup does not control (a
+ * timer's, another process's: not one lineup delivers itself) runs within
+ * the step it interrupted, as code of no controlled thread: between
+ * lu_sched_async_enter and lu_sched_async_leave lu_sched_self() is -1 and
+ * lu_sched_in_async() true, so that its atomic and volatile accesses are
+ * no scheduling points; an exit's scheduling point (lu_sched_exit_point)
+ * is no choice either, and any other scheduling point ends the execution
+ * as UNSUPPORTED. enter saves what the interrupted thread was at into
+ * *save and returns false on a thread no scheduler controls (then leave
+ * must not be called). Async-signal-safe. */
+struct lu_sched_async {
+    int k;
+    const void *obj, *obj2;
+    uint16_t label;
+    uintptr_t pc, caller_pc;
+    uint64_t oparg, arg;
+    int mo;
+};
+bool lu_sched_async_enter(struct lu_sched_async *save);
+bool lu_sched_in_async(void);
+void lu_sched_async_leave(const struct lu_sched_async *save);
+
 /* Ends the execution as UNSUPPORTED (a call lineup cannot model), with a
  * static message naming it. Never returns. */
 void lu_sched_unsupported(const char *what) __attribute__((noreturn));

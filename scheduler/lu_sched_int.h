@@ -231,6 +231,9 @@ enum lu__tstate {
 
 struct lu__thread {
     int id;
+    /* in the handler of a signal lineup did not deliver (lu_sched_async_enter):
+     * next to id, which lu_sched_self reads with it on every hook */
+    int async_depth;
     _Atomic uint32_t baton; /* futex word of the pool thread: start-up and shutdown only */
     bool retire;            /* the pool thread is to exit (a bigger stack takes its place) */
     struct lu_sched *s;

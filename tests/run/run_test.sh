@@ -117,6 +117,16 @@ replay)
     # the file as written still reproduces
     run 1 --replay "$f"
     has "verdict: assertion failure (reproduced)"
+    # a timer's signal arrives at a time lineup does not decide: its
+    # handler runs within the step it interrupts, its atomics no choices
+    # (they were, at places that changed: nondeterminism); a pthread call
+    # there is unsupported
+    run 0 --strategy dfs --preemptions 1 --budget 40 -- "$P/timer_signal"
+    has "verdict: PASS"
+    lacks "nondeterminism"
+    run 2 --strategy dfs -- "$P/timer_signal_lock"
+    has "FAIL: unsupported call: a pthread call in the handler of a signal that arrived at a time lineup does not control (a timer's, another process's) is not supported under lineup"
+    has "  main thread  unsupported call at on_alarm (timer_signal.c:25)"
     lacks "does not fit"
     # the environment is not recorded: replayed without the variable the
     # failure depends on, the schedule does not fit, and the message says
@@ -535,6 +545,16 @@ threads)
     f=$(replay_file)
     run 1 --replay "$f"
     has "verdict: assertion failure (reproduced)"
+    # a timer's signal arrives at a time lineup does not decide: its
+    # handler runs within the step it interrupts, its atomics no choices
+    # (they were, at places that changed: nondeterminism); a pthread call
+    # there is unsupported
+    run 0 --strategy dfs --preemptions 1 --budget 40 -- "$P/timer_signal"
+    has "verdict: PASS"
+    lacks "nondeterminism"
+    run 2 --strategy dfs -- "$P/timer_signal_lock"
+    has "FAIL: unsupported call: a pthread call in the handler of a signal that arrived at a time lineup does not control (a timer's, another process's) is not supported under lineup"
+    has "  main thread  unsupported call at on_alarm (timer_signal.c:25)"
     # made-up ids are never real threads' (lineup's own come right after
     # the pid): the calls that take one act on the shared kernel thread,
     # or fail with ESRCH once the thread is gone
