@@ -33,6 +33,7 @@
 #include <sys/types.h>
 #include <threads.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "lu_ipose.h"
@@ -150,6 +151,7 @@ static inline void *lu_ipose_real(int id)
  * enter the dynamic linker. Symbols this libc lacks stay NULL here and only
  * fail if someone calls them. */
 static void lu__ipose_take_signal(int sig);
+static bool lu__ipose_deliver(int sig, int code);
 /* > 0 while a call that delivers signals where the schedule decides runs */
 static __thread int lu__ipose_sync __attribute__((tls_model("initial-exec")));
 
@@ -880,6 +882,8 @@ static int lu__ipose_thread_of_tid(pid_t tid)
  * the program's disposition, as raise() does (lu_sched_kill). */
 static void lu__ipose_take_signal(int sig)
 {
+    if (lu__ipose_deliver(sig, SI_TKILL))
+        return;
     if (sig == SIGKILL)
         lu_sched_fatal_signal_ahead(sig);
     lu__ipose_sync++;
@@ -1141,6 +1145,9 @@ static inline bool lu_ipose_kills_self(pid_t pid)
 LU_IPOSE_EXPORT int kill(pid_t pid, int sig)
 {
     LU_IPOSE_PASS(kill, (pid, sig));
+    /* the process's signal: the thread that sends it takes it */
+    if (pid == getpid() && sig > 0 && lu__ipose_deliver(sig, SI_USER))
+        return 0;
     if (sig == SIGKILL && lu_ipose_kills_self(pid))
         lu_sched_fatal_signal_ahead(sig);
     lu__ipose_sync++;
@@ -1152,6 +1159,8 @@ LU_IPOSE_EXPORT int kill(pid_t pid, int sig)
 LU_IPOSE_EXPORT int raise(int sig)
 {
     LU_IPOSE_PASS(raise, (sig));
+    if (lu__ipose_deliver(sig, SI_TKILL))
+        return 0;
     if (sig == SIGKILL)
         lu_sched_fatal_signal_ahead(sig);
     lu__ipose_sync++;
@@ -1236,26 +1245,63 @@ static const sigset_t *lu__ipose_keep_watchdog(int how, const sigset_t *set, sig
     return copy;
 }
 
-/* a signal pending while blocked is handled here, where it is unblocked:
- * a place the schedule decides */
+static void lu__ipose_unheld(struct lu_sched_sigstate *st);
+
+static uint64_t lu__ipose_sigbits(const sigset_t *set)
+{
+    uint64_t m = 0;
+    for (int sig = 1; sig <= 64; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP && sigismember(set, sig) == 1)
+            m |= 1ULL << (sig - 1);
+    return m;
+}
+
+/* The kernel thread's mask is every controlled thread's: the thread's own
+ * (lu_sched_sigstate) is what it reads back and what the signals lineup
+ * delivers itself obey; the kernel's still applies to the others. A signal
+ * pending while blocked is handled where it is unblocked: a place the
+ * schedule decides. */
+static int lu__ipose_mask(int rc, int how, const sigset_t *set, sigset_t *old, uint64_t was)
+{
+    struct lu_sched_sigstate *st = lu_sched_sigstate();
+    if (rc != 0 || !st)
+        return rc;
+    if (old)
+        for (int sig = 1; sig <= 64; sig++)
+            if (sig != LU_SCHED_WATCHDOG_SIGNAL && sig != 32 && sig != 33) {
+                if (was >> (sig - 1) & 1)
+                    sigaddset(old, sig);
+                else
+                    sigdelset(old, sig);
+            }
+    if (set) {
+        uint64_t m = lu__ipose_sigbits(set);
+        st->mask = how == SIG_BLOCK ? st->mask | m : how == SIG_UNBLOCK ? st->mask & ~m : m;
+    }
+    lu__ipose_unheld(st);
+    return rc;
+}
+
 LU_IPOSE_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
     LU_IPOSE_PASS(pthread_sigmask, (how, set, old));
     sigset_t copy;
+    uint64_t was = lu_sched_sigstate()->mask;
     lu__ipose_sync++;
     int rc = LU_IPOSE_REAL(pthread_sigmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
     lu__ipose_sync--;
-    return rc;
+    return lu__ipose_mask(rc, how, set, old, was);
 }
 
 LU_IPOSE_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
     LU_IPOSE_PASS(sigprocmask, (how, set, old));
     sigset_t copy;
+    uint64_t was = lu_sched_sigstate()->mask;
     lu__ipose_sync++;
     int rc = LU_IPOSE_REAL(sigprocmask)(how, lu__ipose_keep_watchdog(how, set, &copy), old);
     lu__ipose_sync--;
-    return rc;
+    return lu__ipose_mask(rc < 0 ? errno : rc, how, set, old, was) ? -1 : 0;
 }
 
 /* ---- the program's signal handlers ----
@@ -1299,6 +1345,70 @@ static void lu__ipose_trampoline(int sig, siginfo_t *si, void *uc)
         sa.sa_handler(sig);
     if (async)
         lu_sched_async_leave(&save);
+}
+
+/* Runs the program's handler of sig on the calling controlled thread, as
+ * the kernel would: with sig (unless SA_NODEFER) and sa_mask blocked for
+ * the thread meanwhile, the disposition reset first with SA_RESETHAND. */
+static void lu__ipose_run_handler(struct lu_sched_sigstate *st, int sig, int code)
+{
+    struct sigaction sa = lu__ipose_prog_sa[sig];
+    if (sa.sa_flags & SA_RESETHAND) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        LU_IPOSE_REAL(sigaction)(sig, &dfl, NULL);
+        lu__ipose_prog_sa[sig] = dfl;
+    }
+    uint64_t saved = st->mask;
+    st->mask |= lu__ipose_sigbits(&sa.sa_mask) | (sa.sa_flags & SA_NODEFER ? 0 : 1ULL << (sig - 1));
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    si.si_signo = sig;
+    si.si_code = code;
+    si.si_pid = getpid();
+    si.si_uid = getuid();
+    ucontext_t uc;
+    getcontext(&uc);
+    if (sa.sa_flags & SA_SIGINFO)
+        sa.sa_sigaction(sig, &si, &uc);
+    else
+        sa.sa_handler(sig);
+    st->mask = saved;
+    lu__ipose_unheld(st);
+}
+
+/* A signal for the calling controlled thread, sent where the schedule
+ * decides (raise, kill of the process, a signal from another thread): when
+ * the program handles it with a handler lineup installed for it, that
+ * handler runs at once on this thread, or when the thread unblocks the
+ * signal, by the thread's own mask (lu_sched_sigstate), not the kernel
+ * thread's, which is every thread's. false: no such handler (the default
+ * action, ignored, a handler installed before main); the caller raises it
+ * for real. */
+static bool lu__ipose_deliver(int sig, int code)
+{
+    struct lu_sched_sigstate *st = lu_sched_sigstate();
+    struct sigaction cur;
+    if (!st || !lu__ipose_wrapped(sig) || LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0 ||
+        cur.sa_sigaction != lu__ipose_trampoline)
+        return false;
+    if (st->mask >> (sig - 1) & 1)
+        st->held |= 1ULL << (sig - 1);
+    else
+        lu__ipose_run_handler(st, sig, code);
+    return true;
+}
+
+/* Delivers the held signals the thread no longer blocks, lowest first. */
+static void lu__ipose_unheld(struct lu_sched_sigstate *st)
+{
+    uint64_t ready;
+    while ((ready = st->held & ~st->mask) != 0) {
+        int sig = __builtin_ctzll(ready) + 1;
+        st->held &= ~(1ULL << (sig - 1));
+        lu__ipose_take_signal(sig);
+    }
 }
 
 LU_IPOSE_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)

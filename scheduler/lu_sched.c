@@ -902,6 +902,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->nreads = 0;
     t->signalled = false;
     t->sig_pending = 0;
+    memset(&t->sigs, 0, sizeof t->sigs);
     t->async_depth = 0;
     t->cleanup = NULL;
     if (t->has_tsd) {
@@ -941,6 +942,7 @@ static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack)
     t->first_run = true;
     t->spawner = self->id;
     t->section = lu__section_of(s, self);
+    t->sigs.mask = self->sigs.mask; /* a new thread inherits its creator's signal mask */
     if (t->section >= 0)
         s->section_spawns++;
     if (!s->cfg.no_clocks) {
@@ -1151,6 +1153,12 @@ int lu_sched_self(void)
 {
     struct lu__thread *t = lu__self;
     return t && !t->async_depth ? t->id : -1;
+}
+
+struct lu_sched_sigstate *lu_sched_sigstate(void)
+{
+    struct lu__thread *t = lu__self;
+    return t && !t->async_depth ? &t->sigs : NULL;
 }
 
 bool lu_sched_in_async(void)

@@ -656,6 +656,20 @@ int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label);
  * interposition layer: it raises it on the kernel thread). */
 void lu_sched_set_signal_deliver(void (*fn)(int sig));
 
+/* What a controlled thread's signal mask is as far as signals lineup
+ * delivers itself are concerned: all threads of an execution share one
+ * kernel thread and so one kernel mask, which cannot say which thread
+ * blocked what. The interposition layer keeps, per thread, the signals the
+ * thread blocked (by pthread_sigmask, and while in a handler) and those
+ * sent to it meanwhile; zero for a new execution's threads, except that a
+ * created thread inherits its creator's mask. NULL on a thread no scheduler
+ * controls. Not a scheduling point. */
+struct lu_sched_sigstate {
+    uint64_t mask; /* bit sig - 1: blocked by the thread */
+    uint64_t held; /* bit sig - 1: sent to it while blocked */
+};
+struct lu_sched_sigstate *lu_sched_sigstate(void);
+
 /* A handler of a signal that arrives at a time lineup does not control (a
  * timer's, another process's: not one lineup delivers itself) runs within
  * the step it interrupted, as code of no controlled thread: between

@@ -273,6 +273,7 @@ struct lu__thread {
     /* signals sent by other threads (lu_sched_kill): bit sig - 1, and the
      * operation the thread was at when the first came */
     uint64_t sig_pending;
+    struct lu_sched_sigstate sigs; /* the interposition layer's (lu_sched_sigstate) */
     struct {
         enum lu_sched_kind k;
         const void *obj, *obj2;

@@ -117,6 +117,13 @@ replay)
     # the file as written still reproduces
     run 1 --replay "$f"
     has "verdict: assertion failure (reproduced)"
+    # the signals lineup delivers follow each thread's own mask, not the
+    # kernel thread's they all share: a thread's raise is handled at once
+    # while another blocks the signal or is in its handler
+    for v in signal_mask raise_both; do
+        run 0 --strategy dfs --preemptions -1 -- "$P/$v"
+        has "every schedule of the program was explored"
+    done
     # a timer's signal arrives at a time lineup does not decide: its
     # handler runs within the step it interrupts, its atomics no choices
     # (they were, at places that changed: nondeterminism); a pthread call
@@ -545,6 +552,13 @@ threads)
     f=$(replay_file)
     run 1 --replay "$f"
     has "verdict: assertion failure (reproduced)"
+    # the signals lineup delivers follow each thread's own mask, not the
+    # kernel thread's they all share: a thread's raise is handled at once
+    # while another blocks the signal or is in its handler
+    for v in signal_mask raise_both; do
+        run 0 --strategy dfs --preemptions -1 -- "$P/$v"
+        has "every schedule of the program was explored"
+    done
     # a timer's signal arrives at a time lineup does not decide: its
     # handler runs within the step it interrupts, its atomics no choices
     # (they were, at places that changed: nondeterminism); a pthread call
