@@ -203,7 +203,7 @@ LU_EXPORT void __VERIFIER_assume(int cond)
 {
     if (cond)
         return;
-    if (lu_sched_self() >= 0)
+    if (lu_sched_self_any() >= 0)
         lu_sched_discard("__VERIFIER_assume: the condition is false");
     /* natively: the rest of this run is not a behaviour of the program */
     exit(0);
@@ -228,7 +228,7 @@ static void lu__reached(uintptr_t pc)
 {
     struct lu_run_exec *E = lu__E();
     if (E && E->reach_tid < 0) {
-        E->reach_tid = lu_sched_self();
+        E->reach_tid = lu_sched_self_any();
         E->reach_at.pc = pc;
         E->reach_at.call = 1;
     }
@@ -263,7 +263,7 @@ LU_EXPORT void __assert_fail(const char *expr, const char *file, unsigned line, 
 {
     struct lu_run_exec *E = lu__E();
     if (E && E->assert_tid < 0) {
-        E->assert_tid = lu_sched_self() >= 0 ? lu_sched_self() : 0;
+        E->assert_tid = lu_sched_self_any() >= 0 ? lu_sched_self_any() : 0;
         E->assert_line = line;
         lu__copy(E->assert_expr, sizeof E->assert_expr, expr);
         lu__copy(E->assert_file, sizeof E->assert_file, file);

@@ -1161,6 +1161,12 @@ struct lu_sched_sigstate *lu_sched_sigstate(void)
     return t && !t->async_depth ? &t->sigs : NULL;
 }
 
+int lu_sched_self_any(void)
+{
+    struct lu__thread *t = lu__self;
+    return t ? t->id : -1;
+}
+
 bool lu_sched_in_async(void)
 {
     struct lu__thread *t = lu__self;

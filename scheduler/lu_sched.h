@@ -690,6 +690,8 @@ struct lu_sched_async {
 };
 bool lu_sched_async_enter(struct lu_sched_async *save);
 bool lu_sched_in_async(void);
+/* The calling controlled thread's id there too (for reports), -1 outside. */
+int lu_sched_self_any(void);
 void lu_sched_async_leave(const struct lu_sched_async *save);
 
 /* Ends the execution as UNSUPPORTED (a call lineup cannot model), with a

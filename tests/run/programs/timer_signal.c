@@ -3,8 +3,10 @@
  * runs within the step it interrupts, its atomic accesses are no
  * scheduling points (they were, at a place that changed from one run of a
  * schedule to the next: reported as nondeterminism), and the program's
- * schedules do not depend on it. With -DLOCK the handler calls
- * pthread_mutex_lock: an unsupported call there.
+ * schedules do not depend on it. The worker arms the timer and works while
+ * main waits for it. With -DLOCK the handler calls pthread_mutex_lock: an
+ * unsupported call there. With -DASSERT its assertion fails: a failure of
+ * the thread it interrupted, the worker.
  */
 #include <assert.h>
 #include <pthread.h>
@@ -25,35 +27,39 @@ static void on_alarm(int sig)
     pthread_mutex_lock(&m);
     pthread_mutex_unlock(&m);
 #endif
+#ifdef ASSERT
+    assert(atomic_load(&ticks) < 0);
+#endif
     atomic_fetch_add(&ticks, 1);
 }
 
 static void *worker(void *arg)
 {
     (void)arg;
-    for (int i = 0; i < 3; i++)
-        atomic_fetch_add(&counter, 1);
-    return NULL;
-}
-
-int main(void)
-{
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_alarm;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGALRM, &sa, NULL);
-    struct itimerval it = {{0, 50}, {0, 50}};
+    /* first after 1 ms, when main waits in pthread_join; then often */
+    struct itimerval it = {{0, 50}, {0, 1000}};
     setitimer(ITIMER_REAL, &it, NULL);
-    pthread_t t;
-    pthread_create(&t, NULL, worker, NULL);
     /* long enough for the timer to fire several times */
-    for (int i = 0; i < 5000; i++)
+    for (int i = 0; i < 20000; i++)
         atomic_fetch_add(&counter, 1);
-    pthread_join(t, NULL);
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
-    assert(atomic_load(&counter) == 5003);
+    return NULL;
+}
+
+int main(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    for (int i = 0; i < 3; i++)
+        atomic_fetch_add(&counter, 1);
+    pthread_join(t, NULL);
+    assert(atomic_load(&counter) == 20003);
     return 0;
 }
