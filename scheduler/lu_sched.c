@@ -379,6 +379,30 @@ static bool lu__would_time_out(struct lu_sched *s, struct lu__thread *t)
     }
 }
 
+/* Whether t's pending operation reads what it read last at the same
+ * instruction with the same operand, nobody having changed it since. */
+static inline bool lu__reread(struct lu_sched *s, const struct lu__thread *t)
+{
+    for (int i = 0; i < t->nreads; i++) {
+        if (t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg) {
+            struct lu__obj *o = lu__obj_find(s, t->obj);
+            uint64_t v = o ? o->version : 0;
+            return t->reads[i].version == v;
+        }
+    }
+    return false;
+}
+
+/* A futex wake or condition signal with nobody to wake changes nothing, as
+ * a read does; repeated unchanged (a waiter arriving is a change, whether
+ * or not it bumped the version) it is a look that waits for another
+ * thread. Out of line: lu__spinning's reads are the hot path. */
+static __attribute__((noinline, cold)) bool lu__wake_spins(struct lu_sched *s, const struct lu__thread *t)
+{
+    const struct lu__obj *o = lu__obj_find(s, t->obj);
+    return o && o->type == LU__O_COND && !o->u.cond.waiters && lu__reread(s, t);
+}
+
 /* A thread is spinning when its next operation is a spin hint or a timed
  * wait that would give up, or re-reads, from the same instruction, a
  * location that nobody changed since it last read it there (a wake or
@@ -402,29 +426,13 @@ bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
     case LU_SCHED_K_MUTEX_TRYLOCK:
     case LU_SCHED_K_RW_TRY:
     case LU_SCHED_K_SEM_TRYWAIT:
-        break;
-    case LU_SCHED_K_COND_SIGNAL:
-    case LU_SCHED_K_COND_BROADCAST: {
-        /* a futex wake or condition signal with nobody to wake changes
-         * nothing, as a read does; repeated unchanged (a waiter arriving
-         * is a change, whether or not it bumped the version) it is a
-         * look that waits for another thread */
-        const struct lu__obj *o = lu__obj_find(s, t->obj);
-        if (!o || o->type != LU__O_COND || o->u.cond.waiters)
-            return false;
-        break;
-    }
+        return lu__reread(s, t);
     default:
+        /* (not case labels: they would slow the switch down for reads) */
+        if (t->k == LU_SCHED_K_COND_SIGNAL || t->k == LU_SCHED_K_COND_BROADCAST)
+            return lu__wake_spins(s, t);
         return false;
     }
-    for (int i = 0; i < t->nreads; i++) {
-        if (t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg) {
-            struct lu__obj *o = lu__obj_find(s, t->obj);
-            uint64_t v = o ? o->version : 0;
-            return t->reads[i].version == v;
-        }
-    }
-    return false;
 }
 
 /* Records that t read o (at its pending instruction) without changing it. */
@@ -670,36 +678,32 @@ void lu_sched_async_leave(const struct lu_sched_async *save)
     lu__sched_mo = save->mo;
 }
 
-/* Hands over to the chosen thread (or ends the execution). Returns when t's
- * pending operation is chosen. */
-static void lu__dispatch(struct lu__thread *t)
+static void lu__dispatch(struct lu__thread *t);
+
+/* t was chosen to take signals (lu_sched_kill): out of the way of the
+ * common path, which stays small enough to inline. */
+static __attribute__((noinline, cold)) void lu__dispatch_signals(struct lu__thread *t)
 {
-    struct lu_sched *s = t->s;
-    for (;;) {
-        int next = lu__choose(s, t);
-        if (next != t->id) {
-            if (next < 0)
-                lu__over(s, t);
-            s->stats.switches++;
-            lu__switch_to(s, &t->sp, &s->threads[next]);
-        }
-        if (t->k != LU_SCHED_K_SIGNAL)
-            return;
-        lu__take_signals(t);
-    }
+    lu__take_signals(t);
+    lu__dispatch(t);
 }
 
-/* A scheduling point reached in the handler of a signal that arrived at a
- * time lineup does not control (lu_sched_async_enter): where in the
- * schedule it would be depends on that time, so it is no choice; the
- * accesses run within the interrupted step, anything else cannot. */
-static void lu__async_point(struct lu__thread *t, enum lu_sched_kind k)
+/* Hands over to the chosen thread (or ends the execution). Returns when t's
+ * pending operation is chosen. Inlined in lu__point, as it was before it
+ * had a second caller. */
+static inline __attribute__((always_inline)) void lu__dispatch(struct lu__thread *t)
 {
-    if (k == LU_SCHED_K_EXIT)
+    struct lu_sched *s = t->s;
+    int next = lu__choose(s, t);
+    if (next == t->id)
         return;
-    lu__end_execution(t, LU_SCHED_OUT_UNSUPPORTED,
-                      "a pthread call in the handler of a signal that arrived at a time lineup "
-                      "does not control (a timer's, another process's) is not supported under lineup");
+    if (next < 0)
+        lu__over(s, t);
+    s->stats.switches++;
+    lu__switch_to(s, &t->sp, &s->threads[next]);
+    /* a signal can only have come while t was switched out */
+    if (__builtin_expect(t->k == LU_SCHED_K_SIGNAL, 0))
+        lu__dispatch_signals(t);
 }
 
 void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint16_t label)
@@ -710,10 +714,6 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
     t->label = label;
     t->oparg = lu__sched_arg;
     lu__sched_arg = 0;
-    if (__builtin_expect(t->async_depth > 0, 0)) {
-        lu__async_point(t, k);
-        return;
-    }
     s->stats.points++;
     if (s->cfg.on_point)
         s->cfg.on_point(s->cfg.on_point_arg, t->id, k, label, t->pc);
@@ -722,10 +722,8 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
          * straight back to the thread that spawned it */
         t->first_run = false;
         lu__switch_to(s, &t->sp, &s->threads[t->spawner]);
-        if (t->k == LU_SCHED_K_SIGNAL) {
-            lu__take_signals(t);
-            lu__dispatch(t);
-        }
+        if (__builtin_expect(t->k == LU_SCHED_K_SIGNAL, 0))
+            lu__dispatch_signals(t);
         return;
     }
     lu__dispatch(t);
@@ -1406,6 +1404,12 @@ void lu_sched_exit_point(uint16_t label)
 {
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
+    /* in the handler of a signal that arrived at a time lineup does not
+     * control (lu_sched_async_enter), where in the schedule the exit falls
+     * depends on that time: no choice. The only scheduling point reached
+     * there: every other call sees lu_sched_self() == -1 */
+    if (t->async_depth)
+        return;
     lu__point(t, LU_SCHED_K_EXIT, NULL, label);
 }
 

@@ -675,9 +675,9 @@ struct lu_sched_sigstate *lu_sched_sigstate(void);
  * the step it interrupted, as code of no controlled thread: between
  * lu_sched_async_enter and lu_sched_async_leave lu_sched_self() is -1 and
  * lu_sched_in_async() true, so that its atomic and volatile accesses are
- * no scheduling points; an exit's scheduling point (lu_sched_exit_point)
- * is no choice either, and any other scheduling point ends the execution
- * as UNSUPPORTED. enter saves what the interrupted thread was at into
+ * no scheduling points (the interposition layer refuses the calls that
+ * would make one, as unsupported), and an exit's scheduling point
+ * (lu_sched_exit_point) is no choice either. enter saves what the interrupted thread was at into
  * *save and returns false on a thread no scheduler controls (then leave
  * must not be called). Async-signal-safe. */
 struct lu_sched_async {
