@@ -414,7 +414,9 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
             E->th[n].state = LU_RUN_TS_NONE;
         }
     }
-    lu__shadows[tid] = lu__ipose_shadow_self();
+    /* (a signal sent to another thread changes what that one is at) */
+    if (tid == lu_sched_self_any())
+        lu__shadows[tid] = lu__ipose_shadow_self();
     if (E->nplog < R->trace_cap)
         lu_run_shm_plog(R)[E->nplog++] =
             (struct lu_run_point){lu_run_shm_trace(R)->len, (int16_t)tid, label, pc};

@@ -620,6 +620,9 @@ static void lu__take_signals(struct lu__thread *t)
     struct lu_sched *s = t->s;
     uint64_t pending = t->sig_pending;
     uintptr_t pc = t->pc;
+    /* a signal sent while a handler is parked at one of its points saves
+     * that point's operation over this one */
+    __typeof__(t->sig_saved) saved = t->sig_saved;
     /* what the interrupted operation's caller set for after its point */
     uintptr_t caller_pc = lu__sched_pc;
     uint64_t arg = lu__sched_arg;
@@ -632,11 +635,11 @@ static void lu__take_signals(struct lu__thread *t)
             lu__sig_deliver(sig);
         }
     }
-    t->k = t->sig_saved.k;
-    t->obj = t->sig_saved.obj;
-    t->obj2 = t->sig_saved.obj2;
-    t->label = t->sig_saved.label;
-    t->oparg = t->sig_saved.oparg;
+    t->k = saved.k;
+    t->obj = saved.obj;
+    t->obj2 = saved.obj2;
+    t->label = saved.label;
+    t->oparg = saved.oparg;
     t->pc = pc;
     if (s->cfg.on_point)
         s->cfg.on_point(s->cfg.on_point_arg, t->id, t->k, t->label, t->pc);
