@@ -1216,8 +1216,8 @@ void lu_sched_section_begin(uint16_t label)
     if (t->atomic_depth == 0) {
         t->pc = LU__CALLER_PC();
         /* everything, for the reduction: what the section touches is
-         * known only as it runs */
-        lu__point(t, LU_SCHED_K_FENCE, NULL, label);
+         * known only as it runs (the object tells it from a real fence) */
+        lu__point(t, LU_SCHED_K_FENCE, &lu__section_key, label);
         lu__hb_acquire(t, lu__obj_get(t->s, &lu__section_key, LU__O_MUTEX));
     }
     t->atomic_depth++;
