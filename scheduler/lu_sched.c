@@ -302,6 +302,10 @@ static bool lu__all_others_finished(struct lu_sched *s, int self)
 
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
 {
+    /* the choice loop asks only about these (lu__enabled_q): a kind that
+     * can be disabled belongs in LU__KINDS_MAY_BLOCK as well as below */
+    if (!lu__kind_in(t->k, LU__KINDS_MAY_BLOCK))
+        return true;
     struct lu__obj *o;
     switch (t->k) {
     case LU_SCHED_K_MUTEX_LOCK:
@@ -412,6 +416,7 @@ static __attribute__((noinline, cold)) bool lu__wake_spins(struct lu_sched *s, c
  * double-checked locking) schedulable. */
 bool lu__spinning(struct lu_sched *s, struct lu__thread *t)
 {
+    /* the kinds of LU__KINDS_MAY_SPIN, which lu__spinning_q tests first */
     switch (t->k) {
     case LU_SCHED_K_YIELD:
         return true;

@@ -417,22 +417,7 @@ static void lu__sig_thread(const struct lu_sched *s, struct lu__por_sig *g, cons
 /* Operations some other thread's step can disable (lu__enabled). */
 static bool lu__may_block(enum lu_sched_kind k)
 {
-    switch (k) {
-    case LU_SCHED_K_MUTEX_LOCK:
-    case LU_SCHED_K_RW_RDLOCK:
-    case LU_SCHED_K_RW_WRLOCK:
-    case LU_SCHED_K_RW_WR_BLOCKED:
-    case LU_SCHED_K_COND_REACQUIRE:
-    case LU_SCHED_K_COND_TIMEDWAIT:
-    case LU_SCHED_K_SEM_WAIT:
-    case LU_SCHED_K_BARRIER_BLOCKED:
-    case LU_SCHED_K_ONCE_BLOCKED:
-    case LU_SCHED_K_JOIN:
-    case LU_SCHED_K_JOIN_ALL:
-        return true;
-    default:
-        return false;
-    }
+    return lu__kind_in(k, LU__KINDS_MAY_BLOCK);
 }
 
 /* Whether two steps (or runs) may fail to commute. A call and a return are
@@ -1032,7 +1017,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * loop) does not give up again before somebody else took a step: that
      * would be time passing while nobody runs, an unfair schedule, and an
      * endless one under an unbounded search. */
-    if (cur_live && cur->chosen_at && cur->chosen_at == tr->len &&
+    if (cur_live && (spin_alt >> cur->id & 1) && cur->chosen_at && cur->chosen_at == tr->len &&
         (tr->steps[tr->len - 1].flags & LU_SCHED_STEP_TIMEOUT))
         spin_alt &= ~(1ULL << cur->id);
     bool preemptible =

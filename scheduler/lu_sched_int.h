@@ -393,37 +393,55 @@ void lu__end_execution(struct lu__thread *t, enum lu_sched_outcome o, const char
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t);
 bool lu__spinning(struct lu_sched *s, struct lu__thread *t);
 
+/* Sets of operation kinds, as bit masks: the choice loop asks at every
+ * point of every thread which set its pending operation is in, and one
+ * shift and test answer that where a chain of comparisons took several. */
+_Static_assert(LU_SCHED_K_COUNT <= 64, "operation kinds must fit a uint64_t mask");
+#define LU__K(name) (1ULL << LU_SCHED_K_##name)
+
+static inline bool lu__kind_in(enum lu_sched_kind k, uint64_t kinds)
+{
+    return kinds >> k & 1;
+}
+
+/* Operations another thread's step can disable: lu__enabled says true of
+ * every other kind without looking. */
+#define LU__KINDS_MAY_BLOCK                                                                                  \
+    (LU__K(MUTEX_LOCK) | LU__K(RW_RDLOCK) | LU__K(RW_WRLOCK) | LU__K(RW_WR_BLOCKED) |                        \
+     LU__K(COND_REACQUIRE) | LU__K(COND_TIMEDWAIT) | LU__K(SEM_WAIT) | LU__K(BARRIER_BLOCKED) |              \
+     LU__K(ONCE_BLOCKED) | LU__K(JOIN) | LU__K(JOIN_ALL))
+
+/* Timed waits: they may give up, and then spin (lu__spinning). */
+#define LU__KINDS_TIMED                                                                                      \
+    (LU__K(COND_TIMEDWAIT) | LU__K(MUTEX_TIMEDLOCK) | LU__K(SEM_TIMEDWAIT) | LU__K(RW_TIMED_RD) |            \
+     LU__K(RW_TIMED_WR))
+
+/* Reads that spin when they look again at what they saw (lu__spinning). */
+#define LU__KINDS_REREAD                                                                                     \
+    (LU__K(READ) | LU__K(RMW) | LU__K(MUTEX_TRYLOCK) | LU__K(RW_TRY) | LU__K(SEM_TRYWAIT))
+
+/* The kinds lu__spinning may say true of, with an earlier read or without. */
+#define LU__KINDS_MAY_SPIN (LU__K(YIELD) | LU__KINDS_TIMED | LU__KINDS_REREAD)
+
+static inline bool lu__timed_kind(enum lu_sched_kind k)
+{
+    return lu__kind_in(k, LU__KINDS_TIMED);
+}
+
 /* lu__enabled and lu__spinning for the choice loop, which asks them of
  * every thread at every point: most pending operations are memory
  * accesses, always enabled, and a thread that read nothing since its last
  * change cannot be spinning, so neither needs an object lookup. */
 static inline bool lu__enabled_q(struct lu_sched *s, struct lu__thread *t)
 {
-    switch (t->k) {
-    case LU_SCHED_K_FREE:
-    case LU_SCHED_K_READ:
-    case LU_SCHED_K_WRITE:
-    case LU_SCHED_K_RMW:
-    case LU_SCHED_K_FENCE:
-        return true;
-    default:
-        return lu__enabled(s, t);
-    }
-}
-
-/* Timed waits: they may give up, and then spin (lu__spinning). */
-static inline bool lu__timed_kind(enum lu_sched_kind k)
-{
-    return k == LU_SCHED_K_COND_TIMEDWAIT || k == LU_SCHED_K_MUTEX_TIMEDLOCK ||
-           k == LU_SCHED_K_SEM_TIMEDWAIT || k == LU_SCHED_K_RW_TIMED_RD || k == LU_SCHED_K_RW_TIMED_WR;
+    return !lu__kind_in(t->k, LU__KINDS_MAY_BLOCK) || lu__enabled(s, t);
 }
 
 static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
 {
     /* a re-read needs an earlier read; a spin hint or a timed wait does not */
-    if (t->nreads == 0 && t->k != LU_SCHED_K_YIELD && !lu__timed_kind(t->k))
-        return false;
-    return lu__spinning(s, t);
+    uint64_t kinds = t->nreads ? LU__KINDS_MAY_SPIN : LU__KINDS_MAY_SPIN & ~LU__KINDS_REREAD;
+    return lu__kind_in(t->k, kinds) && lu__spinning(s, t);
 }
 
 /* An execution ended (here or in a forked child): count it and move the
