@@ -434,7 +434,13 @@ static inline bool lu__timed_kind(enum lu_sched_kind k)
  * change cannot be spinning, so neither needs an object lookup. */
 static inline bool lu__enabled_q(struct lu_sched *s, struct lu__thread *t)
 {
-    return !lu__kind_in(t->k, LU__KINDS_MAY_BLOCK) || lu__enabled(s, t);
+    if (!lu__kind_in(t->k, LU__KINDS_MAY_BLOCK))
+        return true;
+    /* lu__enabled's case, inline: the Line-Up driver's main thread waits
+     * so through every execution, asked about at every choice */
+    if (t->k == LU_SCHED_K_JOIN_ALL && t->state == LU__T_RUNNING)
+        return s->nlive == 1;
+    return lu__enabled(s, t);
 }
 
 static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
