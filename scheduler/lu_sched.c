@@ -1267,6 +1267,27 @@ static bool lu__mo_releases(int mo1)
            mo1 - 1 == __ATOMIC_SEQ_CST;
 }
 
+/* The happens-before edges of t's access k to o with memory order mo1
+ * (only when the clocks are kept). */
+static void lu__access_clocks(struct lu__thread *t, struct lu__obj *o, enum lu_sched_kind k, int mo1)
+{
+    int n = t->s->nthreads;
+    if (k != LU_SCHED_K_WRITE) {
+        if (lu__mo_acquires(mo1))
+            lu__hb_acquire(t, o);
+        else {
+            lu__vc_join(t->acq_pending, o->vc, n); /* for a later acquire fence */
+            t->acq_used = true;
+        }
+    }
+    if (k != LU_SCHED_K_READ) {
+        if (lu__mo_releases(mo1))
+            lu__hb_release(t, o);
+        else if (t->fenced)
+            lu__vc_join(o->vc, t->fence_rel, n); /* after a release fence */
+    }
+}
+
 void lu_sched_access_end(const volatile void *addr, bool changed)
 {
     struct lu__thread *t = lu__self;
@@ -1277,12 +1298,12 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     mo1 &= ~LU_SCHED_MO_FAILED;
     /* what the access did: a failed CAS only read */
     enum lu_sched_kind k = failed ? LU_SCHED_K_READ : t->k;
-    int n = s->nthreads;
     if (!addr) {
         /* a fence: nothing to spin on; it orders the relaxed accesses
          * around it */
         if (s->cfg.no_clocks)
             return;
+        int n = s->nthreads;
         if (lu__mo_acquires(mo1))
             lu__vc_join(t->vc, t->acq_pending, n);
         if (lu__mo_releases(mo1)) {
@@ -1295,20 +1316,10 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
     if (failed && s->x_por)
         lu__por_read_only(t, (const void *)addr);
-    if (k != LU_SCHED_K_WRITE) {
-        if (lu__mo_acquires(mo1))
-            lu__hb_acquire(t, o);
-        else if (!s->cfg.no_clocks) {
-            lu__vc_join(t->acq_pending, o->vc, n); /* for a later acquire fence */
-            t->acq_used = true;
-        }
-    }
-    if (k != LU_SCHED_K_READ) {
-        if (lu__mo_releases(mo1))
-            lu__hb_release(t, o);
-        else if (t->fenced && !s->cfg.no_clocks)
-            lu__vc_join(o->vc, t->fence_rel, n); /* after a release fence */
-    }
+    /* without clocks (the Line-Up driver, lineup run without --races) the
+     * memory orders change nothing: not even decoded then */
+    if (!s->cfg.no_clocks)
+        lu__access_clocks(t, o, k, mo1);
     if (changed) {
         o->version++;
         lu__progress(t);
