@@ -908,8 +908,13 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         cur->chosen_at = 0;
         return cur->id;
     }
+    /* read once: the trace's fields are bytes, and a store to one may alias
+     * anything, so that each use would load these again */
+    const uint32_t len = tr->len;
+    const int me = cur->id;
+    const int strategy = s->cfg.strategy;
     bool por = s->x_por;
-    if (por && tr->len == 0)
+    if (por && len == 0)
         lu__por_begin(s);
 
     /* At a point of a thread in an atomic section (its owner, or a thread
@@ -922,7 +927,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     if (owner >= 0 && !s->section_spawns) {
         /* the usual section (phase 1's calls): its owner, cur, alone */
         if (lu__enabled_q(s, cur)) {
-            enabled = 1ULL << cur->id;
+            enabled = 1ULL << me;
             if (lu__spinning_q(s, cur))
                 spinning = enabled;
         }
@@ -947,7 +952,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     }
 
     if (por)
-        lu__por_arrive(s, cur, cur_live && ((enabled & ~spinning) >> cur->id & 1));
+        lu__por_arrive(s, cur, cur_live && ((enabled & ~spinning) >> me & 1));
 
     if (!enabled) {
         bool stuck = false;
@@ -969,7 +974,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * loop does while another thread is preempted. */
     bool forced = false;
     if (s->ff_tid >= 0) {
-        if (s->ff_tid == cur->id && cur_live && (spinning >> cur->id & 1) && !all_spin) {
+        if (s->ff_tid == me && cur_live && (spinning >> me & 1) && !all_spin) {
             if (++s->ff_looks > s->cfg.spin_bound) {
                 s->stats.spin_dropped++;
                 s->res->message = "a spinning thread given extra turns did not stop spinning";
@@ -977,7 +982,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
                 s->res->redundant = true;
                 return -1;
             }
-            cand = 1ULL << cur->id;
+            cand = 1ULL << me;
             forced = true;
         } else {
             s->ff_tid = -1;
@@ -995,15 +1000,15 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             s->res->outcome = LU_SCHED_OUT_LIVELOCK;
             return -1;
         }
-        int pick = lu__pick_default(enabled, cur_live ? cur->id : -1, s->nthreads);
-        if (cur_live && pick == cur->id && lu__several(enabled))
-            pick = lu__pick_default(enabled & ~(1ULL << cur->id), cur->id, s->nthreads);
+        int pick = lu__pick_default(enabled, cur_live ? me : -1, s->nthreads);
+        if (cur_live && pick == me && lu__several(enabled))
+            pick = lu__pick_default(enabled & ~(1ULL << me), me, s->nthreads);
         cand = 1ULL << pick;
     } else {
         s->spin_run = 0;
     }
 
-    bool cur_spin = cur_live && (spinning >> cur->id & 1);
+    bool cur_spin = cur_live && (spinning >> me & 1);
     /* DFS may also choose a spinning thread while others can run, at the
      * cost of a preemption: without it a thread that looks at a location a
      * few times and then gives up would never give up while anyone else can
@@ -1017,15 +1022,14 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * loop) does not give up again before somebody else took a step: that
      * would be time passing while nobody runs, an unfair schedule, and an
      * endless one under an unbounded search. */
-    if (cur_live && (spin_alt >> cur->id & 1) && cur->chosen_at && cur->chosen_at == tr->len &&
-        (tr->steps[tr->len - 1].flags & LU_SCHED_STEP_TIMEOUT))
-        spin_alt &= ~(1ULL << cur->id);
-    bool preemptible =
-        cur_live && (enabled >> cur->id & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin && !all_spin;
-    uint16_t base = tr->len ? tr->steps[tr->len - 1].preempts : 0;
+    if (cur_live && (spin_alt >> me & 1) && cur->chosen_at && cur->chosen_at == len &&
+        (tr->steps[len - 1].flags & LU_SCHED_STEP_TIMEOUT))
+        spin_alt &= ~(1ULL << me);
+    bool preemptible = cur_live && (enabled >> me & 1) && cur->k != LU_SCHED_K_FREE && !cur_spin && !all_spin;
+    uint16_t base = len ? tr->steps[len - 1].preempts : 0;
     int bound = s->cfg.preemption_bound;
     struct lu_sched_step *st = lu__new_step(cur);
-    if (s->cfg.strategy == LU_SCHED_REPLAY && tr->len >= s->replay_len) {
+    if (strategy == LU_SCHED_REPLAY && len >= s->replay_len) {
         lu__misfit(s, cur, LU_SCHED_MISFIT_ENDED);
         return -1;
     }
@@ -1035,27 +1039,27 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     int chosen;
     uint64_t sleep = 0;
     bool por_known = false;
-    if (por && tr->len >= LU__POR_DEPTH)
+    if (por && len >= LU__POR_DEPTH)
         lu__por_abandon(s); /* deeper steps are explored in full */
-    else if (por && tr->len < s->replay_len && s->por->step[tr->len].sleep_exec + 1 == s->por->exec_id) {
+    else if (por && len < s->replay_len && s->por->step[len].sleep_exec + 1 == s->por->exec_id) {
         /* a replayed step that the previous execution went through with the
          * same prefix (DFS changes only the last replayed choice): same
          * state, same sleep set, and nothing new learnt below it yet */
-        s->por->step[tr->len].sleep_exec = s->por->exec_id;
-        sleep = s->por->step[tr->len].sleep;
+        s->por->step[len].sleep_exec = s->por->exec_id;
+        sleep = s->por->step[len].sleep;
         /* the same thread is chosen here again, except at the last
          * replayed step, where DFS takes a new alternative */
-        por_known = tr->len + 1 < s->replay_len;
+        por_known = len + 1 < s->replay_len;
     } else if (por) {
-        sleep = lu__por_sleep(s, cur, tr->len, enabled, cand, all_spin);
+        sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
     }
 
-    if (tr->len < s->replay_len) {
+    if (len < s->replay_len) {
         /* following a recorded prefix: it must fit what we see now */
         bool fits = st->kind == LU_SCHED_CHOOSE_THREAD && st->chosen < 64 &&
                     ((cand | spin_alt) >> st->chosen & 1) &&
-                    (s->cfg.strategy == LU_SCHED_REPLAY || st->enabled == (cand | spin_alt));
-        if (!fits && s->cfg.strategy == LU_SCHED_REPLAY) {
+                    (strategy == LU_SCHED_REPLAY || st->enabled == (cand | spin_alt));
+        if (!fits && strategy == LU_SCHED_REPLAY) {
             lu__misfit(s, cur,
                        st->kind != LU_SCHED_CHOOSE_THREAD ? LU_SCHED_MISFIT_NOT_THREAD
                        : st->chosen >= s->nthreads        ? LU_SCHED_MISFIT_NO_THREAD
@@ -1065,7 +1069,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         if (!fits) {
             /* DFS re-running its own prefix: the program, not the
              * schedule, changed */
-            s->res->culprit = cur->id;
+            s->res->culprit = me;
             s->res->message = "a replayed schedule reached a different set of runnable threads";
             s->res->outcome = LU_SCHED_OUT_NONDET;
             return -2;
@@ -1080,7 +1084,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             while (m) {
                 int a = __builtin_ctzll(m);
                 m &= m - 1;
-                if (base + lu__cost(s->cfg.bound_kind, cand, cur->id, flags, a) > (unsigned)bound)
+                if (base + lu__cost(s->cfg.bound_kind, cand, me, flags, a) > (unsigned)bound)
                     allowed &= ~(1ULL << a);
             }
         }
@@ -1099,18 +1103,17 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         int giveup = s->x_rand && spin_alt ? lu__draw_giveup(s, allowed, spin_alt) : -1;
         if (giveup >= 0) {
             chosen = giveup;
-        } else if (lu__several(allowed) && s->cfg.strategy == LU_SCHED_RANDOM) {
+        } else if (lu__several(allowed) && strategy == LU_SCHED_RANDOM) {
             int k = (int)(lu__rand(s) % (uint64_t)__builtin_popcountll(allowed));
             uint64_t m = allowed;
             while (k--)
                 m &= m - 1;
             chosen = __builtin_ctzll(m);
-        } else if (lu__several(allowed) &&
-                   (s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS)) {
+        } else if (lu__several(allowed) && (strategy == LU_SCHED_PCT || strategy == LU_SCHED_POS)) {
             chosen = lu__strat_pick(s, cur, allowed);
             LU__ASSERT(allowed >> chosen & 1);
         } else {
-            chosen = lu__pick_default(allowed, cur_live ? cur->id : -1, s->nthreads);
+            chosen = lu__pick_default(allowed, cur_live ? me : -1, s->nthreads);
         }
         st->kind = LU_SCHED_CHOOSE_THREAD;
         st->enabled = cand | spin_alt;
@@ -1118,10 +1121,10 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         st->chosen = (uint8_t)chosen;
     }
     /* a replay file stores only the choices: derive the rest again */
-    st->prev = (uint8_t)(cur->id);
+    st->prev = (uint8_t)(me);
     st->spin = spin_alt;
     st->flags = flags;
-    unsigned c = (spin_alt >> chosen & 1) ? 1 : lu__cost(s->cfg.bound_kind, cand, cur->id, flags, chosen);
+    unsigned c = (spin_alt >> chosen & 1) ? 1 : lu__cost(s->cfg.bound_kind, cand, me, flags, chosen);
     /* A timed wait gives up in the step it was chosen for: nothing to run
      * alone to its end. Forced on, a retry loop (wait again until the
      * holder lets go) would only spin until dropped, and what the thread
@@ -1131,17 +1134,17 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         s->ff_tid = chosen;
         s->ff_looks = 0;
     }
-    st->flags = (uint8_t)(flags | (preemptible && chosen != cur->id ? LU_SCHED_STEP_PREEMPT : 0));
+    st->flags = (uint8_t)(flags | (preemptible && chosen != me ? LU_SCHED_STEP_PREEMPT : 0));
     st->preempts = (uint16_t)(base + c);
-    if (s->cfg.strategy == LU_SCHED_PCT || s->cfg.strategy == LU_SCHED_POS)
+    if (strategy == LU_SCHED_PCT || strategy == LU_SCHED_POS)
         lu__strat_executed(s, chosen);
     struct lu__thread *ct = &s->threads[chosen];
     st->op = (uint8_t)ct->k;
     st->label = ct->label;
-    if (por && tr->len < LU__POR_DEPTH)
-        lu__por_chosen(s, tr->len, chosen, por_known);
-    tr->len++;
-    ct->chosen_at = tr->len;
+    if (por && len < LU__POR_DEPTH)
+        lu__por_chosen(s, len, chosen, por_known);
+    tr->len = len + 1;
+    ct->chosen_at = len + 1;
     return chosen;
 }
 
