@@ -1221,8 +1221,10 @@ void lu__backtrack(struct lu_sched *s)
         lu__por_settle(s);
     for (int i = (int)tr->len - 1; i >= (int)s->frozen_len; i--) {
         struct lu_sched_step *st = &tr->steps[i];
-        uint16_t base = i ? tr->steps[i - 1].preempts : 0;
         uint64_t alts = st->enabled & ~st->done;
+        if (!alts)
+            continue; /* most steps on the way up: all explored */
+        uint16_t base = i ? tr->steps[i - 1].preempts : 0;
         /* sleeping alternatives are covered by the ones explored before
          * (only when this process computed the sleep set: not in a fork
          * server, whose children run the executions) */
