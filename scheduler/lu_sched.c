@@ -182,38 +182,25 @@ static lu__join_fn lu__real_join(void)
 
 /* ---- objects ---- */
 
-static struct lu__obj **lu__ocache_slot(struct lu_sched *s, const void *addr)
+/* The object at addr in the table, whatever its epoch. */
+static struct lu__obj *lu__obj_lookup(struct lu_sched *s, const void *addr)
 {
-    return &s->ocache[((uintptr_t)addr >> 3) & (LU__OCACHE - 1)];
-}
-
-/* lu__obj_lookup past the cache: the hash table, kept out of line so that
- * the cache's hit, the usual case, is inlined where objects are looked up. */
-static __attribute__((noinline)) struct lu__obj *lu__obj_lookup_table(struct lu_sched *s, const void *addr)
-{
-    struct lu__obj *o;
+    struct lu__obj **c = lu__ocache_slot(s, addr), *o = *c;
+    if (o && o->addr == addr)
+        return o;
     HASH_FIND(hh, s->objs, &addr, sizeof addr, o);
     if (o)
-        *lu__ocache_slot(s, addr) = o;
+        *c = o;
     return o;
 }
 
-/* The object at addr in the table, whatever its epoch. */
-static inline struct lu__obj *lu__obj_lookup(struct lu_sched *s, const void *addr)
-{
-    struct lu__obj *o = *lu__ocache_slot(s, addr);
-    if (o && o->addr == addr)
-        return o;
-    return lu__obj_lookup_table(s, addr);
-}
-
-struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
+struct lu__obj *lu__obj_find_slow(struct lu_sched *s, const void *addr)
 {
     struct lu__obj *o = lu__obj_lookup(s, addr);
     return o && o->epoch == s->epoch ? o : NULL;
 }
 
-struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
+struct lu__obj *lu__obj_get_slow(struct lu_sched *s, const void *addr, int type)
 {
     struct lu__obj *o = lu__obj_lookup(s, addr);
     if (o && o->epoch != s->epoch) {

@@ -378,8 +378,36 @@ extern __thread struct lu__thread *lu__self __attribute__((tls_model("initial-ex
 /* Core (lu_sched.c) */
 void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint16_t label);
 int lu__choose_data(struct lu__thread *t, int n);
-struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type);
-struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr);
+
+/* The object model's look-ups: lu__obj_find gives the object at addr if
+ * this execution met it, lu__obj_get creates it if not, and (re)starts
+ * one of an earlier execution or a location now used as a sync object
+ * with its initial state. Both answer inline from the cache when the
+ * object is there and of this execution, as it mostly is; the rest is
+ * out of line. */
+static inline struct lu__obj **lu__ocache_slot(struct lu_sched *s, const void *addr)
+{
+    return &s->ocache[((uintptr_t)addr >> 3) & (LU__OCACHE - 1)];
+}
+
+struct lu__obj *lu__obj_find_slow(struct lu_sched *s, const void *addr);
+struct lu__obj *lu__obj_get_slow(struct lu_sched *s, const void *addr, int type);
+
+static inline struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
+{
+    struct lu__obj *o = *lu__ocache_slot(s, addr);
+    if (o && o->addr == addr)
+        return o->epoch == s->epoch ? o : NULL;
+    return lu__obj_find_slow(s, addr);
+}
+
+static inline struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
+{
+    struct lu__obj *o = *lu__ocache_slot(s, addr);
+    if (o && o->addr == addr && o->epoch == s->epoch && (o->type != LU__O_LOC || type == LU__O_LOC))
+        return o;
+    return lu__obj_get_slow(s, addr, type);
+}
 void lu__progress(struct lu__thread *t);
 /* happens-before edges: acquire joins the object's clock into the thread's,
  * release joins the thread's into the object's and ticks the thread. */
