@@ -910,7 +910,10 @@ static void lu__thread_reset(struct lu__thread *t)
         memset(t->tsd, 0, sizeof t->tsd);
         t->has_tsd = false;
     }
-    memset(t->vc, 0, sizeof t->vc);
+    /* without clocks only a thread's own entry is ever written, and always
+     * 1 (lu__spawn) */
+    if (!t->s->cfg.no_clocks)
+        memset(t->vc, 0, sizeof t->vc);
     if (t->fenced) {
         memset(t->fence_rel, 0, sizeof t->fence_rel);
         t->fenced = false;
@@ -1081,7 +1084,10 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->alone_steps = 0;
     lu__objs_reset(s);
     s->robust_used = false;
-    memset(s->keys, 0, sizeof s->keys);
+    if (s->keys_created) {
+        memset(s->keys, 0, sizeof s->keys);
+        s->keys_created = false;
+    }
     if (s->por)
         lu__por_blocks_reset(s);
     struct lu_sched_trace *tr = s->cfg.trace;
@@ -1525,6 +1531,7 @@ int lu_sched_key_create(unsigned *key, void (*dtor)(void *))
         if (!s->keys[k].used) {
             s->keys[k].used = true;
             s->keys[k].dtor = dtor;
+            s->keys_created = true;
             for (int i = 0; i < LU_SCHED_MAX_THREADS; i++)
                 s->threads[i].tsd[k] = NULL;
             *key = k;

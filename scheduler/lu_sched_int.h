@@ -336,6 +336,7 @@ struct lu_sched {
         bool used;
         void (*dtor)(void *);
     } keys[LU__MAX_KEYS];
+    bool keys_created; /* some key was created in this execution: keys[] to clear at the next */
     bool more;
     bool need_backtrack;
     uint32_t frozen_len;
