@@ -445,9 +445,11 @@ static inline bool lu__kind_in(enum lu_sched_kind k, uint64_t kinds)
     (LU__K(COND_TIMEDWAIT) | LU__K(MUTEX_TIMEDLOCK) | LU__K(SEM_TIMEDWAIT) | LU__K(RW_TIMED_RD) |            \
      LU__K(RW_TIMED_WR))
 
-/* Reads that spin when they look again at what they saw (lu__spinning). */
+/* Reads that spin when they look again at what they saw (lu__spinning),
+ * a futex wake or condition signal that would wake nobody among them. */
 #define LU__KINDS_REREAD                                                                                     \
-    (LU__K(READ) | LU__K(RMW) | LU__K(MUTEX_TRYLOCK) | LU__K(RW_TRY) | LU__K(SEM_TRYWAIT))
+    (LU__K(READ) | LU__K(RMW) | LU__K(MUTEX_TRYLOCK) | LU__K(RW_TRY) | LU__K(SEM_TRYWAIT) |                  \
+     LU__K(COND_SIGNAL) | LU__K(COND_BROADCAST))
 
 /* The kinds lu__spinning may say true of, with an earlier read or without. */
 #define LU__KINDS_MAY_SPIN (LU__K(YIELD) | LU__KINDS_TIMED | LU__KINDS_REREAD)
