@@ -595,7 +595,10 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
             struct lu__por_altsig *as = &ps->sig[a - ps->alt];
             as->block = acc;
 #define LU__REL(f) ((f) < 0 ? LU__PI_NONE : (f)-k + 1 < LU__PI_NONE ? (uint8_t)((f)-k + 1) : LU__PI_NONE - 1)
-            for (int i = 0; i < LU__POR_KEYS; i++) {
+            /* keys past acc.n never occurred (fa, fw -1): none */
+            memset(&as->idx.any[acc.n], LU__PI_NONE, LU__POR_KEYS - (size_t)acc.n);
+            memset(&as->idx.w[acc.n], LU__PI_NONE, LU__POR_KEYS - (size_t)acc.n);
+            for (int i = 0; i < acc.n; i++) {
                 as->idx.any[i] = LU__REL(fa[i]);
                 as->idx.w[i] = LU__REL(fw[i]);
             }
