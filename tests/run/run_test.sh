@@ -117,26 +117,6 @@ replay)
     # the file as written still reproduces
     run 1 --replay "$f"
     has "verdict: assertion failure (reproduced)"
-    # the signals lineup delivers follow each thread's own mask, not the
-    # kernel thread's they all share: a thread's raise is handled at once
-    # while another blocks the signal or is in its handler
-    for v in signal_mask raise_both signal_nested; do
-        run 0 --strategy dfs --preemptions -1 -- "$P/$v"
-        has "every schedule of the program was explored"
-    done
-    # a timer's signal arrives at a time lineup does not decide: its
-    # handler runs within the step it interrupts, its atomics no choices
-    # (they were, at places that changed: nondeterminism); a pthread call
-    # there is unsupported
-    run 0 --strategy dfs --preemptions 1 --budget 40 -- "$P/timer_signal"
-    has "verdict: PASS"
-    lacks "nondeterminism"
-    run 2 --strategy dfs -- "$P/timer_signal_lock"
-    has "FAIL: unsupported call: a pthread call in the handler of a signal that arrived at a time lineup does not control (a timer's, another process's) is not supported under lineup"
-    has "  thread 1     unsupported call at on_alarm (timer_signal.c:27)"
-    # a failure in it is the interrupted thread's
-    run 1 --strategy dfs -- "$P/timer_signal_assert"
-    has "FAIL: assertion failure: \`atomic_load(&ticks) < 0' in thread 1 at on_alarm (timer_signal.c:31)"
     lacks "does not fit"
     # the environment is not recorded: replayed without the variable the
     # failure depends on, the schedule does not fit, and the message says
