@@ -97,6 +97,18 @@ static inline bool lu__several(uint64_t m)
  * bound-induced dependences docs/por.md derives. Everything is computed
  * here from the thread structs at choices: lu_sched.c has no hook. */
 
+/* Partial heavy entries (docs/por.md, section 3) need where each part of a
+ * block first occurs, which costs about an eighth of an execution to
+ * record. At bounds 0 and 1 they saved no execution of the Treiber
+ * subject's tests and one of 71 in run.reduction's (RESULTS.md,
+ * S11.merged), and the default strategy spends most budgets there: below
+ * bound 2 an entry wakes whole, as it did before partial entries, which is
+ * sound at every bound. */
+static inline bool lu__por_partial(const struct lu_sched *s)
+{
+    return s->cfg.preemption_bound < 0 || s->cfg.preemption_bound >= 2;
+}
+
 static bool lu__por_on(const struct lu_sched *s)
 {
     return s->por && s->cfg.strategy == LU_SCHED_DFS &&
@@ -481,6 +493,15 @@ static unsigned lu__dep_index(const struct lu__por_sig *a, const struct lu__por_
     return m;
 }
 
+/* lu__dep_index, or for an entry that wakes whole: 1 or none. */
+static unsigned lu__dep_from(const struct lu_sched *s, const struct lu__por_sig *a,
+                             const struct lu__por_sig *b, const struct lu__por_bidx *ix)
+{
+    if (!lu__por_partial(s))
+        return lu__dep(a, b) ? 1 : LU__PI_NONE;
+    return lu__dep_index(a, b, ix);
+}
+
 /* A block that is "everything" from its first step. */
 static void lu__bidx_all(struct lu__por_bidx *ix)
 {
@@ -521,6 +542,7 @@ static void lu__por_begin(struct lu_sched *s)
 static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool cut)
 {
     struct lu__por *p = s->por;
+    const bool partial = lu__por_partial(s);
     const struct lu_sched_trace *tr = s->cfg.trace;
     int tid = p->run_tid;
     p->run_tid = -1;
@@ -573,7 +595,7 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
             /* no key is added to "everything" any more: it stands for
              * this step and every later one */
             fall = k;
-        } else {
+        } else if (partial) {
             for (int i = 0; i < x->n; i++)
                 for (int j = 0; j < acc.n; j++)
                     if (acc.key[j] == x->key[i]) {
@@ -594,6 +616,9 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
         if (a && (a->pending & LU__PA_BLOCK)) {
             struct lu__por_altsig *as = &ps->sig[a - ps->alt];
             as->block = acc;
+            a->pending &= (uint8_t)~LU__PA_BLOCK;
+            if (!partial)
+                continue; /* the index table is read only by partial entries */
 #define LU__REL(f) ((f) < 0 ? LU__PI_NONE : (f)-k + 1 < LU__PI_NONE ? (uint8_t)((f)-k + 1) : LU__PI_NONE - 1)
             /* keys past acc.n never occurred (fa, fw -1): none */
             memset(&as->idx.any[acc.n], LU__PI_NONE, LU__POR_KEYS - (size_t)acc.n);
@@ -608,7 +633,6 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
             as->idx.allsync = LU__REL(fsync);
             as->idx.all = LU__REL(fall);
 #undef LU__REL
-            a->pending &= (uint8_t)~LU__PA_BLOCK;
         }
     }
 }
@@ -708,7 +732,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
             if (lu__dep(&pj->exec, g))
                 continue;
         } else {
-            unsigned d = lu__dep_index(&pj->exec, g, &p->step[en.step].sig[en.alt].idx);
+            unsigned d = lu__dep_from(s, &pj->exec, g, &p->step[en.step].sig[en.alt].idx);
             if (d < en.from)
                 en.from = (uint8_t)d;
             if (en.from <= 1)
@@ -732,7 +756,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
             if (lu__dep(&pj->exec, &pj->sig[a].first))
                 continue;
         } else {
-            from = lu__dep_index(&pj->exec, &pj->sig[a].block, &pj->sig[a].idx);
+            from = lu__dep_from(s, &pj->exec, &pj->sig[a].block, &pj->sig[a].idx);
             if (from <= 1)
                 continue;
         }
