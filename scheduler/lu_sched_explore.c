@@ -413,8 +413,7 @@ static void lu__sig_of(const struct lu_sched *s, struct lu__por_sig *g, enum lu_
          * touches what it runs. */
         if (!obj && s->cfg.no_clocks)
             break;
-        g->flags = LU__PS_ALL;
-        break;
+        /* fall through */
     default:
         g->flags = LU__PS_ALL;
         break;
