@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -964,6 +965,34 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     return lu__spawn(fn, arg, 0);
 }
 
+
+/* The prefix-trace cache of the reduction (docs/por.md, section 8): 32 MB
+ * of address space, touched as it fills, less under a small RLIMIT_AS
+ * (the code under test needs the room more), none if that fails: it only
+ * saves executions. Shared, like the reduction's state, so that a fork
+ * server's children fill it. LINEUP_PC_MB sets the size (0: none), for
+ * measurements. */
+static void lu__pc_create(struct lu_sched *s)
+{
+    size_t bytes = 32u << 20;
+    const char *env = getenv("LINEUP_PC_MB");
+    if (env && *env)
+        bytes = (size_t)strtoul(env, NULL, 10) << 20;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && bytes > rl.rlim_cur / 32)
+        bytes = rl.rlim_cur / 32;
+    size_t bucket = LU__PC_WAYS * sizeof *s->pc, n = 1;
+    while (n * 2 * bucket <= bytes)
+        n *= 2;
+    if (n * bucket > bytes || n < 1024)
+        return;
+    void *m = mmap(NULL, n * bucket, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return;
+    s->pc = m;
+    s->pc_mask = n - 1;
+}
+
 /* ---- the controller side ---- */
 
 struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
@@ -997,6 +1026,7 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
             return NULL;
         }
         s->por = m;
+        lu__pc_create(s);
     }
     if (!s->cfg.spin_bound)
         s->cfg.spin_bound = 1000;
@@ -1043,6 +1073,8 @@ void lu_sched_destroy(struct lu_sched *s)
     }
     if (s->por)
         munmap(s->por, sizeof *s->por);
+    if (s->pc)
+        munmap(s->pc, (s->pc_mask + 1) * LU__PC_WAYS * sizeof *s->pc);
     free(s);
 }
 

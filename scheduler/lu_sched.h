@@ -362,6 +362,7 @@ struct lu_sched_stats {
     uint64_t switches;     /* context switches between threads at choices */
     uint64_t pruned;       /* DFS alternatives cut by the preemption bound */
     uint64_t por_pruned;   /* DFS with config.por: executions ended as redundant (DISCARDED) */
+    uint64_t pc_pruned;    /* of those, ended where the prefix's trace had been explored from before */
     uint64_t spin_dropped; /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
 };
 

@@ -530,6 +530,12 @@ static void lu__por_begin(struct lu_sched *s)
     p->exec_id++;
     p->last = -1;
     p->run_tid = -1;
+    p->pc_off = !s->pc;
+    p->pc_nth = -1;
+    p->pc_h1 = p->pc_h2 = 0;
+    p->pc_pos = 0;
+    memset(p->pc_tlast, 0xff, sizeof p->pc_tlast);
+    memset(p->pc_born, 0xff, sizeof p->pc_born);
 }
 
 /* The run of p->run_tid ended at p->last: its thread stopped (FREE point,
@@ -644,6 +650,7 @@ static void lu__por_abandon(struct lu_sched *s)
     if (p->run_tid >= 0)
         lu__por_end_run(s, NULL, true);
     p->last = -1;
+    p->pc_off = true;
 }
 
 /* cur arrived at a choice after running its step p->last: now it is known
@@ -824,6 +831,171 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
     return sleep;
 }
 
+/* ---- the prefix-trace cache (docs/por.md, section 8) ----
+ *
+ * Schedules of one Mazurkiewicz trace reach the same state: that is what
+ * the reduction rests on. So when DFS reaches a node whose prefix has the
+ * trace of a node it fully explored before, with the same thread last and
+ * no fewer preemptions left there, everything below the new node was
+ * explored below the old one, and the execution ends as redundant. Sleep
+ * sets cannot see this: most such pairs differ by moving a thread's first
+ * steps to the front together with a preemption, which no exchange of a
+ * whole block expresses. A prefix's trace is named by the sum of its
+ * events' hashes, an event being its thread, its index in the thread, its
+ * vector clock under the reduction's own dependence (lu__dep) and the
+ * data choices made in it: equal for every linearization of the same
+ * partial order, and order-independent, so kept incrementally. */
+
+static inline uint64_t lu__mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Data choices made before the first thread step (by a thread alone, or
+ * one starting a thread) stand at the same places in every execution. */
+static void lu__pc_data(struct lu_sched *s, uint32_t upto)
+{
+    struct lu__por *p = s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    for (uint32_t k = p->pc_pos; k < upto; k++) {
+        if (tr->steps[k].kind != LU_SCHED_CHOOSE_DATA)
+            continue;
+        p->pc_h1 += lu__mix(0x5be0cd19137e2179ULL ^ (uint64_t)k << 8 ^ tr->steps[k].chosen);
+        p->pc_h2 += lu__mix(0x1f83d9abfb41bd6bULL + ((uint64_t)k << 12 | tr->steps[k].chosen));
+    }
+    if (upto > p->pc_pos)
+        p->pc_pos = upto;
+}
+
+/* The step p->last ran to its end (cur arrived at its next point): add its
+ * event to the prefix's hash. Data choices it made follow it in the trace. */
+static void lu__pc_event(struct lu_sched *s, uint32_t len)
+{
+    struct lu__por *p = s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    int j = p->last;
+    if (p->pc_off)
+        return;
+    if (j < 0) {
+        lu__pc_data(s, len);
+        return;
+    }
+    int t = tr->steps[j].chosen;
+    if (t >= LU__PC_THREADS || s->nthreads > LU__PC_THREADS) {
+        p->pc_off = true;
+        return;
+    }
+    for (uint32_t k = (uint32_t)j + 1; k < len; k++)
+        if (tr->steps[k].kind != LU_SCHED_CHOOSE_DATA) {
+            p->pc_off = true; /* an event that was never hashed: cannot happen */
+            return;
+        }
+    lu__pc_data(s, (uint32_t)j);
+    p->pc_pos = len;
+    struct lu__pc_ev *e = &p->pc_ev[j];
+    int nth = s->nthreads;
+    int pl = p->pc_tlast[t];
+    if (pl >= 0) {
+        memcpy(e->vc, p->pc_ev[pl].vc, sizeof e->vc);
+        e->own = (uint16_t)(p->pc_ev[pl].own + 1);
+    } else {
+        memset(e->vc, 0, sizeof e->vc);
+        e->own = 1;
+        if (p->pc_born[t] >= 0) /* a thread's first event follows its start */
+            for (int u = 0; u < LU__PC_THREADS; u++) {
+                uint16_t v = p->pc_ev[p->pc_born[t]].vc[u];
+                e->vc[u] = v > e->vc[u] ? v : e->vc[u];
+            }
+    }
+    e->vc[t] = e->own;
+    e->plink = (int16_t)pl;
+    const struct lu__por_sig *g = &p->step[j].exec;
+    for (int u = 0; u < nth; u++) {
+        if (u == t)
+            continue;
+        /* the latest event of u that e depends on and does not know yet:
+         * its clock covers u's earlier ones */
+        for (int k = p->pc_tlast[u]; k >= 0 && p->pc_ev[k].own > e->vc[u]; k = p->pc_ev[k].plink) {
+            if (lu__dep(&p->step[k].exec, g)) {
+                const uint16_t *w = p->pc_ev[k].vc;
+                for (int x = 0; x < nth; x++)
+                    e->vc[x] = w[x] > e->vc[x] ? w[x] : e->vc[x];
+                break;
+            }
+        }
+    }
+    p->pc_tlast[t] = (int16_t)j;
+    /* threads this step started: their first events come after it */
+    for (int u = p->pc_nth < 0 ? nth : p->pc_nth; u < nth; u++)
+        p->pc_born[u] = (int16_t)j;
+    uint64_t h1 = 0x6a09e667f3bcc909ULL ^ (uint64_t)t << 32 ^ e->own, h2 = 0xbb67ae8584caa73bULL ^ h1;
+    h1 = lu__mix(h1);
+    h2 = lu__mix(h2 ^ 0x3c6ef372fe94f82bULL);
+    for (int u = 0; u < nth; u++) {
+        h1 = lu__mix(h1 ^ ((uint64_t)e->vc[u] << 8 | (uint64_t)u));
+        h2 = lu__mix(h2 + ((uint64_t)e->vc[u] << 20 | (uint64_t)u << 4 | 5));
+    }
+    for (uint32_t k = (uint32_t)j + 1; k < len; k++) {
+        h1 = lu__mix(h1 ^ (0x100000000ULL | tr->steps[k].chosen));
+        h2 = lu__mix(h2 + (0x700000000ULL | tr->steps[k].chosen));
+    }
+    p->pc_h1 += h1;
+    p->pc_h2 += h2;
+}
+
+static inline struct lu__pc_slot *lu__pc_bucket(const struct lu_sched *s, uint64_t h1, uint64_t prev)
+{
+    return &s->pc[(lu__mix(h1 ^ prev * 0x9e3779b97f4a7c15ULL) & s->pc_mask) * LU__PC_WAYS];
+}
+
+#define LU__PC_HI 0xffffffffff000000ULL
+
+/* Whether a node with this prefix, prev thread and budget left was covered
+ * by an earlier one: the same trace with prev x, explored with budget b1,
+ * covers every continuation that costs b1 from there, and a continuation
+ * from another prev costs at most one more (its first switch) when x was
+ * preemptible. Looked up under every prev, as the cover may be another's. */
+static bool lu__pc_covered(const struct lu_sched *s, int prev, unsigned budget)
+{
+    const struct lu__por *p = s->por;
+    uint64_t a = p->pc_h1 | 1, hi = p->pc_h2 & LU__PC_HI;
+    int nth = s->nthreads;
+    for (int x = 0; x < nth; x++) {
+        const struct lu__pc_slot *b = lu__pc_bucket(s, a, (uint64_t)x);
+        for (int w = 0; w < LU__PC_WAYS; w++) {
+            if (b[w].a != a || (b[w].b & LU__PC_HI) != hi || (int)(b[w].b >> 16 & 0xff) != x)
+                continue;
+            unsigned b1 = (unsigned)(b[w].b & 0xff);
+            unsigned need = budget + (x != prev && (b[w].b >> 15 & 1) ? 1 : 0);
+            if (b1 == 255 || b1 >= need)
+                return true;
+        }
+    }
+    return false;
+}
+
+static void lu__pc_insert(struct lu_sched *s, int prev, bool preemptible, unsigned budget)
+{
+    const struct lu__por *p = s->por;
+    uint64_t a = p->pc_h1 | 1, hi = p->pc_h2 & LU__PC_HI;
+    uint64_t b = hi | (uint64_t)prev << 16 | (preemptible ? 1u << 15 : 0) | budget;
+    struct lu__pc_slot *bk = lu__pc_bucket(s, a, (uint64_t)prev);
+    int victim = (int)(p->pc_h2 & (LU__PC_WAYS - 1));
+    for (int w = 0; w < LU__PC_WAYS; w++) {
+        if (bk[w].a == a && (bk[w].b & ~0xffULL) == (b & ~0xffULL)) {
+            if ((bk[w].b & 0xff) < budget) /* 255, unbounded, is the largest */
+                bk[w].b = b;
+            return;
+        }
+        if (!bk[w].a)
+            victim = w;
+    }
+    bk[victim].a = a;
+    bk[victim].b = b;
+}
+
 /* Bookkeeping after the choice at step i. */
 static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen, bool known)
 {
@@ -977,8 +1149,11 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         }
     }
 
-    if (por)
+    if (por) {
         lu__por_arrive(s, cur, cur_live && ((enabled & ~spinning) >> me & 1));
+        lu__pc_event(s, len);
+        s->por->pc_nth = (int16_t)s->nthreads;
+    }
 
     if (!enabled) {
         bool stuck = false;
@@ -1077,7 +1252,22 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * replayed step, where DFS takes a new alternative */
         por_known = len + 1 < s->replay_len;
     } else if (por) {
+        /* a new node (below the replayed prefix) in a state where no
+         * scheduler state outside the trace matters: nobody spins, no
+         * atomic section, nothing forced */
+        bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !spinning && owner < 0 && s->ff_tid < 0;
+        unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base) < 255 ? (unsigned)(bound - base) : 254;
+        if (pc && lu__pc_covered(s, me, budget)) {
+            s->stats.por_pruned++;
+            s->stats.pc_pruned++;
+            s->res->message = "redundant under partial-order reduction";
+            s->res->outcome = LU_SCHED_OUT_DISCARDED;
+            s->res->redundant = true;
+            return -1;
+        }
         sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
+        if (pc && !sleep && !s->por->step[len].nent && s->por->step[len].rtid < 0)
+            lu__pc_insert(s, me, preemptible, budget);
     }
 
     if (len < s->replay_len) {

@@ -210,8 +210,38 @@ struct lu__por_blocks {
     } b[LU__POR_BLOCKS];
 };
 
+/* The prefix-trace cache (docs/por.md, section 8): each step's event in the
+ * partial order of the execution (its thread, its index in that thread and
+ * its vector clock under the reduction's dependence), and the hash of the
+ * prefix up to it, the sum of its events' hashes, which every schedule of
+ * the same Mazurkiewicz trace shares. */
+#define LU__PC_THREADS 16 /* more threads: no cache for that execution */
+struct lu__pc_ev {
+    uint16_t own;   /* index of the event in its thread, from 1 */
+    int16_t plink;  /* the step of the thread's previous event, or -1 */
+    uint16_t vc[LU__PC_THREADS];
+};
+
+/* One remembered node: a state (the prefix's trace), the thread that ran
+ * last there, and the preemptions the DFS had left when it explored the
+ * whole subtree below it with no sleeping thread (so every continuation
+ * within that budget was explored from there). */
+struct lu__pc_slot {
+    uint64_t a;    /* first half of the 128-bit prefix hash; 0: empty */
+    uint64_t b;    /* second half's top 40 bits | prev << 16 | preemptible << 15 | budget */
+};
+#define LU__PC_WAYS 4 /* slots per bucket (one cache line) */
+
 struct lu__por {
     struct lu__por_blocks blocks;
+    /* prefix-trace cache, per execution (lu__pc_*) */
+    bool pc_off;                     /* this execution hashes no more (too deep, too many threads...) */
+    int16_t pc_nth;                  /* threads numbered when the last node was reached */
+    uint64_t pc_h1, pc_h2;           /* hash of the prefix hashed so far */
+    uint32_t pc_pos;                 /* trace steps hashed so far */
+    int16_t pc_tlast[LU__PC_THREADS]; /* each thread's latest hashed event (step), or -1 */
+    int16_t pc_born[LU__PC_THREADS];  /* the step that started the thread, or -1 */
+    struct lu__pc_ev pc_ev[LU__POR_DEPTH];
     uint64_t exec_id;    /* executions run in this process (0: none) */
     int last;            /* last thread step of this execution, or -1 */
     uint32_t last_alone; /* lu_sched.alone_steps when it was chosen */
@@ -349,6 +379,10 @@ struct lu_sched {
      * in a shared mapping so that a fork server learns what the children
      * that run its executions learnt (lu_sched_fork.c) */
     struct lu__por *por;
+    /* the prefix-trace cache (docs/por.md, section 8), with the reduction:
+     * a shared mapping too; pc_mask + 1 buckets of LU__PC_WAYS slots */
+    struct lu__pc_slot *pc;
+    uint64_t pc_mask;
     /* the configuration's answers for this execution (lu__explore_begin):
      * asked at every point */
     bool x_por, x_rand;
