@@ -965,14 +965,14 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     return lu__spawn(fn, arg, 0);
 }
 
-
-/* The prefix-trace cache of the reduction (docs/por.md, section 8): 32 MB
- * of address space, touched as it fills, less under a small RLIMIT_AS
- * (the code under test needs the room more), none if that fails: it only
- * saves executions. Shared, like the reduction's state, so that a fork
- * server's children fill it. LINEUP_PC_MB sets the size (0: none), for
- * measurements. */
-static void lu__pc_create(struct lu_sched *s)
+/* The prefix-trace cache of the reduction (docs/por.md, section 8). It
+ * starts at 256 KB and grows (lu__pc_grow) to at most 32 MB, or 1/32 of a
+ * small RLIMIT_AS (the code under test needs the room more); none if a
+ * mapping fails: it only saves executions. A fresh scheduler per test and
+ * bound must not pay for zeroing 32 MB it may never fill. Shared, like the
+ * reduction's state, so that a fork server's children fill it.
+ * LINEUP_PC_MB sets the largest size (0: no cache), for measurements. */
+static size_t lu__pc_max_bytes(void)
 {
     size_t bytes = 32u << 20;
     const char *env = getenv("LINEUP_PC_MB");
@@ -981,16 +981,44 @@ static void lu__pc_create(struct lu_sched *s)
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && bytes > rl.rlim_cur / 32)
         bytes = rl.rlim_cur / 32;
-    size_t bucket = LU__PC_WAYS * sizeof *s->pc, n = 1;
-    while (n * 2 * bucket <= bytes)
-        n *= 2;
-    if (n * bucket > bytes || n < 1024)
+    return bytes;
+}
+
+static struct lu__pc_slot *lu__pc_map(uint64_t buckets)
+{
+    void *m = mmap(NULL, buckets * LU__PC_WAYS * sizeof(struct lu__pc_slot), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
+static void lu__pc_create(struct lu_sched *s)
+{
+    size_t bucket = LU__PC_WAYS * sizeof *s->pc, max = lu__pc_max_bytes() / bucket, n = 4096;
+    if (max < n)
         return;
-    void *m = mmap(NULL, n * bucket, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
+    s->pc = lu__pc_map(n);
+    s->pc_mask = s->pc ? n - 1 : 0;
+    s->pc_max = max;
+}
+
+void lu__pc_grow(struct lu_sched *s)
+{
+    uint64_t n = (s->pc_mask + 1) * 4;
+    if (n > s->pc_max)
         return;
+    struct lu__pc_slot *m = lu__pc_map(n), *old = s->pc;
+    if (!m) {
+        s->pc_max = 0; /* stay at this size */
+        return;
+    }
+    uint64_t oldn = s->pc_mask + 1;
     s->pc = m;
     s->pc_mask = n - 1;
+    s->por->pc_fill = 0;
+    for (uint64_t i = 0; i < oldn * LU__PC_WAYS; i++)
+        if (old[i].a)
+            lu__pc_put(s, old[i].a, old[i].b);
+    munmap(old, oldn * LU__PC_WAYS * sizeof *old);
 }
 
 /* ---- the controller side ---- */

@@ -534,6 +534,7 @@ static void lu__por_begin(struct lu_sched *s)
     p->pc_nth = -1;
     p->pc_h1 = p->pc_h2 = 0;
     p->pc_pos = 0;
+    p->pc_lazy = -1;
     memset(p->pc_tlast, 0xff, sizeof p->pc_tlast);
     memset(p->pc_born, 0xff, sizeof p->pc_born);
 }
@@ -878,6 +879,23 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
     int j = p->last;
     if (p->pc_off)
         return;
+    /* the step and its data choices lie before the one DFS changed: the
+     * previous execution hashed the same */
+    struct lu__pc_snap *sn = j >= 0 ? &p->pc_snap[j] : NULL;
+    if (sn && len < s->replay_len && sn->exec && sn->exec + 1 == p->exec_id) {
+        sn->exec = p->exec_id;
+        p->pc_lazy = j;
+        return;
+    }
+    if (p->pc_lazy >= 0) {
+        const struct lu__pc_snap *r = &p->pc_snap[p->pc_lazy];
+        p->pc_h1 = r->h1;
+        p->pc_h2 = r->h2;
+        p->pc_pos = r->pos;
+        memcpy(p->pc_tlast, r->tlast, sizeof p->pc_tlast);
+        memcpy(p->pc_born, r->born, sizeof p->pc_born);
+        p->pc_lazy = -1;
+    }
     if (j < 0) {
         lu__pc_data(s, len);
         return;
@@ -943,11 +961,19 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
     }
     p->pc_h1 += h1;
     p->pc_h2 += h2;
+    sn->exec = p->exec_id;
+    sn->h1 = p->pc_h1;
+    sn->h2 = p->pc_h2;
+    sn->pos = p->pc_pos;
+    memcpy(sn->tlast, p->pc_tlast, sizeof sn->tlast);
+    memcpy(sn->born, p->pc_born, sizeof sn->born);
 }
 
-static inline struct lu__pc_slot *lu__pc_bucket(const struct lu_sched *s, uint64_t h1, uint64_t prev)
+/* The nodes of one trace, whichever thread ran last, share a bucket: a
+ * look-up asks about every one of them in one cache line. */
+static inline struct lu__pc_slot *lu__pc_bucket(const struct lu_sched *s, uint64_t h1)
 {
-    return &s->pc[(lu__mix(h1 ^ prev * 0x9e3779b97f4a7c15ULL) & s->pc_mask) * LU__PC_WAYS];
+    return &s->pc[(h1 >> 7 & s->pc_mask) * LU__PC_WAYS];
 }
 
 #define LU__PC_HI 0xffffffffff000000ULL
@@ -961,28 +987,25 @@ static bool lu__pc_covered(const struct lu_sched *s, int prev, unsigned budget)
 {
     const struct lu__por *p = s->por;
     uint64_t a = p->pc_h1 | 1, hi = p->pc_h2 & LU__PC_HI;
-    int nth = s->nthreads;
-    for (int x = 0; x < nth; x++) {
-        const struct lu__pc_slot *b = lu__pc_bucket(s, a, (uint64_t)x);
-        for (int w = 0; w < LU__PC_WAYS; w++) {
-            if (b[w].a != a || (b[w].b & LU__PC_HI) != hi || (int)(b[w].b >> 16 & 0xff) != x)
-                continue;
-            unsigned b1 = (unsigned)(b[w].b & 0xff);
-            unsigned need = budget + (x != prev && (b[w].b >> 15 & 1) ? 1 : 0);
-            if (b1 == 255 || b1 >= need)
-                return true;
-        }
+    const struct lu__pc_slot *b = lu__pc_bucket(s, a);
+    for (int w = 0; w < LU__PC_WAYS; w++) {
+        if (b[w].a != a || (b[w].b & LU__PC_HI) != hi)
+            continue;
+        int x = (int)(b[w].b >> 16 & 0xff);
+        unsigned b1 = (unsigned)(b[w].b & 0xff);
+        unsigned need = budget + (x != prev && (b[w].b >> 15 & 1) ? 1 : 0);
+        if (b1 == 255 || b1 >= need)
+            return true;
     }
     return false;
 }
 
-static void lu__pc_insert(struct lu_sched *s, int prev, bool preemptible, unsigned budget)
+void lu__pc_put(struct lu_sched *s, uint64_t a, uint64_t b)
 {
-    const struct lu__por *p = s->por;
-    uint64_t a = p->pc_h1 | 1, hi = p->pc_h2 & LU__PC_HI;
-    uint64_t b = hi | (uint64_t)prev << 16 | (preemptible ? 1u << 15 : 0) | budget;
-    struct lu__pc_slot *bk = lu__pc_bucket(s, a, (uint64_t)prev);
-    int victim = (int)(p->pc_h2 & (LU__PC_WAYS - 1));
+    unsigned budget = (unsigned)(b & 0xff);
+    struct lu__pc_slot *bk = lu__pc_bucket(s, a);
+    int victim = (int)(b >> 24 & (LU__PC_WAYS - 1));
+    s->por->pc_fill++;
     for (int w = 0; w < LU__PC_WAYS; w++) {
         if (bk[w].a == a && (bk[w].b & ~0xffULL) == (b & ~0xffULL)) {
             if ((bk[w].b & 0xff) < budget) /* 255, unbounded, is the largest */
@@ -994,6 +1017,13 @@ static void lu__pc_insert(struct lu_sched *s, int prev, bool preemptible, unsign
     }
     bk[victim].a = a;
     bk[victim].b = b;
+}
+
+static void lu__pc_insert(struct lu_sched *s, int prev, bool preemptible, unsigned budget)
+{
+    const struct lu__por *p = s->por;
+    uint64_t hi = p->pc_h2 & LU__PC_HI;
+    lu__pc_put(s, p->pc_h1 | 1, hi | (uint64_t)prev << 16 | (preemptible ? 1u << 15 : 0) | budget);
 }
 
 /* Bookkeeping after the choice at step i. */
@@ -1255,8 +1285,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         /* a new node (below the replayed prefix) in a state where no
          * scheduler state outside the trace matters: nobody spins, no
          * atomic section, nothing forced */
-        bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !spinning && owner < 0 && s->ff_tid < 0;
-        unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base) < 255 ? (unsigned)(bound - base) : 254;
+        bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !spinning && owner < 0 &&
+                  s->ff_tid < 0 && (bound < 0 || bound - base < 255);
+        unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base);
         if (pc && lu__pc_covered(s, me, budget)) {
             s->stats.por_pruned++;
             s->stats.pc_pruned++;
@@ -1266,8 +1297,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             return -1;
         }
         sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
-        if (pc && !sleep && !s->por->step[len].nent && s->por->step[len].rtid < 0)
+        if (pc && !sleep && !s->por->step[len].nent && s->por->step[len].rtid < 0) {
             lu__pc_insert(s, me, preemptible, budget);
+        }
     }
 
     if (len < s->replay_len) {
@@ -1435,6 +1467,9 @@ void lu__backtrack(struct lu_sched *s)
     bool por = lu__por_on(s);
     if (por)
         lu__por_settle(s);
+    /* full enough that entries start pushing each other out */
+    if (s->pc && s->por->pc_fill > (s->pc_mask + 1) * LU__PC_WAYS)
+        lu__pc_grow(s);
     for (int i = (int)tr->len - 1; i >= (int)s->frozen_len; i--) {
         struct lu_sched_step *st = &tr->steps[i];
         uint64_t alts = st->enabled & ~st->done;

@@ -217,9 +217,19 @@ struct lu__por_blocks {
  * the same Mazurkiewicz trace shares. */
 #define LU__PC_THREADS 16 /* more threads: no cache for that execution */
 struct lu__pc_ev {
-    uint16_t own;   /* index of the event in its thread, from 1 */
-    int16_t plink;  /* the step of the thread's previous event, or -1 */
+    uint16_t own;  /* index of the event in its thread, from 1 */
+    int16_t plink; /* the step of the thread's previous event, or -1 */
     uint16_t vc[LU__PC_THREADS];
+};
+
+/* The hash state after a step, kept for the next execution, which replays
+ * the same prefix up to where DFS took a new alternative: it starts from
+ * the last replayed step's state instead of hashing the prefix again. */
+struct lu__pc_snap {
+    uint64_t exec; /* lu__por.exec_id of the execution that wrote it; 0: none */
+    uint64_t h1, h2;
+    uint32_t pos;
+    int16_t tlast[LU__PC_THREADS], born[LU__PC_THREADS];
 };
 
 /* One remembered node: a state (the prefix's trace), the thread that ran
@@ -227,21 +237,24 @@ struct lu__pc_ev {
  * whole subtree below it with no sleeping thread (so every continuation
  * within that budget was explored from there). */
 struct lu__pc_slot {
-    uint64_t a;    /* first half of the 128-bit prefix hash; 0: empty */
-    uint64_t b;    /* second half's top 40 bits | prev << 16 | preemptible << 15 | budget */
+    uint64_t a; /* first half of the 128-bit prefix hash; 0: empty */
+    uint64_t b; /* second half's top 40 bits | prev << 16 | preemptible << 15 | budget */
 };
 #define LU__PC_WAYS 4 /* slots per bucket (one cache line) */
 
 struct lu__por {
     struct lu__por_blocks blocks;
     /* prefix-trace cache, per execution (lu__pc_*) */
-    bool pc_off;                     /* this execution hashes no more (too deep, too many threads...) */
-    int16_t pc_nth;                  /* threads numbered when the last node was reached */
-    uint64_t pc_h1, pc_h2;           /* hash of the prefix hashed so far */
-    uint32_t pc_pos;                 /* trace steps hashed so far */
+    bool pc_off;                      /* this execution hashes no more (too deep, too many threads...) */
+    uint64_t pc_fill;                 /* nodes put in the cache since it last grew */
+    int16_t pc_nth;                   /* threads numbered when the last node was reached */
+    uint64_t pc_h1, pc_h2;            /* hash of the prefix hashed so far */
+    uint32_t pc_pos;                  /* trace steps hashed so far */
     int16_t pc_tlast[LU__PC_THREADS]; /* each thread's latest hashed event (step), or -1 */
     int16_t pc_born[LU__PC_THREADS];  /* the step that started the thread, or -1 */
+    int pc_lazy;                      /* the replayed step whose snapshot holds the state, or -1 */
     struct lu__pc_ev pc_ev[LU__POR_DEPTH];
+    struct lu__pc_snap pc_snap[LU__POR_DEPTH];
     uint64_t exec_id;    /* executions run in this process (0: none) */
     int last;            /* last thread step of this execution, or -1 */
     uint32_t last_alone; /* lu_sched.alone_steps when it was chosen */
@@ -383,6 +396,7 @@ struct lu_sched {
      * a shared mapping too; pc_mask + 1 buckets of LU__PC_WAYS slots */
     struct lu__pc_slot *pc;
     uint64_t pc_mask;
+    uint64_t pc_max; /* buckets it may grow to */
     /* the configuration's answers for this execution (lu__explore_begin):
      * asked at every point */
     bool x_por, x_rand;
@@ -518,6 +532,13 @@ static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
 /* An execution ended (here or in a forked child): count it and move the
  * strategy on (lu_sched.c). */
 void lu__executed(struct lu_sched *s);
+
+/* The prefix-trace cache (lu_sched_explore.c, lu_sched.c): put an entry
+ * (a, b) of struct lu__pc_slot; grow the table fourfold, keeping its
+ * entries (only where it was created: a fork server's children fill it
+ * but cannot replace it) */
+void lu__pc_put(struct lu_sched *s, uint64_t a, uint64_t b);
+void lu__pc_grow(struct lu_sched *s);
 
 /* Exploration (lu_sched_explore.c) */
 int lu__choose(struct lu_sched *s, struct lu__thread *cur);
