@@ -1015,8 +1015,13 @@ void lu__pc_put(struct lu_sched *s, uint64_t a, uint64_t b)
         if (!bk[w].a)
             victim = w;
     }
-    bk[victim].a = a;
+    /* b first: a fork server's child that dies between the two leaves an
+     * entry whose halves do not match, never a match it did not make */
+    bk[victim].a = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     bk[victim].b = b;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    bk[victim].a = a;
 }
 
 static void lu__pc_insert(struct lu_sched *s, int prev, bool preemptible, unsigned budget)

@@ -21,6 +21,8 @@
  * - replay of a reduced DFS's schedules, and uncontrolled nondeterminism
  *   still reported.
  *
+ * `test_sched_por --random SEED [K]` runs K times as many random programs,
+ * drawn from another seed (a longer soak of the same checks).
  * `test_sched_por --measure` prints the execution counts of a Treiber-stack
  * and a lock-based 3-thread program at bound 2 with and without reduction.
  */
@@ -943,6 +945,25 @@ static void test_golden(void)
             run_free(&on);
         }
     }
+    /* that fourth execution, and only it, is what the cache cuts: without
+     * it (LINEUP_PC_MB=0) the count is sleep sets' alone, with it one
+     * more execution ends as redundant there */
+    for (int c = 1; c <= 2; c++) {
+        struct prog q = private_ops(1);
+        struct run off, on;
+        setenv("LINEUP_PC_MB", "0", 1);
+        explore(&q, c, true, &off, false);
+        unsetenv("LINEUP_PC_MB");
+        explore(&q, c, true, &on, false);
+        CHECK(off.execs == 4 && off.stats.pc_pruned == 0 && on.execs == 3 && on.stats.pc_pruned >= 1 &&
+                  set_eq(&off.outcomes, &on.outcomes),
+              "private operations bound %d: %" PRIu64
+              " executions without the prefix-trace cache (expected 4), %" PRIu64
+              " with it (expected 3, %" PRIu64 " cut by it)",
+              c, off.execs, on.execs, on.stats.pc_pruned);
+        run_free(&off);
+        run_free(&on);
+    }
 }
 
 /* Random straight-line programs against the model: the traces explored
@@ -1797,6 +1818,18 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--measure") == 0) {
         setvbuf(stdout, NULL, _IOLBF, 0);
         test_subjects(true);
+        printf("%d passed, %d failed\n", passes, failures);
+        return failures ? 1 : 0;
+    }
+    if (argc > 2 && strcmp(argv[1], "--random") == 0) {
+        /* more random programs from another seed, for a longer soak than
+         * the suite's (every check the same) */
+        rng_state ^= strtoull(argv[2], NULL, 0) * 0x9e3779b97f4a7c15ULL;
+        int k = argc > 3 ? atoi(argv[3]) : 10;
+        test_model(150 * k);
+        test_rich(150 * k, 100 * k);
+        test_heap(80 * k);
+        test_fences(150 * k);
         printf("%d passed, %d failed\n", passes, failures);
         return failures ? 1 : 0;
     }
