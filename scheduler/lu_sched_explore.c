@@ -1293,6 +1293,11 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !spinning && owner < 0 &&
                   s->ff_tid < 0 && (bound < 0 || bound - base < 255);
         unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base);
+        /* the bucket is a cache miss more often than not: ask for it
+         * before the sleep set is worked out, read it after */
+        if (pc)
+            __builtin_prefetch(lu__pc_bucket(s, s->por->pc_h1 | 1));
+        sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
         if (pc && lu__pc_covered(s, me, budget)) {
             s->stats.por_pruned++;
             s->stats.pc_pruned++;
@@ -1301,7 +1306,6 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             s->res->redundant = true;
             return -1;
         }
-        sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
         if (pc && !sleep && !s->por->step[len].nent && s->por->step[len].rtid < 0) {
             lu__pc_insert(s, me, preemptible, budget);
         }
