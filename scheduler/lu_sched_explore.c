@@ -951,7 +951,11 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
     uint64_t h1 = 0x6a09e667f3bcc909ULL ^ (uint64_t)t << 32 ^ e->own, h2 = 0xbb67ae8584caa73bULL ^ h1;
     h1 = lu__mix(h1);
     h2 = lu__mix(h2 ^ 0x3c6ef372fe94f82bULL);
+    /* zeros left out: a thread started by an independent step may exist
+     * or not when an event of one trace is hashed */
     for (int u = 0; u < nth; u++) {
+        if (!e->vc[u])
+            continue;
         h1 = lu__mix(h1 ^ ((uint64_t)e->vc[u] << 8 | (uint64_t)u));
         h2 = lu__mix(h2 + ((uint64_t)e->vc[u] << 20 | (uint64_t)u << 4 | 5));
     }
