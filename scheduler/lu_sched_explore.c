@@ -13,10 +13,7 @@
 uint64_t lu__rand(struct lu_sched *s)
 {
     /* splitmix64: seeded, reproducible, good enough for schedules */
-    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return lu__mix(s->rng += 0x9e3779b97f4a7c15ULL);
 }
 
 static bool lu__randomized(const struct lu_sched *s)
@@ -846,13 +843,6 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
  * vector clock under the reduction's own dependence (lu__dep) and the
  * data choices made in it: equal for every linearization of the same
  * partial order, and order-independent, so kept incrementally. */
-
-static inline uint64_t lu__mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 /* Data choices made before the first thread step (by a thread alone, or
  * one starting a thread) stand at the same places in every execution. */

@@ -11,13 +11,6 @@
 #define _GNU_SOURCE
 #include "lu_sched_int.h"
 
-static uint64_t lu__mix(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 int lu_sched_fork_prepare(struct lu_sched *s, uint64_t n)
 {
     if (!lu_sched_more(s))

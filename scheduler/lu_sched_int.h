@@ -540,6 +540,15 @@ void lu__executed(struct lu_sched *s);
 void lu__pc_put(struct lu_sched *s, uint64_t a, uint64_t b);
 void lu__pc_grow(struct lu_sched *s);
 
+/* splitmix64's finalizer: the random strategies' generator, the fork
+ * server's per-child seeds and the prefix-trace cache's event hashes */
+static inline uint64_t lu__mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
 /* Exploration (lu_sched_explore.c) */
 int lu__choose(struct lu_sched *s, struct lu__thread *cur);
 void lu__backtrack(struct lu_sched *s);
