@@ -1118,6 +1118,17 @@ static int lu__draw_giveup(struct lu_sched *s, uint64_t allowed, uint64_t timed)
     return __builtin_ctzll(timed);
 }
 
+/* Ends the execution at a choice as covered by explored ones (asleep
+ * everywhere, or a prefix whose trace was explored): lu__choose's -1. */
+static int lu__por_cut(struct lu_sched *s)
+{
+    s->stats.por_pruned++;
+    s->res->message = "redundant under partial-order reduction";
+    s->res->outcome = LU_SCHED_OUT_DISCARDED;
+    s->res->redundant = true;
+    return -1;
+}
+
 /* Decides the thread that performs its pending operation next; cur is the
  * thread asking (it may be finished). Returns -1 when nobody can run: the
  * execution is then over, complete or stuck, and s->res says which. */
@@ -1293,12 +1304,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             __builtin_prefetch(lu__pc_bucket(s, s->por->pc_h1 | 1));
         sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
         if (pc && lu__pc_covered(s, me, budget)) {
-            s->stats.por_pruned++;
             s->stats.pc_pruned++;
-            s->res->message = "redundant under partial-order reduction";
-            s->res->outcome = LU_SCHED_OUT_DISCARDED;
-            s->res->redundant = true;
-            return -1;
+            return lu__por_cut(s);
         }
         if (pc && !sleep && !s->por->step[len].nent && s->por->step[len].rtid < 0) {
             lu__pc_insert(s, me, preemptible, budget);
@@ -1344,11 +1351,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             allowed &= ~sleep;
             if (!allowed) {
                 /* every way on is covered by an explored schedule */
-                s->stats.por_pruned++;
-                s->res->message = "redundant under partial-order reduction";
-                s->res->outcome = LU_SCHED_OUT_DISCARDED;
-                s->res->redundant = true;
-                return -1;
+                return lu__por_cut(s);
             }
         }
         int giveup = s->x_rand && spin_alt ? lu__draw_giveup(s, allowed, spin_alt) : -1;

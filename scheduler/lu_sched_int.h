@@ -246,7 +246,7 @@ struct lu__por {
     struct lu__por_blocks blocks;
     /* prefix-trace cache, per execution (lu__pc_*) */
     bool pc_off;                      /* this execution hashes no more (too deep, too many threads...) */
-    uint64_t pc_fill;                 /* nodes put in the cache since it last grew */
+    uint64_t pc_fill;                 /* entries put since the cache last grew (the moved ones too) */
     int16_t pc_nth;                   /* threads numbered when the last node was reached */
     uint64_t pc_h1, pc_h2;            /* hash of the prefix hashed so far */
     uint32_t pc_pos;                  /* trace steps hashed so far */
