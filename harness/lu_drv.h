@@ -144,6 +144,7 @@ struct lu_drv_job {
     uint64_t recycle_every; /* testing: restart the explorer after this many executions (0: by memory) */
     uint32_t recycle_mb;    /* restart the explorer when its private memory grew by this much */
     uint32_t heap_cap_mb;   /* stop the test when a process's heap grows by this much in one go (0: never) */
+    uint32_t cache_mb;      /* the reduction's prefix-trace cache per test, at most (0: none) */
     unsigned jobs;          /* --jobs, for the advice of an out-of-memory report */
     bool list_only;         /* just report the harnesses of the .so */
     unsigned want;          /* findings (1 << LU_DRV_F_*) to look for; 0: all */

@@ -193,6 +193,7 @@ struct lu__opts {
     uint64_t recycle_every;
     uint32_t recycle_mb;
     uint32_t heap_cap_mb;
+    uint32_t cache_mb;
 };
 
 static void lu__usage(FILE *f)
@@ -653,6 +654,11 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     else
         o->recycle_mb = lu_drv_recycle_mb(avail, jobs);
     o->heap_cap_mb = lu_drv_heap_cap_mb(avail, jobs, o->recycle_mb);
+    /* LINEUP_PC_MB: the largest prefix-trace cache of the reduction per
+     * test (docs/por.md, section 8); 0 turns it off, for measurements */
+    e = getenv("LINEUP_PC_MB");
+    o->cache_mb = e && *e ? (uint32_t)lu__parse_u64("LINEUP_PC_MB", e, 1u << 20)
+                          : (uint32_t)(LU_SCHED_CACHE_BYTES >> 20);
 }
 
 /* ---- the shared object ---- */
@@ -1931,8 +1937,8 @@ int main(int argc, char **argv)
             fprintf(json, ", \"depth\": %d", o.depth);
         fprintf(json, ", \"max_executions\": %" PRIu64, o.max_executions);
         fprintf(json, ", \"reduction\": %s", o.reduction ? "true" : "false");
-        fprintf(json, ", \"recycle_mb\": %" PRIu32 ", \"heap_cap_mb\": %" PRIu32, o.recycle_mb,
-                o.heap_cap_mb);
+        fprintf(json, ", \"recycle_mb\": %" PRIu32 ", \"heap_cap_mb\": %" PRIu32 ", \"cache_mb\": %" PRIu32,
+                o.recycle_mb, o.heap_cap_mb, o.cache_mb);
         if (o.shard_n)
             fprintf(json, ", \"shard\": [%u, %u]", o.shard_k, o.shard_n);
         fputs(", \"harnesses\": [", json);
@@ -2022,6 +2028,7 @@ int main(int argc, char **argv)
             j->recycle_every = o.recycle_every;
             j->recycle_mb = o.recycle_mb;
             j->heap_cap_mb = o.heap_cap_mb;
+            j->cache_mb = o.cache_mb;
             j->jobs = o.jobs;
         }
         bool *finished = calloc(ntests ? ntests : 1, sizeof *finished);

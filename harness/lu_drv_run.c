@@ -62,6 +62,7 @@ struct lu__ropts {
     bool watchdog_set;
     uint32_t spin_bound, watchdog_ms;
     bool spin_set;
+    uint32_t cache_mb; /* LINEUP_PC_MB */
     const char *replay;
     const char *replay_dir;
     struct lu_drv_json json;
@@ -221,6 +222,11 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     o->spin_bound = 1000;
     o->watchdog_ms = 1000;
     o->replay_dir = ".";
+    /* the largest prefix-trace cache of the reduction, per round (docs/por.md,
+     * section 8); 0 turns it off, for measurements */
+    const char *e = getenv("LINEUP_PC_MB");
+    o->cache_mb =
+        e && *e ? (uint32_t)lu__u64("LINEUP_PC_MB", e, 1u << 20) : (uint32_t)(LU_SCHED_CACHE_BYTES >> 20);
     bool budget_zero = false;
     optind = 0; /* a fresh scan: the Line-Up options were parsed before "run" */
     opterr = 0;
@@ -1129,6 +1135,7 @@ static void lu__fill_cfg(const struct lu__ropts *o, struct lu_run_cfg *c)
     c->all = o->all;
     c->max_timeouts = o->max_timeouts;
     c->reduction = o->reduction;
+    c->cache_mb = o->cache_mb;
     c->expect_exit_set = o->expect_set;
     c->expect_exit = o->expect;
 }

@@ -232,7 +232,8 @@ struct lu_run_cfg {
     int nondet_range;
     int races;
     int all;
-    int reduction; /* partial-order reduction in the exhaustive rounds (dfs, ipb, default's first pass) */
+    int reduction;     /* partial-order reduction in the exhaustive rounds (dfs, ipb, default's first pass) */
+    uint32_t cache_mb; /* its prefix-trace cache per round, at most (0: none) */
     int expect_exit_set;
     int expect_exit;
     uint32_t max_timeouts; /* --all: timeouts before the search stops (0: no limit) */

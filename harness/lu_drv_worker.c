@@ -623,6 +623,9 @@ static void lu__on_bug(const char *msg)
     __atomic_store_n(&f->kind, LU_DRV_FATAL_INTERNAL, __ATOMIC_RELEASE);
 }
 
+/* phase 2's prefix-trace cache (lu__phase2), or NULL */
+static struct lu_sched_cache *lu__cache;
+
 struct lu__sched_opts {
     enum lu_sched_strategy strategy;
     int bound;
@@ -649,6 +652,7 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     cfg.watchdog_ms = W->job.watchdog_ms;
     cfg.on_fatal = lu__on_fatal;
     cfg.por = o->por;
+    cfg.cache = o->por ? lu__cache : NULL;
     cfg.no_clocks = true; /* Line-Up checks histories, not data races */
     if (o->strategy == LU_SCHED_REPLAY) {
         cfg.replay = lu_drv_shm_replay(W);
@@ -1124,6 +1128,9 @@ static bool lu__next_round_locked(void)
     }
     p->round++;
     atomic_store(&p->pruned, 0);
+    /* nobody explores between rounds; the last round's entries would
+     * never cover a node of this one (docs/por.md, section 8) */
+    lu_sched_cache_clear(lu__cache);
     L->g_len = L->g_base = 0;
     L->has_item = true;
     p->busy++;
@@ -1391,6 +1398,10 @@ static void lu__phase2(struct lu_spec *spec)
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the table of distinct histories",
                      lu_drv_seen_min_size());
     lu__items = nexp > 1 ? lu_drv_items_create() : NULL;
+    /* one prefix-trace cache for the test's explorers and their restarts;
+     * without it (no room) the reduction only runs more executions */
+    if (!randomized && j->por && p->bound_kind == LU_SCHED_BOUND_PREEMPTIONS && j->cache_mb)
+        lu__cache = lu_sched_cache_create((size_t)j->cache_mb << 20);
     if (nexp > 1 && !lu__items)
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", lu_drv_items_size());
     lu__lanes[0] = &W->lane;

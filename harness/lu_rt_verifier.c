@@ -1241,7 +1241,7 @@ static bool lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
 }
 
 static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int bound_kind, int depth,
-                                      uint64_t seed, bool por)
+                                      uint64_t seed, bool por, struct lu_sched_cache *cache)
 {
     struct lu_sched_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -1250,6 +1250,7 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int 
      * child learns about the schedules it ran reaches this process's
      * backtracking */
     cfg.por = por;
+    cfg.cache = cache;
     cfg.no_clocks = !R->cfg.races; /* only the race detector reads them */
     cfg.preemption_bound = bound;
     cfg.bound_kind = bound_kind;
@@ -1299,9 +1300,15 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
     memset(rd, 0, sizeof *rd);
     /* delay bounding has no reduction (docs/por.md) */
     bool por = R->cfg.reduction && bound_kind == LU_SCHED_BOUND_PREEMPTIONS;
-    struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound, bound_kind, 0, 0, por);
-    if (!s)
+    /* a round's own: the fork server's children fill it (a shared mapping);
+     * none (no room) only costs executions */
+    struct lu_sched_cache *cache =
+        por && R->cfg.cache_mb ? lu_sched_cache_create((size_t)R->cfg.cache_mb << 20) : NULL;
+    struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound, bound_kind, 0, 0, por, cache);
+    if (!s) {
+        lu_sched_cache_destroy(cache);
         return LU__ROUND_STOPPED;
+    }
     int r;
     for (uint64_t n = 0;; n++) {
         if (lu__stopped()) {
@@ -1329,6 +1336,7 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
     rd->execs = ss.executions;
     rd->cut = ss.pruned;
     lu_sched_destroy(s);
+    lu_sched_cache_destroy(cache);
     return r;
 }
 
@@ -1378,7 +1386,7 @@ static int lu__sample(const struct lu__mix *mix, int nd, uint64_t max_execs)
         nd = 8;
     for (int i = 0; i < nd; i++) {
         s[i] = lu__sched_new(mix[i].st, -1, LU_SCHED_BOUND_PREEMPTIONS, mix[i].depth,
-                             R->cfg.seed + (uint64_t)i, false);
+                             R->cfg.seed + (uint64_t)i, false, NULL);
         if (!s[i]) {
             while (i-- > 0)
                 lu_sched_destroy(s[i]);
@@ -1418,7 +1426,7 @@ static void lu__explore(void)
     struct lu__round rd;
     switch (c->strategy) {
     case LU_RUN_REPLAY: {
-        struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1, 0, 0, 0, false);
+        struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1, 0, 0, 0, false, NULL);
         if (!s)
             break;
         /* the replayed execution is shown whatever it does */

@@ -965,60 +965,83 @@ int lu_sched_spawn(lu_sched_fn fn, void *arg)
     return lu__spawn(fn, arg, 0);
 }
 
-/* The prefix-trace cache of the reduction (docs/por.md, section 8). It
- * starts at 256 KB and grows (lu__pc_grow) to at most 32 MB, or 1/32 of a
- * small RLIMIT_AS (the code under test needs the room more); none if a
- * mapping fails: it only saves executions. A fresh scheduler per test and
- * bound must not pay for zeroing 32 MB it may never fill. Shared, like the
- * reduction's state, so that a fork server's children fill it.
- * LINEUP_PC_MB sets the largest size (0: no cache), for measurements. */
-static size_t lu__pc_max_bytes(void)
+/* The prefix-trace cache of the reduction (docs/por.md, section 8). A
+ * search must not pay for zeroing 32 MB it may never fill: the mapping is
+ * reserved whole (MAP_NORESERVE) and only the buckets in use are touched.
+ * Under a small RLIMIT_AS the code under test needs the room more. */
+struct lu_sched_cache *lu_sched_cache_create(size_t max_bytes)
 {
-    size_t bytes = 32u << 20;
-    const char *env = getenv("LINEUP_PC_MB");
-    if (env && *env)
-        bytes = (size_t)strtoul(env, NULL, 10) << 20;
     struct rlimit rl;
-    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && bytes > rl.rlim_cur / 32)
-        bytes = rl.rlim_cur / 32;
-    return bytes;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && max_bytes > rl.rlim_cur / 32)
+        max_bytes = rl.rlim_cur / 32;
+    const size_t bucket = LU__PC_WAYS * sizeof(struct lu__pc_slot);
+    uint64_t max = max_bytes / bucket;
+    if (max < LU__PC_FIRST)
+        return NULL;
+    size_t bytes = sizeof(struct lu_sched_cache) + max * bucket;
+    void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    struct lu_sched_cache *c = m;
+    c->mask = LU__PC_FIRST - 1;
+    c->max = max;
+    c->bytes = bytes;
+    return c;
 }
 
-static struct lu__pc_slot *lu__pc_map(uint64_t buckets)
+/* Back to the first size too: which entries push which out depends on
+ * the size, and a search's count should not depend on the one before. */
+void lu_sched_cache_clear(struct lu_sched_cache *c)
 {
-    void *m = mmap(NULL, buckets * LU__PC_WAYS * sizeof(struct lu__pc_slot), PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return m == MAP_FAILED ? NULL : m;
+    if (!c)
+        return;
+    memset(lu__pc_slots(c), 0, (c->mask + 1) * LU__PC_WAYS * sizeof(struct lu__pc_slot));
+    c->mask = LU__PC_FIRST - 1;
+    c->fill = 0;
 }
 
-static void lu__pc_create(struct lu_sched *s)
+void lu_sched_cache_destroy(struct lu_sched_cache *c)
 {
-    size_t bucket = LU__PC_WAYS * sizeof *s->pc, max = lu__pc_max_bytes() / bucket, n = 4096;
-    if (max < n)
-        return;
-    s->pc = lu__pc_map(n);
-    s->pc_mask = s->pc ? n - 1 : 0;
-    s->pc_max = max;
+    if (c)
+        munmap(c, c->bytes);
 }
 
-void lu__pc_grow(struct lu_sched *s)
+/* In place: an entry of bucket i belongs in bucket i + k n (k = 0..3) of
+ * the table four times as large, and those buckets, above the old table,
+ * are empty and receive only bucket i's entries. The new mask is published
+ * when they are moved: a look-up meanwhile only misses, and so does an
+ * entry another process puts into an old bucket already moved. */
+void lu__pc_grow(struct lu_sched_cache *c)
 {
-    uint64_t n = (s->pc_mask + 1) * 4;
-    if (n > s->pc_max)
+    uint64_t n = __atomic_load_n(&c->mask, __ATOMIC_RELAXED) + 1;
+    if (n * 4 > c->max || __atomic_exchange_n(&c->growing, 1, __ATOMIC_ACQUIRE))
         return;
-    struct lu__pc_slot *m = lu__pc_map(n), *old = s->pc;
-    if (!m) {
-        s->pc_max = 0; /* stay at this size */
-        return;
+    n = __atomic_load_n(&c->mask, __ATOMIC_RELAXED) + 1; /* another may have grown it */
+    if (n * 4 <= c->max) {
+        struct lu__pc_slot *sl = lu__pc_slots(c);
+        uint64_t mask = n * 4 - 1, kept = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            for (int w = 0; w < LU__PC_WAYS; w++) {
+                struct lu__pc_slot *e = &sl[i * LU__PC_WAYS + w];
+                uint64_t a = e->a, b = e->b, j = a >> 7 & mask;
+                if (!a)
+                    continue;
+                kept++;
+                if (j == i)
+                    continue;
+                struct lu__pc_slot *d = &sl[j * LU__PC_WAYS];
+                int v = 0;
+                while (v < LU__PC_WAYS - 1 && d[v].a)
+                    v++;
+                d[v].b = b;
+                d[v].a = a;
+                e->a = 0;
+            }
+        }
+        __atomic_store_n(&c->mask, mask, __ATOMIC_RELEASE);
+        __atomic_store_n(&c->fill, kept, __ATOMIC_RELAXED);
     }
-    uint64_t oldn = s->pc_mask + 1;
-    s->pc = m;
-    s->pc_mask = n - 1;
-    s->por->pc_fill = 0;
-    for (uint64_t i = 0; i < oldn * LU__PC_WAYS; i++)
-        if (old[i].a)
-            lu__pc_put(s, old[i].a, old[i].b);
-    munmap(old, oldn * LU__PC_WAYS * sizeof *old);
+    __atomic_store_n(&c->growing, 0, __ATOMIC_RELEASE);
 }
 
 /* ---- the controller side ---- */
@@ -1054,7 +1077,7 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
             return NULL;
         }
         s->por = m;
-        lu__pc_create(s);
+        s->pc = cfg->cache;
     }
     if (!s->cfg.spin_bound)
         s->cfg.spin_bound = 1000;
@@ -1101,8 +1124,6 @@ void lu_sched_destroy(struct lu_sched *s)
     }
     if (s->por)
         munmap(s->por, sizeof *s->por);
-    if (s->pc)
-        munmap(s->pc, (s->pc_mask + 1) * LU__PC_WAYS * sizeof *s->pc);
     free(s);
 }
 

@@ -251,6 +251,9 @@ struct lu_sched_config {
      * end as LU_SCHED_OUT_DISCARDED (counted in stats.por_pruned). Ignored
      * with delay bounding and other strategies. */
     bool por;
+    /* With por: the prefix-trace cache (lu_sched_cache_create) this search
+     * reads and fills; NULL: none (sleep sets alone). */
+    struct lu_sched_cache *cache;
     /* Skip the happens-before clocks, for a layer above that detects no data
      * races: lu_sched_vc and lu_sched_clock then order nothing (clocks keep
      * their initial values). Saves the clock joins at every access. */
@@ -367,6 +370,33 @@ struct lu_sched_stats {
 };
 
 struct lu_sched;
+
+/* The reduction's prefix-trace cache (docs/por.md, section 8): nodes of the
+ * DFS tree whose subtree was explored, named by their prefix's Mazurkiewicz
+ * trace, so that a node of the same trace reached again ends its execution
+ * as redundant. It lives in a shared mapping: every scheduler given it in
+ * lu_sched_config.cache, in this process or in a process forked after its
+ * creation (restarted explorers, explorers of parts of one tree, a fork
+ * server's children), reads and fills the same table, concurrently.
+ *
+ * Give one cache to the searches of one program at one bound, and clear it
+ * before another: its entries name traces, not programs, and would end
+ * executions of another program that are not redundant there. Entries may
+ * be lost (a full bucket, a race between processes); that only costs
+ * executions. The table starts at 256 KB and grows in place, fourfold, up
+ * to max_bytes (less under a finite RLIMIT_AS: 1/32 of it). Returns NULL
+ * when max_bytes is below 256 KB or the mapping fails: the reduction then
+ * runs without a cache. None of these is a scheduling point. */
+#define LU_SCHED_CACHE_BYTES ((size_t)32 << 20) /* the default size */
+struct lu_sched_cache;
+struct lu_sched_cache *lu_sched_cache_create(size_t max_bytes);
+/* Forgets every entry, and shrinks the table to its first size (a search
+ * then runs the same executions as with a new cache). No scheduler may be
+ * searching with it, in any process. */
+void lu_sched_cache_clear(struct lu_sched_cache *c);
+/* Unmaps it in this process (NULL: nothing). No scheduler of this process may
+ * still use it. */
+void lu_sched_cache_destroy(struct lu_sched_cache *c);
 
 /* Body of a controlled thread. */
 typedef void *(*lu_sched_fn)(void *arg);

@@ -965,9 +965,9 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
 
 /* The nodes of one trace, whichever thread ran last, share a bucket: a
  * look-up asks about every one of them in one cache line. */
-static inline struct lu__pc_slot *lu__pc_bucket(const struct lu_sched *s, uint64_t h1)
+static inline struct lu__pc_slot *lu__pc_bucket(struct lu_sched_cache *c, uint64_t h1)
 {
-    return &s->pc[(h1 >> 7 & s->pc_mask) * LU__PC_WAYS];
+    return &lu__pc_slots(c)[(h1 >> 7 & __atomic_load_n(&c->mask, __ATOMIC_RELAXED)) * LU__PC_WAYS];
 }
 
 #define LU__PC_HI 0xffffffffff000000ULL
@@ -981,7 +981,7 @@ static bool lu__pc_covered(const struct lu_sched *s, int prev, unsigned budget)
 {
     const struct lu__por *p = s->por;
     uint64_t a = p->pc_h1 | 1, hi = p->pc_h2 & LU__PC_HI;
-    const struct lu__pc_slot *b = lu__pc_bucket(s, a);
+    const struct lu__pc_slot *b = lu__pc_bucket(s->pc, a);
     for (int w = 0; w < LU__PC_WAYS; w++) {
         if (b[w].a != a || (b[w].b & LU__PC_HI) != hi)
             continue;
@@ -994,12 +994,14 @@ static bool lu__pc_covered(const struct lu_sched *s, int prev, unsigned budget)
     return false;
 }
 
-void lu__pc_put(struct lu_sched *s, uint64_t a, uint64_t b)
+void lu__pc_put(struct lu_sched_cache *c, uint64_t a, uint64_t b)
 {
     unsigned budget = (unsigned)(b & 0xff);
-    struct lu__pc_slot *bk = lu__pc_bucket(s, a);
+    struct lu__pc_slot *bk = lu__pc_bucket(c, a);
     int victim = (int)(b >> 24 & (LU__PC_WAYS - 1));
-    s->por->pc_fill++;
+    /* a count another process may miss an increment of: it only decides
+     * when the table grows */
+    __atomic_store_n(&c->fill, __atomic_load_n(&c->fill, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     for (int w = 0; w < LU__PC_WAYS; w++) {
         if (bk[w].a == a && (bk[w].b & ~0xffULL) == (b & ~0xffULL)) {
             if ((bk[w].b & 0xff) < budget) /* 255, unbounded, is the largest */
@@ -1018,11 +1020,38 @@ void lu__pc_put(struct lu_sched *s, uint64_t a, uint64_t b)
     bk[victim].a = a;
 }
 
-static void lu__pc_insert(struct lu_sched *s, int prev, bool preemptible, unsigned budget)
+/* The node at step len, to be put once DFS has left its subtree
+ * (lu__pc_leave). Not before: an entry then states a fact, "explored", and
+ * a search that shares the table (a restarted explorer, a parallel one, a
+ * part of the subtree given away) can rely on it. Put on arrival, an entry
+ * would be a promise, which two searches could each keep only by relying
+ * on the other's: parts of both subtrees would never be explored. A single
+ * DFS loses nothing by the wait: a node of the same trace has the same
+ * depth, so it is never inside the subtree, and DFS reaches it only after
+ * leaving the subtree. */
+static void lu__pc_note(struct lu_sched *s, uint32_t len, int prev, bool preemptible, unsigned budget)
 {
-    const struct lu__por *p = s->por;
+    struct lu__por *p = s->por;
     uint64_t hi = p->pc_h2 & LU__PC_HI;
-    lu__pc_put(s, p->pc_h1 | 1, hi | (uint64_t)prev << 16 | (preemptible ? 1u << 15 : 0) | budget);
+    p->pc_node[len].b = hi | (uint64_t)prev << 16 | (preemptible ? 1u << 15 : 0) | budget;
+    p->pc_node[len].a = p->pc_h1 | 1;
+}
+
+/* DFS left the nodes at steps from .. to - 1 of the last execution's path
+ * (it backtracks above them, or the search is over). */
+static void lu__pc_leave(struct lu_sched *s, uint32_t from, uint32_t to)
+{
+    struct lu__por *p = s->por;
+    if (!s->pc)
+        return;
+    if (to > LU__POR_DEPTH)
+        to = LU__POR_DEPTH;
+    for (uint32_t d = from; d < to; d++) {
+        if (p->pc_node[d].a) {
+            lu__pc_put(s->pc, p->pc_node[d].a, p->pc_node[d].b);
+            p->pc_node[d].a = 0;
+        }
+    }
 }
 
 /* Bookkeeping after the choice at step i. */
@@ -1282,10 +1311,16 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     bool por_known = false;
     if (por && len >= LU__POR_DEPTH)
         lu__por_abandon(s); /* deeper steps are explored in full */
-    else if (por && len < s->replay_len && s->por->step[len].sleep_exec + 1 == s->por->exec_id) {
+    else if (por && len < s->replay_len && s->por->step[len].sleep_exec &&
+             s->por->step[len].sleep_exec + 1 == s->por->exec_id) {
         /* a replayed step that the previous execution went through with the
          * same prefix (DFS changes only the last replayed choice): same
-         * state, same sleep set, and nothing new learnt below it yet */
+         * state, same sleep set, and nothing new learnt below it yet. Not
+         * in a search's first execution, which replays a prefix it was
+         * given (a restarted explorer's, a part of a tree): nobody went
+         * through it, and its steps' signatures must be recorded, or the
+         * prefix-trace cache would name traces of different prefixes
+         * alike (docs/por.md, section 8). */
         s->por->step[len].sleep_exec = s->por->exec_id;
         sleep = s->por->step[len].sleep;
         /* the same thread is chosen here again, except at the last
@@ -1301,15 +1336,14 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         /* the bucket is a cache miss more often than not: ask for it
          * before the sleep set is worked out, read it after */
         if (pc)
-            __builtin_prefetch(lu__pc_bucket(s, s->por->pc_h1 | 1));
+            __builtin_prefetch(lu__pc_bucket(s->pc, s->por->pc_h1 | 1));
         sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
         if (pc && lu__pc_covered(s, me, budget)) {
             s->stats.pc_pruned++;
             return lu__por_cut(s);
         }
-        if (pc && !sleep && !s->por->step[len].nent && s->por->step[len].rtid < 0) {
-            lu__pc_insert(s, me, preemptible, budget);
-        }
+        if (pc && !sleep && !s->por->step[len].nent && s->por->step[len].rtid < 0)
+            lu__pc_note(s, len, me, preemptible, budget);
     }
 
     if (len < s->replay_len) {
@@ -1474,8 +1508,9 @@ void lu__backtrack(struct lu_sched *s)
     if (por)
         lu__por_settle(s);
     /* full enough that entries start pushing each other out */
-    if (s->pc && s->por->pc_fill > (s->pc_mask + 1) * LU__PC_WAYS)
-        lu__pc_grow(s);
+    if (s->pc && __atomic_load_n(&s->pc->fill, __ATOMIC_RELAXED) >
+                     (__atomic_load_n(&s->pc->mask, __ATOMIC_RELAXED) + 1) * LU__PC_WAYS)
+        lu__pc_grow(s->pc);
     for (int i = (int)tr->len - 1; i >= (int)s->frozen_len; i--) {
         struct lu_sched_step *st = &tr->steps[i];
         uint64_t alts = st->enabled & ~st->done;
@@ -1530,10 +1565,14 @@ void lu__backtrack(struct lu_sched *s)
             st->chosen = (uint8_t)a;
             st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) | (pre ? LU_SCHED_STEP_PREEMPT : 0));
             st->preempts = (uint16_t)(base + c);
+            if (por)
+                lu__pc_leave(s, (uint32_t)i + 1, tr->len);
             tr->len = (uint32_t)i + 1;
             s->replay_len = tr->len;
             return;
         }
     }
+    if (por)
+        lu__pc_leave(s, s->frozen_len, tr->len);
     s->more = false;
 }

@@ -240,13 +240,27 @@ struct lu__pc_slot {
     uint64_t a; /* first half of the 128-bit prefix hash; 0: empty */
     uint64_t b; /* second half's top 40 bits | prev << 16 | preemptible << 15 | budget */
 };
-#define LU__PC_WAYS 4 /* slots per bucket (one cache line) */
+#define LU__PC_WAYS 4     /* slots per bucket (one cache line) */
+#define LU__PC_FIRST 4096 /* buckets to start with (256 KB) */
+
+/* struct lu_sched_cache: this header line, then up to max buckets, of
+ * which mask + 1 are in use. The mapping is reserved for max from the
+ * start (its pages cost nothing until touched), so that the table grows
+ * in place and every process that shares it sees the growth. */
+struct lu_sched_cache {
+    uint64_t mask; /* buckets in use - 1 (atomic: another process may grow it) */
+    uint64_t fill; /* entries put since it last grew, the moved ones too (approximate) */
+    uint64_t max;  /* buckets it may grow to */
+    size_t bytes;  /* of the mapping */
+    uint32_t growing;
+    char pad[64 - 4 * 8 - 4];
+};
+_Static_assert(sizeof(struct lu_sched_cache) == 64, "the slots start on their own cache line");
 
 struct lu__por {
     struct lu__por_blocks blocks;
     /* prefix-trace cache, per execution (lu__pc_*) */
     bool pc_off;                      /* this execution hashes no more (too deep, too many threads...) */
-    uint64_t pc_fill;                 /* entries put since the cache last grew (the moved ones too) */
     int16_t pc_nth;                   /* threads numbered when the last node was reached */
     uint64_t pc_h1, pc_h2;            /* hash of the prefix hashed so far */
     uint32_t pc_pos;                  /* trace steps hashed so far */
@@ -255,10 +269,11 @@ struct lu__por {
     int pc_lazy;                      /* the replayed step whose snapshot holds the state, or -1 */
     struct lu__pc_ev pc_ev[LU__POR_DEPTH];
     struct lu__pc_snap pc_snap[LU__POR_DEPTH];
-    uint64_t exec_id;    /* executions run in this process (0: none) */
-    int last;            /* last thread step of this execution, or -1 */
-    uint32_t last_alone; /* lu_sched.alone_steps when it was chosen */
-    int run_tid;         /* thread whose run is being recorded, or -1 */
+    struct lu__pc_slot pc_node[LU__POR_DEPTH]; /* nodes of the path to put when left (a = 0: none) */
+    uint64_t exec_id;                          /* executions run in this process (0: none) */
+    int last;                                  /* last thread step of this execution, or -1 */
+    uint32_t last_alone;                       /* lu_sched.alone_steps when it was chosen */
+    int run_tid;                               /* thread whose run is being recorded, or -1 */
     uint32_t run_start;
     uint32_t valid;   /* steps whose alt lists belong to the current path */
     uint32_t pending; /* no alternative before this step still waits to be learnt */
@@ -393,10 +408,8 @@ struct lu_sched {
      * that run its executions learnt (lu_sched_fork.c) */
     struct lu__por *por;
     /* the prefix-trace cache (docs/por.md, section 8), with the reduction:
-     * a shared mapping too; pc_mask + 1 buckets of LU__PC_WAYS slots */
-    struct lu__pc_slot *pc;
-    uint64_t pc_mask;
-    uint64_t pc_max; /* buckets it may grow to */
+     * config.cache, or NULL */
+    struct lu_sched_cache *pc;
     /* the configuration's answers for this execution (lu__explore_begin):
      * asked at every point */
     bool x_por, x_rand;
@@ -533,12 +546,16 @@ static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
  * strategy on (lu_sched.c). */
 void lu__executed(struct lu_sched *s);
 
-/* The prefix-trace cache (lu_sched_explore.c, lu_sched.c): put an entry
- * (a, b) of struct lu__pc_slot; grow the table fourfold, keeping its
- * entries (only where it was created: a fork server's children fill it
- * but cannot replace it) */
-void lu__pc_put(struct lu_sched *s, uint64_t a, uint64_t b);
-void lu__pc_grow(struct lu_sched *s);
+/* The prefix-trace cache (lu_sched_explore.c, lu_sched.c): its buckets;
+ * put an entry (a, b) of struct lu__pc_slot; grow the table fourfold in
+ * place, keeping its entries, once it is full enough that they start
+ * pushing each other out (a process that finds another growing it skips) */
+static inline struct lu__pc_slot *lu__pc_slots(struct lu_sched_cache *c)
+{
+    return (struct lu__pc_slot *)(c + 1);
+}
+void lu__pc_put(struct lu_sched_cache *c, uint64_t a, uint64_t b);
+void lu__pc_grow(struct lu_sched_cache *c);
 
 /* splitmix64's finalizer: the random strategies' generator, the fork
  * server's per-child seeds and the prefix-trace cache's event hashes */

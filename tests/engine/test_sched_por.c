@@ -577,6 +577,19 @@ static uint64_t trace_canon(const struct prog *p, const struct lu_sched_trace *t
     return m_canon(p, seq, len);
 }
 
+/* Each search gets its own prefix-trace cache (docs/por.md, section 8),
+ * of LINEUP_PC_MB MB if set (0: none, sleep sets alone). */
+static size_t cache_bytes = LU_SCHED_CACHE_BYTES;
+
+static struct lu_sched_cache *search_cache(bool por)
+{
+    if (!por || !cache_bytes)
+        return NULL;
+    struct lu_sched_cache *c = lu_sched_cache_create(cache_bytes);
+    CHECK(c != NULL, "lu_sched_cache_create(%zu) failed", cache_bytes);
+    return c;
+}
+
 static void explore(const struct prog *p, int bound, bool por, struct run *r, bool canon)
 {
     memset(r, 0, sizeof *r);
@@ -585,6 +598,7 @@ static void explore(const struct prog *p, int bound, bool por, struct run *r, bo
     struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, bound, tr);
     cfg.spin_bound = 12;
     cfg.por = por;
+    cfg.cache = search_cache(por);
     cfg.no_clocks = no_clocks;
     struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
@@ -607,6 +621,7 @@ static void explore(const struct prog *p, int bound, bool por, struct run *r, bo
     }
     lu_sched_stats(s, &r->stats);
     lu_sched_destroy(s);
+    lu_sched_cache_destroy(cfg.cache);
     free(tr);
     set_norm(&r->outcomes);
     set_norm(&r->traces);
@@ -946,15 +961,17 @@ static void test_golden(void)
         }
     }
     /* that fourth execution, and only it, is what the cache cuts: without
-     * it (LINEUP_PC_MB=0) the count is sleep sets' alone, with it one
+     * it the count is sleep sets' alone, with it one
      * more execution ends as redundant there */
     for (int c = 1; c <= 2; c++) {
         struct prog q = private_ops(1);
         struct run off, on;
-        setenv("LINEUP_PC_MB", "0", 1);
+        size_t keep = cache_bytes;
+        cache_bytes = 0;
         explore(&q, c, true, &off, false);
-        unsetenv("LINEUP_PC_MB");
+        cache_bytes = LU_SCHED_CACHE_BYTES;
         explore(&q, c, true, &on, false);
+        cache_bytes = keep;
         CHECK(off.execs == 4 && off.stats.pc_pruned == 0 && on.execs == 3 && on.stats.pc_pruned >= 1 &&
                   set_eq(&off.outcomes, &on.outcomes),
               "private operations bound %d: %" PRIu64
@@ -1309,6 +1326,7 @@ static void test_replay_nondet(void)
     struct lu_sched_trace *tr = lu_test_trace(TRACE_CAP), *tr2 = lu_test_trace(TRACE_CAP);
     struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, 2, tr);
     cfg.por = true;
+    cfg.cache = search_cache(true);
     int err = 0, replayed = 0, same = 0;
     struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res, res2;
@@ -1324,6 +1342,7 @@ static void test_replay_nondet(void)
         rc.replay_len = tr->len;
         rc.trace = tr2;
         rc.por = false;
+        rc.cache = NULL;
         struct lu_sched *r = lu_sched_create(&rc, &err);
         if (r && lu_sched_run(r, main_body, NULL, &res2) == 0) {
             replayed++;
@@ -1332,6 +1351,8 @@ static void test_replay_nondet(void)
         lu_sched_destroy(r);
     }
     lu_sched_destroy(s);
+    lu_sched_cache_destroy(cfg.cache);
+    cfg.cache = search_cache(true); /* another program: a cache of its own */
     CHECK(replayed > 3 && same == replayed, "replay of reduced schedules: %d of %d reproduced", same,
           replayed);
 
@@ -1347,6 +1368,7 @@ static void test_replay_nondet(void)
         nondet += res.outcome == LU_SCHED_OUT_NONDET;
     }
     lu_sched_destroy(s);
+    lu_sched_cache_destroy(cfg.cache);
     CHECK(nondet > 0, "nondeterminism reported with reduction: %d of %d executions", nondet, runs);
     free(tr);
     free(tr2);
@@ -1630,11 +1652,13 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static struct meas measure(lu_sched_fn body, int nt, int bound, bool por)
+/* por with the given cache (NULL: none) */
+static struct meas measure_in(lu_sched_fn body, int nt, int bound, bool por, struct lu_sched_cache *cache)
 {
     struct lu_sched_trace *tr = lu_test_trace(TRACE_CAP);
     struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, bound, tr);
     cfg.por = por;
+    cfg.cache = cache;
     struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
     struct meas m = {0, 0, 0, 0, 0.0};
@@ -1662,6 +1686,14 @@ static struct meas measure(lu_sched_fn body, int nt, int bound, bool por)
     set_norm(&traces);
     m.traces = traces.n;
     free(traces.v);
+    return m;
+}
+
+static struct meas measure(lu_sched_fn body, int nt, int bound, bool por)
+{
+    struct lu_sched_cache *c = search_cache(por);
+    struct meas m = measure_in(body, nt, bound, por, c);
+    lu_sched_cache_destroy(c);
     return m;
 }
 
@@ -1757,6 +1789,40 @@ static void test_subjects(bool full)
     }
 }
 
+/* One cache for the searches of one program, as the driver's explorers
+ * share theirs (restarts, parallel search): a search that finds the table
+ * a finished search of the same program and bound filled ends its
+ * executions where they reach what was explored, and runs few to their
+ * end; cleared, the table gives the first search's counts again. The
+ * Treiber 3x2 program puts far more nodes than the 16,384 entries the
+ * table starts with, so the second search also shows that growing in
+ * place kept them. */
+static void test_shared_cache(void)
+{
+    if (!cache_bytes)
+        return;
+    t_ops = 1;
+    struct lu_sched_cache *c = lu_sched_cache_create(cache_bytes);
+    CHECK(c != NULL, "lu_sched_cache_create(%zu) failed", cache_bytes);
+    if (!c)
+        return;
+    struct meas first = measure_in(treiber_main, 3, 2, true, c);
+    struct meas again = measure_in(treiber_main, 3, 2, true, c);
+    lu_sched_cache_clear(c);
+    struct meas cleared = measure_in(treiber_main, 3, 2, true, c);
+    lu_sched_cache_destroy(c);
+    printf("shared cache: %" PRIu64 " executions (+%" PRIu64 " cut), then %" PRIu64 " (+%" PRIu64
+           " cut) with the same table, %" PRIu64 " (+%" PRIu64 " cut) once cleared\n",
+           first.execs, first.runs - first.execs, again.execs, again.runs - again.execs, cleared.execs,
+           cleared.runs - cleared.execs);
+    CHECK(first.execs > 5000 && again.execs * 20 < first.execs && again.runs * 5 < first.runs &&
+              cleared.execs == first.execs && cleared.runs == first.runs &&
+              cleared.histories == first.histories,
+          "treiber 3x2 searched with a shared cache: %" PRIu64 " complete executions of %" PRIu64
+          ", then %" PRIu64 " of %" PRIu64 " with the same table, %" PRIu64 " of %" PRIu64 " once cleared",
+          first.execs, first.runs, again.execs, again.runs, cleared.execs, cleared.runs);
+}
+
 /* Fences touch nothing under sequential consistency: without clocks they
  * commute with every step, so the reduction puts fewer executions through
  * a program full of them, and finds the same outcomes. With clocks they
@@ -1815,6 +1881,9 @@ static void test_fences(int nprogs)
 
 int main(int argc, char **argv)
 {
+    const char *e = getenv("LINEUP_PC_MB");
+    if (e && *e)
+        cache_bytes = (size_t)strtoul(e, NULL, 10) << 20;
     if (argc > 1 && strcmp(argv[1], "--measure") == 0) {
         setvbuf(stdout, NULL, _IOLBF, 0);
         test_subjects(true);
@@ -1843,6 +1912,7 @@ int main(int argc, char **argv)
     test_allocator();
     test_keys();
     test_subjects(false);
+    test_shared_cache();
     test_fences(150);
     printf("%d passed, %d failed\n", passes, failures);
     return failures ? 1 : 0;

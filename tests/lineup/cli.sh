@@ -341,6 +341,25 @@ zero_limits)
     has "--timeout SEC +a test times out when none of its executions finished for SEC$"
     has "^ +seconds of wall-clock time \(default 600; 0: none\)$"
     ;;
+cache_size)
+    # LINEUP_PC_MB: the largest prefix-trace cache of the reduction, 0 none;
+    # the same histories either way, fewer executions with it
+    LINEUP_PC_MB=abc usage_error --quiet --test "inc(0) | inc(0)" "$G/counter_fixed.so"
+    has "^lineup: LINEUP_PC_MB takes a whole number, not 'abc'"
+    for mb in 0 32; do
+        LINEUP_PC_MB=$mb lu 0 --quiet --jobs 1 --max-executions 0 --json "pc$mb.json" \
+            --test "inc(0) get(0) | inc(0) | get(0)" "$G/counter_fixed.so"
+    done
+    python3 - pc0.json pc32.json <<'PY' || fail "LINEUP_PC_MB=0 and 32 differ other than in executions"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+ta, tb = a['harnesses'][0]['tests'][0], b['harnesses'][0]['tests'][0]
+print(a['cache_mb'], ta['phase2']['executions'], b['cache_mb'], tb['phase2']['executions'])
+assert a['cache_mb'] == 0 and b['cache_mb'] == 32
+assert ta['histories_digest'] == tb['histories_digest'] and ta['verdict'] == tb['verdict'] == 'PASS'
+assert tb['phase2']['executions'] < ta['phase2']['executions']
+PY
+    ;;
 replay_cli)
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
     f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)

@@ -329,6 +329,10 @@ options)
     has "^lineup run: option --strategy needs an argument"
     usage_error run --budget 5ms -- "$P/correct"
     has "^lineup run: --budget takes N \(executions\), Ns \(seconds\) or Nm \(minutes\), not '5ms'"
+    # the reduction's cache size (LINEUP_PC_MB) is checked like an option
+    LINEUP_PC_MB=x usage_error run -- "$P/correct"
+    has "^lineup run: LINEUP_PC_MB takes a whole number, not 'x'"
+    LINEUP_PC_MB=0 lu 0 run --quiet --strategy dfs --budget 20 -- "$P/correct"
     # a small stack (ulimit -s 128): lineup and lineup-cc programs start
     (ulimit -s 128 && "$LINEUP" --version >/dev/null) || fail "lineup --version fails with a 128 KB stack"
     (ulimit -s 128 && "$P/correct") || fail "a lineup-cc program fails with a 128 KB stack"

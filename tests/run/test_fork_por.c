@@ -187,13 +187,18 @@ static uint64_t outcome_key(void)
  * limit). */
 static int explore(int bound, bool por, bool fork_mode, int limit, struct lu_sched_trace *tr, struct exe *out)
 {
-    struct lu_sched_config cfg = {
-        .strategy = LU_SCHED_DFS, .preemption_bound = bound, .trace = tr, .por = por};
+    /* the prefix-trace cache too: the children fill it, the parent reads it */
+    struct lu_sched_config cfg = {.strategy = LU_SCHED_DFS,
+                                  .preemption_bound = bound,
+                                  .trace = tr,
+                                  .por = por,
+                                  .cache = por ? lu_sched_cache_create(LU_SCHED_CACHE_BYTES) : NULL};
     tr->cap = CAP;
     int err = 0;
     struct lu_sched *s = lu_sched_create(&cfg, &err);
     if (!s) {
         CHECK(false, "lu_sched_create: %d", err);
+        lu_sched_cache_destroy(cfg.cache);
         return -1;
     }
     forked = fork_mode;
@@ -240,6 +245,7 @@ static int explore(int bound, bool por, bool fork_mode, int limit, struct lu_sch
         n++;
     }
     lu_sched_destroy(s);
+    lu_sched_cache_destroy(cfg.cache);
     return n;
 }
 
