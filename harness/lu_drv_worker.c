@@ -1128,8 +1128,10 @@ static bool lu__next_round_locked(void)
     }
     p->round++;
     atomic_store(&p->pruned, 0);
-    /* nobody explores between rounds; the last round's entries would
-     * never cover a node of this one (docs/por.md, section 8) */
+    /* nobody explores between rounds. The last round's entries, one
+     * preemption short at every node, would cover none of this one
+     * (docs/por.md, section 8): emptied, the table leaves each round's
+     * count what it is alone */
     lu_sched_cache_clear(lu__cache);
     L->g_len = L->g_base = 0;
     L->has_item = true;
@@ -1398,12 +1400,12 @@ static void lu__phase2(struct lu_spec *spec)
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the table of distinct histories",
                      lu_drv_seen_min_size());
     lu__items = nexp > 1 ? lu_drv_items_create() : NULL;
+    if (nexp > 1 && !lu__items)
+        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", lu_drv_items_size());
     /* one prefix-trace cache for the test's explorers and their restarts;
      * without it (no room) the reduction only runs more executions */
     if (!randomized && j->por && p->bound_kind == LU_SCHED_BOUND_PREEMPTIONS && j->cache_mb)
         lu__cache = lu_sched_cache_create((size_t)j->cache_mb << 20);
-    if (nexp > 1 && !lu__items)
-        lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", lu_drv_items_size());
     lu__lanes[0] = &W->lane;
     for (unsigned k = 1; k < nexp; k++)
         if (!(lu__lanes[k] = lu__lane_map()))
