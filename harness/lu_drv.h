@@ -416,6 +416,11 @@ uint32_t lu_drv_recycle_mb(uint64_t avail_mb, unsigned jobs);
  * shared by the jobs, and at least twice recycle_mb, since an explorer
  * restarts only between executions. */
 uint32_t lu_drv_heap_cap_mb(uint64_t avail_mb, unsigned jobs, uint32_t recycle_mb);
+/* The largest prefix-trace cache of the reduction, in MB (docs/por.md,
+ * section 8): LINEUP_PC_MB, 0 turning it off (for measurements), or the
+ * scheduler's default. A malformed value dies as a usage error of prog
+ * ("lineup", "lineup run"), like a bad option. */
+uint32_t lu_drv_cache_mb(const char *prog);
 
 /* Parses "on" or "off" for option opt, or dies as above. */
 bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v);

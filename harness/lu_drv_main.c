@@ -654,11 +654,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     else
         o->recycle_mb = lu_drv_recycle_mb(avail, jobs);
     o->heap_cap_mb = lu_drv_heap_cap_mb(avail, jobs, o->recycle_mb);
-    /* LINEUP_PC_MB: the largest prefix-trace cache of the reduction per
-     * test (docs/por.md, section 8); 0 turns it off, for measurements */
-    e = getenv("LINEUP_PC_MB");
-    o->cache_mb = e && *e ? (uint32_t)lu__parse_u64("LINEUP_PC_MB", e, 1u << 20)
-                          : (uint32_t)(LU_SCHED_CACHE_BYTES >> 20);
+    o->cache_mb = lu_drv_cache_mb("lineup"); /* per test */
 }
 
 /* ---- the shared object ---- */

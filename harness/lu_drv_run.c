@@ -222,11 +222,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     o->spin_bound = 1000;
     o->watchdog_ms = 1000;
     o->replay_dir = ".";
-    /* the largest prefix-trace cache of the reduction, per round (docs/por.md,
-     * section 8); 0 turns it off, for measurements */
-    const char *e = getenv("LINEUP_PC_MB");
-    o->cache_mb =
-        e && *e ? (uint32_t)lu__u64("LINEUP_PC_MB", e, 1u << 20) : (uint32_t)(LU_SCHED_CACHE_BYTES >> 20);
+    o->cache_mb = lu_drv_cache_mb("lineup run"); /* per round */
     bool budget_zero = false;
     optind = 0; /* a fresh scan: the Line-Up options were parsed before "run" */
     opterr = 0;

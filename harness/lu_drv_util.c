@@ -152,6 +152,14 @@ uint32_t lu_drv_heap_cap_mb(uint64_t avail_mb, unsigned jobs, uint32_t recycle_m
     return mb > UINT32_MAX ? UINT32_MAX : (uint32_t)mb;
 }
 
+uint32_t lu_drv_cache_mb(const char *prog)
+{
+    const char *e = getenv("LINEUP_PC_MB");
+    if (!e || !*e)
+        return (uint32_t)(LU_SCHED_CACHE_BYTES >> 20);
+    return (uint32_t)lu_drv_parse_u64(prog, "LINEUP_PC_MB", e, 1u << 20);
+}
+
 void lu_drv_vdie_usage(const char *prog, const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: ", prog);

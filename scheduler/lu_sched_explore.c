@@ -844,6 +844,15 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
  * data choices made in it: equal for every linearization of the same
  * partial order, and order-independent, so kept incrementally. */
 
+/* Whether a step's record was stamped by the previous execution, which
+ * replayed the same prefix; 0 is "never", not an execution before the
+ * first: a search's first execution replays a prefix it was given
+ * (a restarted explorer's, a part of a tree) that nobody went through. */
+static inline bool lu__por_by_previous(const struct lu__por *p, uint64_t stamp)
+{
+    return stamp && stamp + 1 == p->exec_id;
+}
+
 /* Data choices made before the first thread step (by a thread alone, or
  * one starting a thread) stand at the same places in every execution. */
 static void lu__pc_data(struct lu_sched *s, uint32_t upto)
@@ -872,7 +881,7 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
     /* the step and its data choices lie before the one DFS changed: the
      * previous execution hashed the same */
     struct lu__pc_snap *sn = j >= 0 ? &p->pc_snap[j] : NULL;
-    if (sn && len < s->replay_len && sn->exec && sn->exec + 1 == p->exec_id) {
+    if (sn && len < s->replay_len && lu__por_by_previous(p, sn->exec)) {
         sn->exec = p->exec_id;
         p->pc_lazy = j;
         return;
@@ -1311,16 +1320,13 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     bool por_known = false;
     if (por && len >= LU__POR_DEPTH)
         lu__por_abandon(s); /* deeper steps are explored in full */
-    else if (por && len < s->replay_len && s->por->step[len].sleep_exec &&
-             s->por->step[len].sleep_exec + 1 == s->por->exec_id) {
+    else if (por && len < s->replay_len && lu__por_by_previous(s->por, s->por->step[len].sleep_exec)) {
         /* a replayed step that the previous execution went through with the
          * same prefix (DFS changes only the last replayed choice): same
-         * state, same sleep set, and nothing new learnt below it yet. Not
-         * in a search's first execution, which replays a prefix it was
-         * given (a restarted explorer's, a part of a tree): nobody went
-         * through it, and its steps' signatures must be recorded, or the
-         * prefix-trace cache would name traces of different prefixes
-         * alike (docs/por.md, section 8). */
+         * state, same sleep set, and nothing new learnt below it yet. In a
+         * search's first execution the prefix's steps are new: their
+         * signatures must be recorded, or the prefix-trace cache would
+         * name traces of different prefixes alike (docs/por.md, section 8). */
         s->por->step[len].sleep_exec = s->por->exec_id;
         sleep = s->por->step[len].sleep;
         /* the same thread is chosen here again, except at the last
