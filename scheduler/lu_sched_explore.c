@@ -1334,10 +1334,14 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         por_known = len + 1 < s->replay_len;
     } else if (por) {
         /* a new node (below the replayed prefix) in a state where no
-         * scheduler state outside the trace matters: nobody spins, no
-         * atomic section, nothing forced */
-        bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !spinning && owner < 0 &&
-                  s->ff_tid < 0 && (bound < 0 || bound - base < 255);
+         * scheduler state outside the trace matters: not everyone spins
+         * (turns among spinners follow counters), no atomic section,
+         * nothing forced, and the last step was no timed wait giving up
+         * (its thread may not give up again at once, which depends on
+         * more than the trace and prev) */
+        bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !all_spin && owner < 0 &&
+                  s->ff_tid < 0 && !(tr->steps[len - 1].flags & LU_SCHED_STEP_TIMEOUT) &&
+                  (bound < 0 || bound - base < 255);
         unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base);
         /* the bucket is a cache miss more often than not: ask for it
          * before the sleep set is worked out, read it after */
