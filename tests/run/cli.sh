@@ -39,7 +39,8 @@ usage_error() {
 case $case_ in
 stopped)
     # time lineup spends stopped (Ctrl-Z: its process group) is no timeout
-    stopped_for 2.5 run --quiet --timeout 1 --budget 3000 -- "$P/correct"
+    # (1000 executions: a few seconds here, about 1 s on a fast machine)
+    stopped_for 2.5 run --quiet --timeout 1 --budget 1000 -- "$P/correct"
     [[ $rc == 0 ]] || fail "stopped for 2.5 s with --timeout 1: exit $rc, expected 0"
     lacks "timeout:"
     ;;
@@ -100,7 +101,9 @@ interrupt_late)
     # stopped nothing: the verdict and the exit status are the search's.
     # lineup is stopped (its server goes on) until the server has sent its
     # summary and exited, then gets SIGINT and goes on.
-    "$LINEUP" run --quiet --budget 3000 --seed 1 -- "$P/long_search_fixed" >"$out" 2>&1 &
+    # (the search must outlast the half second before the stop: 1500
+    # executions take 1.5 s on a fast machine)
+    "$LINEUP" run --quiet --budget 1500 --seed 1 -- "$P/long_search_fixed" >"$out" 2>&1 &
     lp=$!
     server_of "$lp"
     sleep 0.5 # lineup has read the server's hello: signals are requests now
