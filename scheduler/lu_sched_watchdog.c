@@ -174,22 +174,47 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
     lu__sched_exit_group(125);
 }
 
-static int lu__perf_open(const char *event, uint64_t period)
+/* The watchdog's perf events, in the order tried, encoded once per process
+ * by lu__fatal_handlers_install. libpfm4 finds an event by scanning its
+ * tables by name, and `lineup run` arms the watchdog in every forked child:
+ * encoding there took a tenth of each execution. The children inherit
+ * these. */
+enum { LU__EV_INSTRUCTIONS, LU__EV_TASK_CLOCK, LU__EV_N };
+static const char *const lu__ev_name[LU__EV_N] = {"instructions", "perf::TASK-CLOCK"};
+static struct perf_event_attr lu__ev_attr[LU__EV_N];
+static bool lu__ev_ok[LU__EV_N];
+
+static void lu__perf_encode(void)
 {
-    struct perf_event_attr attr;
-    pfm_perf_encode_arg_t arg;
-    memset(&attr, 0, sizeof attr);
-    memset(&arg, 0, sizeof arg);
-    arg.attr = &attr;
-    arg.size = sizeof arg;
-    if (pfm_get_os_event_encoding(event, PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS)
+    for (int i = 0; i < LU__EV_N; i++) {
+        pfm_perf_encode_arg_t arg;
+        memset(&arg, 0, sizeof arg);
+        arg.attr = &lu__ev_attr[i];
+        arg.size = sizeof arg;
+        if (pfm_get_os_event_encoding(lu__ev_name[i], PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS)
+            continue;
+        struct perf_event_attr *attr = &lu__ev_attr[i];
+        attr->size = sizeof *attr;
+        attr->disabled = 1;
+        attr->exclude_kernel = 1;
+        attr->exclude_hv = 1;
+        /* an event the kernel refuses (no hardware counters in a VM) is
+         * refused again in every child: try it once, here */
+        int fd = (int)syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0) {
+            close(fd);
+            lu__ev_ok[i] = true;
+        }
+    }
+}
+
+static int lu__perf_open(int ev, uint64_t period)
+{
+    if (!lu__ev_ok[ev])
         return -1;
-    attr.size = sizeof attr;
+    struct perf_event_attr attr = lu__ev_attr[ev];
     attr.sample_period = period;
     attr.wakeup_events = 1;
-    attr.disabled = 1;
-    attr.exclude_kernel = 1;
-    attr.exclude_hv = 1;
     int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -233,11 +258,11 @@ void lu__wd_init(struct lu_sched *s)
     if (lu__pfm_state == 1) {
         /* ~1 instruction per ns is a slow machine; a period a few times
          * too long only delays the report. */
-        if (lu__perf_open("instructions", ns) == 0) {
+        if (lu__perf_open(LU__EV_INSTRUCTIONS, ns) == 0) {
             lu__wd_name = "perf_event instructions (libpfm4)";
             return;
         }
-        if (lu__perf_open("perf::TASK-CLOCK", ns) == 0) {
+        if (lu__perf_open(LU__EV_TASK_CLOCK, ns) == 0) {
             lu__wd_name = "perf_event perf::TASK-CLOCK (libpfm4)";
             return;
         }
@@ -320,6 +345,8 @@ void lu__fatal_handlers_install(void)
     done = true;
     if (lu__pfm_state == 0)
         lu__pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
+    if (lu__pfm_state == 1)
+        lu__perf_encode();
     dl_iterate_phdr(lu__find_own, (void *)(uintptr_t)&lu__program_pc);
     void *warm[2];
     (void)backtrace(warm, 2); /* loads libgcc's unwinder now, not in a handler */
