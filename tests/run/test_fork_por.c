@@ -279,7 +279,11 @@ static uint64_t set_a[MAXEX], set_b[MAXEX];
 static void check(const char *name, int bound, int limit, struct lu_sched_trace *tr, int *with, int *without)
 {
     *with = *without = 0;
-    int nw = explore(bound, false, true, limit, tr, ex_full);
+    /* the outcomes without reduction, in one process: they are the same
+     * forked, and a fork costs milliseconds where every written page
+     * faults (the forked search without reduction is `lineup run
+     * --reduction off`, tested in run_test.sh) */
+    int nw = explore(bound, false, false, limit, tr, ex_full);
     if (nw < 0)
         return;
     int ni = explore(bound, true, false, MAXEX, tr, ex_in);
