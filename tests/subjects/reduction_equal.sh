@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# reduction_equal.sh LINEUP HARNESS.so [LINEUP OPTIONS...]
+# reduction_equal.sh [--long] LINEUP HARNESS.so [LINEUP OPTIONS...]
 # Partial-order reduction must drop executions, never a distinct history:
 # checks random tests exhaustively (within the preemption bound) with
 # --reduction off and on and asserts that every test gets the same verdict
 # and, when it passes, the same set of distinct phase-2 histories (the
 # JSON's histories_digest, a sum of their hashes), and that reduction ran
 # no more executions than the full search.
+# The default tier checks three 2x2 tests, two 2x3 tests and one 3x2 test
+# (bound 1), all from seed 1; --long (the long tier) two more 3x2 tests,
+# from seed 2. A 3x2 test costs ten 2x2 or 2x3 tests.
 set -uo pipefail
+matrices=("--seed 1 --matrix 2x2 --samples 3" "--seed 1 --matrix 2x3 --samples 2"
+    "--seed 1 --matrix 3x2 --samples 1 --preemptions 1")
+if [ "${1:-}" = --long ]; then
+    matrices=("--seed 2 --matrix 3x2 --samples 2 --preemptions 1")
+    shift
+fi
 lineup=$1
 so=$2
 shift 2
@@ -22,10 +31,10 @@ tests_of() {
                    END { if (t != "") print t "\t" v "\t" d "\t" e }'
 }
 status=0
-for m in "--matrix 2x2 --samples 3" "--matrix 2x3 --samples 2" "--matrix 3x2 --samples 2 --preemptions 1"; do
+for m in "${matrices[@]}"; do
     for r in off on; do
         # shellcheck disable=SC2086
-        "$lineup" --quiet --jobs 1 --seed 1 --no-minimize --max-reports 1 --max-executions 0 $m "$@" \
+        "$lineup" --quiet --jobs 1 --no-minimize --max-reports 1 --max-executions 0 $m "$@" \
             --reduction $r --json "$dir/$r.json" --replay-dir "$dir" "$so" >"$dir/$r.out" 2>&1
         rc=$?
         if [ $rc -gt 1 ]; then
