@@ -294,8 +294,9 @@ futex)
 deadlock)
     # timed waits retried in loops: giving up again and again while another
     # thread can go on must not make an endless execution
+    # (dfs covers bound 2 in 152 executions; default samples 400 more)
     for st in dfs default; do
-        run 0 --strategy $st --budget 2000 --max-steps 2000 -- "$P/periodic"
+        run 0 --strategy $st --budget 600 --max-steps 2000 -- "$P/periodic"
         lacks "execution too long"
     done
     for st in random pct pos; do
