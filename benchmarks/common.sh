@@ -35,3 +35,9 @@ lu_bench_tmp() {
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/lineup-$1.XXXXXX")
     trap 'if [[ ${KEEP:-0} == 1 ]]; then echo "kept $tmp"; else rm -rf -- "$tmp"; fi' EXIT
 }
+
+# lu_bench_median: the median of the numbers on stdin, one per line (of an
+# even count, the lower of the two middle ones).
+lu_bench_median() {
+    sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}

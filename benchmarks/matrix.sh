@@ -34,7 +34,6 @@ lu_bench_tmp matrix
 
 variants=("on|$build/bin/lineup --reduction on" "off|$build/bin/lineup --reduction off")
 [[ -n $base ]] && variants+=("baseline|$base/bin/lineup")
-median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 printf '%-9s %-9s %8s %8s   %s\n' harness variant wall cpu "runs (wall)"
 for h in queue stack msqueue treiber; do
     echo "$h" | grep -Eq -- "$ONLY" || continue
@@ -52,7 +51,7 @@ for h in queue stack msqueue treiber; do
     done
     for v in "${variants[@]}"; do
         name=${v%%|*}
-        printf '%-9s %-9s %8s %8s   %s\n' "$h" "$name" "$(median <"$tmp/$name.w")" "$(median <"$tmp/$name.c")" \
+        printf '%-9s %-9s %8s %8s   %s\n' "$h" "$name" "$(lu_bench_median <"$tmp/$name.w")" "$(lu_bench_median <"$tmp/$name.c")" \
             "$(tr '\n' ' ' <"$tmp/$name.w")"
     done
 done

@@ -25,6 +25,7 @@ lu_bench_build run_exec.sh "${1:-build}" bin/lineup lib/liblineup.so tests/run/p
     tests/run/programs/long_search_fixed
 REPS=${REPS:-5}
 BUDGET=${BUDGET:-300}
+lu_bench_tmp run_exec
 
 # one_run BUILD PROGRAM: wall seconds of one run
 one_run() {
@@ -35,25 +36,21 @@ one_run() {
     e=$(date +%s.%N)
     echo "$e - $s" | bc
 }
-median() {
-    sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
-}
 
 echo "lineup run --budget $BUDGET, median of $REPS runs (s), executions per second"
 for prog in correct long_search_fixed; do
-    : >"/tmp/run_exec.$$.new"
-    : >"/tmp/run_exec.$$.base"
+    : >"$tmp/new"
+    : >"$tmp/base"
     for _ in $(seq "$REPS"); do
-        one_run "$build" "$prog" >>"/tmp/run_exec.$$.new"
-        [[ -n $base ]] && one_run "$base" "$prog" >>"/tmp/run_exec.$$.base"
+        one_run "$build" "$prog" >>"$tmp/new"
+        [[ -n $base ]] && one_run "$base" "$prog" >>"$tmp/base"
     done
-    m=$(median <"/tmp/run_exec.$$.new")
+    m=$(lu_bench_median <"$tmp/new")
     line=$(printf '%-18s %6.2f s  %5.0f/s' "$prog" "$m" "$(echo "$BUDGET / $m" | bc -l)")
     if [[ -n $base ]]; then
-        mb=$(median <"/tmp/run_exec.$$.base")
+        mb=$(lu_bench_median <"$tmp/base")
         line+=$(printf '   baseline %6.2f s  %5.0f/s   ratio %.2fx' "$mb" "$(echo "$BUDGET / $mb" | bc -l)" \
             "$(echo "$mb / $m" | bc -l)")
     fi
     echo "$line"
 done
-rm -f "/tmp/run_exec.$$.new" "/tmp/run_exec.$$.base"
