@@ -107,8 +107,10 @@ static void *lu__op_thread(void *arg)
     struct lu__tctx *c = arg;
     const struct lu_drv_test *t = &W->job.test;
     for (unsigned k = 0; k < t->len[c->t]; k++) {
-        /* an operation boundary: switching here costs no preemption */
-        lu_sched_point_free(LU_DRV_L_CALL);
+        /* an operation boundary: switching here costs no preemption (the
+         * thread starts parked at its first one) */
+        if (k > 0)
+            lu_sched_point_free(LU_DRV_L_CALL);
         lu__run_op(&H->ops[t->cell[c->t][k]], (unsigned)lu__opid[c->t][k], c);
     }
     return NULL;
@@ -131,7 +133,8 @@ static void *lu__main_body(void *arg)
      * lu_sched_spawn (a resource limit, not the harness's fault); what is
      * left, too many threads, LU_DRV_MAX_THREADS rules out */
     for (unsigned i = 0; i < t->nthreads; i++)
-        if (lu_sched_spawn(lu__op_thread, &lu__ctx[i]) < 0)
+        if ((t->len[i] ? lu_sched_spawn_parked(lu__op_thread, &lu__ctx[i], LU_DRV_L_CALL)
+                       : lu_sched_spawn(lu__op_thread, &lu__ctx[i])) < 0)
             lu_sched_abort("could not start the test threads");
     lu_sched_join_all(LU_DRV_L_JOIN);
     for (unsigned i = 0; i < lu__nteardown; i++)

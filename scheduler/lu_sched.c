@@ -786,6 +786,10 @@ static void lu__finish(struct lu__thread *t, void *ret)
 void lu__thread_main(struct lu__thread *t)
 {
     lu__self = t; /* this thread's own TLS: the FS base is its pool thread's */
+    /* a parked thread (lu_sched_spawn_parked) starts here: its point may
+     * have taken signals meanwhile, as lu__point's may */
+    if (__builtin_expect(t->k == LU_SCHED_K_SIGNAL, 0))
+        lu__dispatch_signals(t);
     void *ret = t->fn(t->arg);
     lu__finish(t, ret);
 }
@@ -926,7 +930,8 @@ static void lu__thread_reset(struct lu__thread *t)
     t->sp = lu__ctx_make(t->stack_top, t);
 }
 
-static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack)
+/* parked >= 0: the child starts stopped at a free point with that label */
+static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack, int parked)
 {
     struct lu__thread *self = lu__self;
     struct lu_sched *s = self->s;
@@ -955,6 +960,17 @@ static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack)
         self->vc[self->id]++;
     }
     t->vc[t->id] = 1;
+    if (parked >= 0) {
+        /* what lu__point would have recorded had the child run to a free
+         * point: its fresh context starts fn when it is first chosen */
+        t->first_run = false;
+        t->k = LU_SCHED_K_FREE;
+        t->label = (uint16_t)parked;
+        s->stats.points++;
+        if (s->cfg.on_point)
+            s->cfg.on_point(s->cfg.on_point_arg, t->id, t->k, t->label, t->pc);
+        return t->id;
+    }
     /* let the child run its invisible prefix now, then come back */
     lu__switch_to(s, &self->sp, t);
     return t->id;
@@ -962,7 +978,12 @@ static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack)
 
 int lu_sched_spawn(lu_sched_fn fn, void *arg)
 {
-    return lu__spawn(fn, arg, 0);
+    return lu__spawn(fn, arg, 0, -1);
+}
+
+int lu_sched_spawn_parked(lu_sched_fn fn, void *arg, uint16_t label)
+{
+    return lu__spawn(fn, arg, 0, label);
 }
 
 /* The prefix-trace cache of the reduction (docs/por.md, section 8). A
@@ -1191,10 +1212,11 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     t0->arg = arg;
     t0->state = LU__T_RUNNING;
     lu__wd_init(s);
-    unsigned long fs = 0;
-    if (syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) != 0)
-        return LU_SCHED_ESYS;
-    s->ctl_fs = (uintptr_t)fs;
+    /* The x86-64 TLS ABI keeps the thread pointer at %fs:0: a load, where
+     * arch_prctl(ARCH_GET_FS) is a system call per execution */
+    uintptr_t fs;
+    __asm__("movq %%fs:0, %0" : "=r"(fs));
+    s->ctl_fs = fs;
     lu__switch_to(s, &s->ctl_sp, t0);
     /* back on the controller: the execution is over, whoever did not
      * finish is abandoned where it stood */
@@ -1455,7 +1477,7 @@ int lu_sched_create_thread(lu_sched_fn fn, void *arg, size_t stack, uint16_t lab
     if (t->s->nthreads >= LU_SCHED_MAX_THREADS)
         return LU_SCHED_ETHREADS;
     lu__point(t, LU_SCHED_K_CREATE, NULL, label);
-    return lu__spawn(fn, arg, stack);
+    return lu__spawn(fn, arg, stack, -1);
 }
 
 int lu_sched_join(int tid, void **ret, uint16_t label)

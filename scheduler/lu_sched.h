@@ -499,6 +499,14 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n);
  * never sees that failure outside lineup. */
 int lu_sched_spawn(lu_sched_fn fn, void *arg);
 
+/* lu_sched_spawn for a thread whose first act would be
+ * lu_sched_point_free(label): the child is put at that point without
+ * running, and fn starts past it when the child is first chosen. Saves
+ * the two context switches of running an invisible prefix that does
+ * nothing (each a system call where the CPU has no FSGSBASE); the search
+ * is the same. Not a scheduling point. */
+int lu_sched_spawn_parked(lu_sched_fn fn, void *arg, uint16_t label);
+
 /* pthread_create: a scheduling point (creation is visible), then
  * lu_sched_spawn, on a stack of at least stack bytes (0: the default,
  * 8 MiB). Returns the thread id or LU_SCHED_ETHREADS; a system thread

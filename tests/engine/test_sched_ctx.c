@@ -273,6 +273,84 @@ static void test_many(void)
     free(tr);
 }
 
+/* ---- parked threads (lu_sched_spawn_parked) ---- */
+
+static int parked_started, parked_seen_at_spawn, parked_order[8], parked_n;
+
+static void *parked_worker(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    parked_started++;
+    parked_order[parked_n++ & 7] = id;
+    point();
+    return NULL;
+}
+
+/* The same thread, spawned the ordinary way: its first act is the free
+ * point the parked one starts at. */
+static void *free_first_worker(void *arg)
+{
+    lu_sched_point_free(5);
+    return parked_worker(arg);
+}
+
+static void *parked_main(void *arg)
+{
+    bool parked = arg != NULL;
+    for (int i = 1; i <= 2; i++)
+        parked ? lu_sched_spawn_parked(parked_worker, (void *)(intptr_t)i, 5)
+               : lu_sched_spawn(free_first_worker, (void *)(intptr_t)i);
+    parked_seen_at_spawn = parked_started;
+    point();
+    lu_sched_join_all(2);
+    return NULL;
+}
+
+/* Every execution's order of first runs, as a number, summed into a set
+ * signature; and the DFS's execution count: both must be those of the
+ * ordinary spawn, whose threads run to their first free point at once. */
+static void parked_search(bool parked, int bound, int *n, uint64_t *sig, int *early)
+{
+    struct lu_sched_trace *tr;
+    struct lu_sched *s = new_sched(LU_SCHED_DFS, bound, &tr);
+    struct lu_sched_result res;
+    *n = 0;
+    *sig = 0;
+    *early = 0;
+    while (lu_sched_more(s)) {
+        parked_started = parked_n = 0;
+        parked_seen_at_spawn = -1;
+        if (lu_sched_run(s, parked_main, parked ? (void *)1 : NULL, &res) != 0 ||
+            res.outcome != LU_SCHED_OUT_COMPLETE)
+            break;
+        (*n)++;
+        *early += parked_seen_at_spawn != 0;
+        uint64_t order = 0;
+        for (int i = 0; i < parked_n && i < 8; i++)
+            order = order * 3 + (uint64_t)parked_order[i];
+        *sig += order * order + 1;
+    }
+    lu_sched_destroy(s);
+    free(tr);
+}
+
+static void test_parked(void)
+{
+    for (int bound = 0; bound <= 2; bound++) {
+        int n0, n1, early0, early1;
+        uint64_t sig0, sig1;
+        parked_search(false, bound, &n0, &sig0, &early0);
+        parked_search(true, bound, &n1, &sig1, &early1);
+        CHECK(early1 == 0 && n1 > 0,
+              "bound %d: a parked thread runs nothing before it is chosen (%d of %d runs)", bound, early1,
+              n1);
+        CHECK(n0 == n1 && sig0 == sig1,
+              "bound %d: parked spawns give the search of spawns that run to a free point (%d and %d "
+              "executions)",
+              bound, n0, n1);
+    }
+}
+
 int main(void)
 {
     controller_tid = kernel_tid();
@@ -280,6 +358,7 @@ int main(void)
     test_deep_stack();
     test_abandoned();
     test_many();
+    test_parked();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;
 }
