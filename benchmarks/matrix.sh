@@ -9,7 +9,8 @@
 #   benchmarks/matrix.sh [BUILD_DIR [BASELINE_BUILD_DIR]]     (default: build)
 #
 # Environment: REPS (default 3), CONTRACT_DIR (default /work/shared/contract),
-# ONLY (grep -E on harness names).
+# ONLY (grep -E on harness names), VARIANTS (default "on off baseline": the
+# ones to run; baseline only with a baseline build).
 set -euo pipefail
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
@@ -32,8 +33,12 @@ lu_bench_tmp matrix
 "$build/bin/lineup-cc" -shared -o "$tmp/msqueue.so" "$root/benchmarks/subjects/msqueue.c"
 "$build/bin/lineup-cc" -shared -o "$tmp/treiber.so" "$root/benchmarks/subjects/treiber.c"
 
-variants=("on|$build/bin/lineup --reduction on" "off|$build/bin/lineup --reduction off")
-[[ -n $base ]] && variants+=("baseline|$base/bin/lineup")
+want=" ${VARIANTS:-on off baseline} "
+variants=()
+[[ $want == *" on "* ]] && variants+=("on|$build/bin/lineup --reduction on")
+[[ $want == *" off "* ]] && variants+=("off|$build/bin/lineup --reduction off")
+[[ -n $base && $want == *" baseline "* ]] && variants+=("baseline|$base/bin/lineup")
+[[ ${#variants[@]} -gt 0 ]] || { echo "matrix.sh: VARIANTS='${VARIANTS:-}' names none of on, off, baseline" >&2; exit 2; }
 printf '%-9s %-9s %8s %8s   %s\n' harness variant wall cpu "runs (wall)"
 for h in queue stack msqueue treiber; do
     echo "$h" | grep -Eq -- "$ONLY" || continue

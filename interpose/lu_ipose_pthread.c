@@ -1020,7 +1020,7 @@ LU_IPOSE_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
         LU_SCHED_SET_PC();
         lu_sched_unsupported("pthread_getattr_np of another thread is not supported under lineup");
     }
-    return LU_IPOSE_REAL(pthread_getattr_np)(LU_IPOSE_REAL(pthread_self)(), a);
+    return LU_IPOSE_REAL(pthread_getattr_np)(lu_sched_pool_thread(), a);
 }
 
 /* ================================================================ thread-specific data */

@@ -540,6 +540,12 @@ void lu_sched_exit_point(uint16_t label);
  * pool thread. Empty at the start of every thread. Not a scheduling point. */
 void **lu_sched_cleanup_chain(void);
 
+/* The pool thread whose stack the calling controlled thread runs on, for
+ * the real pthread_getattr_np (thread 0 runs on the controller's thread
+ * pointer, so the real pthread_self() names the controller there). Not a
+ * scheduling point. */
+pthread_t lu_sched_pool_thread(void);
+
 /* ---- Scheduling points the layer above declares ---- */
 
 /* An operation boundary: a point where switching threads costs no

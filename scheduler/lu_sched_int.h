@@ -370,8 +370,9 @@ struct lu_sched {
     _Atomic uint32_t pool_ready;
     char error[320]; /* why a pool thread could not start: res->message of an ERROR outcome */
     bool shutdown;
-    void *ctl_sp; /* the controller's context while an execution runs */
-    uintptr_t ctl_fs;
+    void *ctl_sp;     /* the controller's context while an execution runs */
+    uintptr_t ctl_fs; /* its thread pointer, which thread 0 runs on too */
+    uintptr_t cur_fs; /* the FS base now loaded */
 
     /* execution */
     bool ended;
@@ -595,6 +596,8 @@ void lu__strat_executed(struct lu_sched *s, int chosen);
 /* Context switches (lu_sched_ctx.c) */
 typedef void (*lu__ctx_switch_fn)(void **save_sp, void *new_sp, uintptr_t new_fs);
 extern lu__ctx_switch_fn lu__ctx_switch;
+/* when the FS base stays: no system call even without FSGSBASE */
+void lu__ctx_switch_keep(void **save_sp, void *new_sp, uintptr_t new_fs);
 void lu__ctx_setup(void);
 const char *lu__ctx_name(void);
 void *lu__ctx_make(uintptr_t stack_top, struct lu__thread *t);

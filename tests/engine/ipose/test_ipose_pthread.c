@@ -765,6 +765,26 @@ static void test_cond(void)
 
 static pthread_t th_handle, th_child_self, th_main_self;
 static int th_saw_own_handle, th_equal_bad;
+static int th_stack_bad; /* threads whose own stack bounds miss their frame */
+
+/* pthread_getattr_np of the caller names the stack it runs on: runtimes
+ * (garbage collectors, stack probes) rely on it. Thread 0 runs on the
+ * controller's thread pointer, so the real pthread_self() is no answer. */
+static void th_check_stack(void)
+{
+    char here;
+    pthread_attr_t a;
+    void *lo = NULL;
+    size_t n = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) {
+        th_stack_bad++;
+        return;
+    }
+    if (pthread_attr_getstack(&a, &lo, &n) != 0 || (uintptr_t)&here < (uintptr_t)lo ||
+        (uintptr_t)&here >= (uintptr_t)lo + n)
+        th_stack_bad++;
+    pthread_attr_destroy(&a);
+}
 
 static void *th_child(void *arg)
 {
@@ -772,6 +792,7 @@ static void *th_child(void *arg)
     /* before any visible operation: the creator's pthread_t must be set */
     th_saw_own_handle = pthread_equal(th_handle, pthread_self());
     th_child_self = pthread_self();
+    th_check_stack();
     step(1);
     if (!pthread_equal(pthread_self(), th_child_self))
         th_equal_bad++;
@@ -793,9 +814,10 @@ static int th_name_rc[3];
 static void *th_body(void *arg)
 {
     (void)arg;
-    th_saw_own_handle = th_equal_bad = 0;
+    th_saw_own_handle = th_equal_bad = th_stack_bad = 0;
     th_ret = NULL;
     th_main_self = pthread_self();
+    th_check_stack();
     pthread_create(&th_handle, NULL, th_child, NULL);
     if (pthread_equal(th_handle, pthread_self()))
         th_equal_bad++;
@@ -823,7 +845,8 @@ static void th_check(const struct lu_sched_result *r, void *ctx)
 {
     int *bad = ctx;
     if (r->outcome != LU_SCHED_OUT_COMPLETE || !th_saw_own_handle || th_equal_bad ||
-        !pthread_equal(th_child_self, th_handle) || th_ret != (void *)0x1234 || th_join_rc[0] != 0)
+        !pthread_equal(th_child_self, th_handle) || th_ret != (void *)0x1234 || th_join_rc[0] != 0 ||
+        th_stack_bad)
         (*bad)++;
 }
 
@@ -833,7 +856,10 @@ static void test_threads(void)
     struct tally t = explore(th_body, -1, th_check, &bad);
     print_outcomes("self/equal/exit/detach", &t);
     CHECK(all_complete(&t), "thread scenario completes");
-    CHECK(bad == 0, "handles consistent, child sees its handle, pthread_exit value joined (%d bad)", bad);
+    CHECK(bad == 0,
+          "handles consistent, child sees its handle, pthread_exit value joined, own stack bounds hold the "
+          "frame (%d bad)",
+          bad);
     CHECK(is_fake_handle(th_main_self) && is_fake_handle(th_handle), "controlled handles are lineup's");
     CHECK(!pthread_equal(th_main_self, th_handle), "thread 0 and child differ");
     CHECK(th_join_rc[1] == EDEADLK, "joining self is EDEADLK (%d)", th_join_rc[1]);
