@@ -32,28 +32,33 @@
 /*
  * void lu__ctx_switch_fsbase(void **save_sp, void *new_sp, uintptr_t new_fs)
  * void lu__ctx_switch_prctl(void **save_sp, void *new_sp, uintptr_t new_fs)
+ * void lu__ctx_switch_keep(void **save_sp, void *new_sp, uintptr_t new_fs)
  *
  * Frame of a suspended context, from its saved stack pointer up:
  *   [0] MXCSR (4 bytes) and x87 control word (2 bytes): callee-saved by the ABI
  *   [1] r15 [2] r14 [3] r13 [4] r12 [5] rbx [6] rbp [7] return address
+ *
+ * LU__CTX_SAVE pushes the callee-saved state of the running context and stores its
+ * stack pointer at *save_sp (%rdi): the first half of every switch.
  */
+#define LU__CTX_SAVE                                                                                         \
+    "  pushq %rbp\n"                                                                                         \
+    "  pushq %rbx\n"                                                                                         \
+    "  pushq %r12\n"                                                                                         \
+    "  pushq %r13\n"                                                                                         \
+    "  pushq %r14\n"                                                                                         \
+    "  pushq %r15\n"                                                                                         \
+    "  subq $8, %rsp\n"                                                                                      \
+    "  stmxcsr (%rsp)\n"                                                                                     \
+    "  fnstcw 4(%rsp)\n"                                                                                     \
+    "  movq %rsp, (%rdi)\n"
+
 __asm__(".text\n"
         ".globl lu__ctx_switch_fsbase\n"
         ".hidden lu__ctx_switch_fsbase\n"
         ".type lu__ctx_switch_fsbase,@function\n"
         "lu__ctx_switch_fsbase:\n"
-        "  .cfi_startproc\n"
-        "  pushq %rbp\n"
-        "  pushq %rbx\n"
-        "  pushq %r12\n"
-        "  pushq %r13\n"
-        "  pushq %r14\n"
-        "  pushq %r15\n"
-        "  subq $8, %rsp\n"
-        "  stmxcsr (%rsp)\n"
-        "  fnstcw 4(%rsp)\n"
-        "  movq %rsp, (%rdi)\n"
-        "  wrfsbase %rdx\n"
+        "  .cfi_startproc\n" LU__CTX_SAVE "  wrfsbase %rdx\n"
         "  movq %rsi, %rsp\n"
         "  jmp lu__ctx_resume\n"
         "  .cfi_endproc\n"
@@ -65,18 +70,7 @@ __asm__(".text\n"
         ".hidden lu__ctx_switch_keep\n"
         ".type lu__ctx_switch_keep,@function\n"
         "lu__ctx_switch_keep:\n"
-        "  .cfi_startproc\n"
-        "  pushq %rbp\n"
-        "  pushq %rbx\n"
-        "  pushq %r12\n"
-        "  pushq %r13\n"
-        "  pushq %r14\n"
-        "  pushq %r15\n"
-        "  subq $8, %rsp\n"
-        "  stmxcsr (%rsp)\n"
-        "  fnstcw 4(%rsp)\n"
-        "  movq %rsp, (%rdi)\n"
-        "  movq %rsi, %rsp\n"
+        "  .cfi_startproc\n" LU__CTX_SAVE "  movq %rsi, %rsp\n"
         "  jmp lu__ctx_resume\n"
         "  .cfi_endproc\n"
         ".size lu__ctx_switch_keep, .-lu__ctx_switch_keep\n"
@@ -85,18 +79,7 @@ __asm__(".text\n"
         ".hidden lu__ctx_switch_prctl\n"
         ".type lu__ctx_switch_prctl,@function\n"
         "lu__ctx_switch_prctl:\n"
-        "  .cfi_startproc\n"
-        "  pushq %rbp\n"
-        "  pushq %rbx\n"
-        "  pushq %r12\n"
-        "  pushq %r13\n"
-        "  pushq %r14\n"
-        "  pushq %r15\n"
-        "  subq $8, %rsp\n"
-        "  stmxcsr (%rsp)\n"
-        "  fnstcw 4(%rsp)\n"
-        "  movq %rsp, (%rdi)\n"
-        "  movq %rsi, %r8\n"
+        "  .cfi_startproc\n" LU__CTX_SAVE "  movq %rsi, %r8\n"
         "  movl $158, %eax\n"    /* SYS_arch_prctl */
         "  movl $0x1002, %edi\n" /* ARCH_SET_FS */
         "  movq %rdx, %rsi\n"
