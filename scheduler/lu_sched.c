@@ -795,7 +795,7 @@ static void lu__finish(struct lu__thread *t, void *ret)
 /* First code of every fresh context (called from lu__ctx_entry). */
 void lu__thread_main(struct lu__thread *t)
 {
-    lu__self = t; /* this thread's own TLS: the FS base is its pool thread's */
+    lu__self = t; /* this thread's own TLS: its pool thread's (thread 0: the controller's) */
     /* a parked thread (lu_sched_spawn_parked) starts here: its point may
      * have taken signals meanwhile, as lu__point's may */
     if (__builtin_expect(t->k == LU_SCHED_K_SIGNAL, 0))

@@ -8,7 +8,10 @@
  * on one kernel thread, the controller's: a handoff saves the callee-saved
  * registers and the stack pointer of one context, loads the other's, and
  * points the FS base (the thread pointer) at the other thread's control
- * block, so each controlled thread keeps its own TLS and pthread_self().
+ * block, so each controlled thread keeps its own TLS and pthread_self()
+ * (thread 0 runs on the controller's control block, which the controller
+ * does not use while an execution runs: switching between the two moves
+ * no FS base at all, lu__ctx_switch_keep).
  * That costs tens of nanoseconds where a futex handoff between kernel
  * threads costs microseconds (two kernel context switches), and it leaves
  * no kernel scheduling in the loop at all.
