@@ -20,6 +20,17 @@ lu_bench_build() {
     done
 }
 
+# lu_bench_base NAME DIR FILE...: sets base to the baseline build DIR,
+# checked as lu_bench_build does, or to "" when DIR is empty (no baseline).
+lu_bench_base() {
+    local name=$1 dir=$2
+    shift 2
+    base=""
+    [[ -n $dir ]] || return 0
+    lu_bench_build "$name" "$dir" "$@"
+    base=$build
+}
+
 # lu_bench_python NAME: exits 1, as NAME, unless python3 (which reads
 # lineup's --json output) is on the PATH.
 lu_bench_python() {

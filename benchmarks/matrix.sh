@@ -16,11 +16,7 @@ here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
 # shellcheck source=benchmarks/common.sh
 source "$here/common.sh"
-base=""
-if [[ $# -ge 2 ]]; then
-    lu_bench_build matrix.sh "$2" bin/lineup
-    base=$build
-fi
+lu_bench_base matrix.sh "${2:-}" bin/lineup
 lu_bench_build matrix.sh "${1:-build}" bin/lineup bin/lineup-cc
 REPS=${REPS:-3}
 ONLY=${ONLY:-.}

@@ -16,11 +16,7 @@ here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
 # shellcheck source=benchmarks/common.sh
 source "$here/common.sh"
-base=""
-if [[ $# -ge 2 ]]; then
-    lu_bench_build run_exec.sh "$2" bin/lineup lib/liblineup.so
-    base=$build
-fi
+lu_bench_base run_exec.sh "${2:-}" bin/lineup lib/liblineup.so
 lu_bench_build run_exec.sh "${1:-build}" bin/lineup lib/liblineup.so tests/run/programs/correct \
     tests/run/programs/long_search_fixed
 REPS=${REPS:-5}
