@@ -95,9 +95,9 @@ while hi - lo > 16 << 10:
         hi = mid
     else:
         lo = mid
-vl = max(hi + (16 << 10), 80 << 10)
-rc, text = run('grab(64) | grab(64)', vlimit_kb=vl)
-print('ulimit -v %d MB (lineup alone needs %d): grab(64) exits %d' % (vl >> 10, hi >> 10, rc))
+tight = max(hi + (16 << 10), 80 << 10)
+rc, text = run('grab(64) | grab(64)', vlimit_kb=tight)
+print('ulimit -v %d MB (lineup alone needs %d): grab(64) exits %d' % (tight >> 10, hi >> 10, rc))
 for want in ('out of memory: malloc\\(67108864\\) by the code under test returned NULL in phase [12], called at '
              'grab \\(hog.c:[0-9]+\\)', 'MB of address space of the [0-9]+ MB ulimit -v allows',
              'what to do: raise ulimit -v', '--jobs 1', 'verdict: ERROR'):
@@ -107,7 +107,7 @@ if rc != 3:
     problem('exit status %d under ulimit -v, expected 3:\n%s' % (rc, text))
 
 # 4. a request that fails natively too is the code's to handle
-for vl in (None, vl):
+for vl in (None, tight):
     rc, text = run('huge(0) | huge(0)', vlimit_kb=vl)
     if rc != 0 or 'verdict: PASS' not in text:
         problem('huge(0) with %s: exit status %d:\n%s' % ('ulimit -v' if vl else 'no limit', rc, text))
