@@ -200,6 +200,10 @@ static const char *lu__rt_label_name(uint16_t label)
 __attribute__((constructor)) static void lu__rt_init(void)
 {
     lu_sched_set_label_names(lu__rt_label_name);
+    /* set around each operation, which has scheduling points: each test
+     * thread's own, under a shared TLS too */
+    if (lu_sched_tls_keep(&lu__rt_bytes, sizeof lu__rt_bytes) != 0)
+        lu_sched_bug(__FILE__, __LINE__, "lu_sched_tls_keep: the table is full");
 }
 
 LU_EXPORT void lineup_yield(void)

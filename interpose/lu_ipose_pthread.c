@@ -158,6 +158,9 @@ static __thread int lu__ipose_sync __attribute__((tls_model("initial-exec")));
 __attribute__((constructor)) static void lu_ipose_resolve_all(void)
 {
     lu_sched_set_signal_deliver(lu__ipose_take_signal);
+    /* each controlled thread's own, under a shared TLS too */
+    if (lu_sched_tls_keep(&lu__ipose_sync, sizeof lu__ipose_sync) != 0)
+        lu_sched_bug(__FILE__, __LINE__, "lu_sched_tls_keep: the table is full");
     for (int id = 0; id < LU_IPOSE_R_COUNT; id++)
         if (!__atomic_load_n(&lu_ipose_real_tab[id], __ATOMIC_ACQUIRE)) {
             void *p = lu_ipose_lookup(id);

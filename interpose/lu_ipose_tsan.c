@@ -501,8 +501,38 @@ struct lu__ipose_shadow {
 
 /* initial-exec: a TLS access is one instruction, no __tls_get_addr call.
  * Fine because liblineup.so is always a DT_NEEDED of the process, never
- * dlopen()ed. */
+ * dlopen()ed. A thread's shadow is found through a pointer in its TLS, set
+ * at its first entry: controlled thread i's is lu__shadows[i], whatever TLS
+ * it runs on (a shared TLS keeps the pointer per thread, lu_sched_tls_keep),
+ * so that a report reads each thread's; any other thread's is its own
+ * lu__shadow. */
+static __thread struct lu__ipose_shadow *lu__shadow_p __attribute__((tls_model("initial-exec")));
 static __thread struct lu__ipose_shadow lu__shadow __attribute__((tls_model("initial-exec")));
+static struct lu__ipose_shadow lu__shadows[LU_SCHED_MAX_THREADS];
+
+static __attribute__((noinline, cold)) struct lu__ipose_shadow *lu__shadow_first(void)
+{
+    int id = lu_sched_self_any();
+    struct lu__ipose_shadow *s = id >= 0 && id < LU_SCHED_MAX_THREADS ? &lu__shadows[id] : &lu__shadow;
+    /* entries of an earlier execution's thread i are dead: their frames
+     * are at or below any live frame of this one only by chance, so drop
+     * them all */
+    s->depth = 0;
+    lu__shadow_p = s;
+    return s;
+}
+
+static inline struct lu__ipose_shadow *lu__shadow_get(void)
+{
+    struct lu__ipose_shadow *s = lu__shadow_p;
+    return __builtin_expect(s != NULL, 1) ? s : lu__shadow_first();
+}
+
+__attribute__((constructor)) static void lu__shadow_keep(void)
+{
+    if (lu_sched_tls_keep(&lu__shadow_p, sizeof lu__shadow_p) != 0)
+        lu_sched_bug(__FILE__, __LINE__, "lu_sched_tls_keep: the table is full");
+}
 
 /*
  * A longjmp out of instrumented functions skips their exits (the scheduler
@@ -520,7 +550,7 @@ static __thread struct lu__ipose_shadow lu__shadow __attribute__((tls_model("ini
 #pragma GCC diagnostic ignored "-Wframe-address"
 LU__API void __tsan_func_entry(void *caller_pc)
 {
-    struct lu__ipose_shadow *s = &lu__shadow;
+    struct lu__ipose_shadow *s = lu__shadow_get();
     uintptr_t frame = (uintptr_t)__builtin_frame_address(1);
     int d = s->depth;
     if (d <= LU_IPOSE_SHADOW_MAX)
@@ -536,14 +566,14 @@ LU__API void __tsan_func_entry(void *caller_pc)
 
 LU__API void __tsan_func_exit(void)
 {
-    struct lu__ipose_shadow *s = &lu__shadow;
+    struct lu__ipose_shadow *s = lu__shadow_get();
     if (s->depth > 0)
         s->depth--;
 }
 
 struct lu__ipose_shadow *lu__ipose_shadow_self(void)
 {
-    return &lu__shadow;
+    return lu__shadow_get();
 }
 
 int lu__ipose_backtrace_of(const struct lu__ipose_shadow *s, uintptr_t *out, int max)
@@ -557,7 +587,7 @@ int lu__ipose_backtrace_of(const struct lu__ipose_shadow *s, uintptr_t *out, int
 
 int lu__ipose_backtrace(uintptr_t *out, int max)
 {
-    return lu__ipose_backtrace_of(&lu__shadow, out, max);
+    return lu__ipose_backtrace_of(lu__shadow_get(), out, max);
 }
 
 /* ---- The rest of the ABI ---- */

@@ -7,6 +7,7 @@
 #include "lu_sched_int.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <asm/prctl.h>
 #include <linux/futex.h>
@@ -523,12 +524,67 @@ static inline void lu__go(struct lu_sched *s, void **save, void *sp, uintptr_t f
     lu__ctx_switch(save, sp, fs);
 }
 
+/* ---- the other layers' per-thread TLS (lu_sched_tls_keep) ---- */
+
+static struct {
+    intptr_t off; /* from the thread pointer: the same in every thread */
+    uint32_t size, at;
+} lu__keep[LU_SCHED_TLS_KEEP_BYTES / 8];
+static int lu__nkeep;
+static uint32_t lu__keep_used;
+
+int lu_sched_tls_keep(void *var, size_t size)
+{
+    size_t rounded = (size + 7) & ~(size_t)7;
+    if (!var || !size || rounded > LU_SCHED_TLS_KEEP_BYTES - lu__keep_used)
+        return LU_SCHED_EINVAL;
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    lu__keep[lu__nkeep].off = (intptr_t)((uintptr_t)var - tp);
+    lu__keep[lu__nkeep].size = (uint32_t)size;
+    lu__keep[lu__nkeep].at = lu__keep_used;
+    lu__nkeep++;
+    lu__keep_used += (uint32_t)rounded;
+    return 0;
+}
+
+/* Under a shared TLS (thread pointer tp), what a switch does to it in
+ * software: the running thread's values go to out, the next one's come
+ * from in. The switching thread does both, so nothing of it waits on a
+ * stack. */
+static void lu__tls_swap(uintptr_t tp, struct lu__tls_view *out, const struct lu__tls_view *in)
+{
+    int *err = &errno;
+    out->pc = lu__sched_pc;
+    out->arg = lu__sched_arg;
+    out->mo = lu__sched_mo;
+    out->err = *err;
+    lu__sched_pc = in->pc;
+    lu__sched_arg = in->arg;
+    lu__sched_mo = in->mo;
+    *err = in->err;
+    for (int i = 0; i < lu__nkeep; i++) {
+        void *var = (void *)(tp + (uintptr_t)lu__keep[i].off);
+        memcpy(out->kept + lu__keep[i].at, var, lu__keep[i].size);
+        memcpy(var, in->kept + lu__keep[i].at, lu__keep[i].size);
+    }
+}
+
 /* Switches from the running context (a controlled thread's, saved into
  * *save) to thread `to`. Returns when somebody switches back. */
 static void lu__switch_to(struct lu_sched *s, void **save, struct lu__thread *to)
 {
     s->cur = to->id;
-    lu__go(s, save, to->sp, to->fs);
+    if (!s->tls_shared) {
+        lu__go(s, save, to->sp, to->fs);
+        return;
+    }
+    /* One TLS for every thread (lu_sched_config.tls): the switch moves no
+     * FS base but swaps what each thread keeps in it */
+    struct lu__thread *me = lu__self;
+    lu__tls_swap(s->ctl_fs, me ? &me->tls : &s->ctl_tls, &to->tls);
+    lu__self = to;
+    lu__go(s, save, to->sp, s->ctl_fs);
 }
 
 static void lu__fill_result(struct lu_sched *s);
@@ -542,6 +598,10 @@ static void lu__over(struct lu_sched *s, struct lu__thread *from)
 {
     lu__fill_result(s);
     s->ended = true;
+    if (s->tls_shared) {
+        lu__tls_swap(s->ctl_fs, &from->tls, &s->ctl_tls);
+        lu__self = NULL;
+    }
     lu__go(s, &from->sp, s->ctl_sp, s->ctl_fs);
     lu__sched_bug(__FILE__, __LINE__, "an ended execution resumed a thread");
 }
@@ -795,7 +855,12 @@ static void lu__finish(struct lu__thread *t, void *ret)
 /* First code of every fresh context (called from lu__ctx_entry). */
 void lu__thread_main(struct lu__thread *t)
 {
-    lu__self = t; /* this thread's own TLS: its pool thread's (thread 0: the controller's) */
+    /* this thread's own TLS: its pool thread's (thread 0's, or everyone's
+     * under a shared TLS: the controller's) */
+    lu__self = t;
+    lu__sched_arg = 0;
+    lu__sched_mo = 0;
+    errno = 0; /* as in a new thread, and the same in every execution */
     /* a parked thread (lu_sched_spawn_parked) starts here: its point may
      * have taken signals meanwhile, as lu__point's may */
     if (__builtin_expect(t->k == LU_SCHED_K_SIGNAL, 0))
@@ -906,6 +971,7 @@ static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
 static void lu__thread_reset(struct lu__thread *t)
 {
     t->state = LU__T_IDLE;
+    memset(&t->tls, 0, sizeof t->tls); /* a new thread's errno and the rest */
     t->first_run = false;
     t->retval = NULL;
     t->detached = t->joined = false;
@@ -1077,6 +1143,8 @@ void lu__pc_grow(struct lu_sched_cache *c)
 
 /* ---- the controller side ---- */
 
+static bool lu__tls_share(struct lu_sched *s);
+
 struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
 {
     if (!cfg || !cfg->trace || cfg->trace->cap == 0 ||
@@ -1132,6 +1200,7 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err)
     }
     lu__fatal_handlers_install();
     lu__ctx_setup();
+    s->tls_shared = lu__tls_share(s);
     return s;
 }
 
@@ -1170,6 +1239,77 @@ bool lu_sched_more(struct lu_sched *s)
 void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out)
 {
     *out = s->stats;
+}
+
+/* ---- whose TLS (lu_sched_config.tls) ---- */
+
+struct lu__tls_scan {
+    unsigned long long adds;
+    const char *owner; /* the first object with TLS that is not libc's or ours */
+    bool counted;      /* just read adds */
+};
+
+static int lu__tls_scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct lu__tls_scan *sc = arg;
+    (void)size;
+    sc->adds = info->dlpi_adds;
+    if (sc->counted)
+        return 1;
+    if (info->dlpi_tls_modid == 0)
+        return 0;
+    const char *name = info->dlpi_name ? info->dlpi_name : "";
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    /* glibc's own TLS: errno is saved at each switch, the rest is what
+     * the config's comment lists */
+    if (strncmp(base, "libc.so.", 8) == 0)
+        return 0;
+    /* lineup's: lu__self and the hooks' values are saved at each switch */
+    uintptr_t ours = (uintptr_t)lu__tls_scan_cb;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && ours >= lo && ours - lo < ph->p_memsz)
+            return 0;
+    }
+    sc->owner = *name ? name : "the program";
+    return 1;
+}
+
+int lu_sched_tls_owner(const char **who)
+{
+    struct lu__tls_scan sc = {0};
+    dl_iterate_phdr(lu__tls_scan_cb, &sc);
+    if (who)
+        *who = sc.owner;
+    return sc.owner != NULL;
+}
+
+bool lu_sched_tls_shared(const struct lu_sched *s)
+{
+    return s->tls_shared;
+}
+
+/* Whether this execution's threads share the controller's TLS. AUTO looks
+ * again only when objects were loaded since it last looked (the first
+ * object's callback tells, before the scan). */
+static bool lu__tls_share(struct lu_sched *s)
+{
+    switch (s->cfg.tls) {
+    case LU_SCHED_TLS_PER_THREAD:
+        return false;
+    case LU_SCHED_TLS_SHARED:
+        return true;
+    default:
+        break;
+    }
+    struct lu__tls_scan sc = {.counted = true};
+    dl_iterate_phdr(lu__tls_scan_cb, &sc);
+    if (s->tls_adds && sc.adds == s->tls_adds)
+        return s->tls_shared;
+    s->tls_adds = sc.adds;
+    return !lu_sched_tls_owner(NULL);
 }
 
 int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res)
@@ -1214,6 +1354,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         tr->len = 0; /* DFS: replay_len set by the last backtrack */
     }
 
+    s->tls_shared = lu__tls_share(s);
     lu__explore_begin(s);
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);

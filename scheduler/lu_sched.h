@@ -258,7 +258,48 @@ struct lu_sched_config {
      * races: lu_sched_vc and lu_sched_clock then order nothing (clocks keep
      * their initial values). Saves the clock joins at every access. */
     bool no_clocks;
+    /* Whose TLS the controlled threads run on (enum lu_sched_tls). */
+    int tls;
 };
+
+/* Each controlled thread runs on the thread pointer of a real pool thread:
+ * its own TLS, errno and glibc thread control block. Where the CPU cannot
+ * move the FS base from user space (no FSGSBASE) every switch between two
+ * such threads is a system call. AUTO shares one thread pointer, the
+ * controller's, among all controlled threads when no code with
+ * thread-local storage of its own runs in the process: no object loaded
+ * (checked before each execution) has a TLS segment except the C library
+ * and lineup's. Thread identity does not live there (pthread_self, thread
+ * ids, pthread keys and cleanup handlers are the interposer's), and each
+ * switch swaps the thread's errno (and lineup's own per-thread values, see
+ * lu_sched_tls_keep) in and out of the shared TLS, so code sees what it
+ * would with TLS of its own, except for glibc's per-thread state that
+ * outlives a call: its malloc caches (threads then reuse each other's freed
+ * blocks), uselocale, flockfile's owner, and static buffers such as
+ * inet_ntoa's. PER_THREAD keeps
+ * every thread on its pool thread's; SHARED shares even when some object has
+ * a TLS segment (its thread-local variables are then one per process:
+ * only for code known not to use them). */
+enum lu_sched_tls { LU_SCHED_TLS_AUTO, LU_SCHED_TLS_PER_THREAD, LU_SCHED_TLS_SHARED };
+
+/* Declares var, a thread-local variable of the static TLS model
+ * (initial-exec) of size bytes, as holding a controlled thread's own state
+ * across its scheduling points, as the layers above lineup's scheduler keep
+ * there (the interposer's shadow call stack, the driver's result buffer).
+ * Under a shared TLS each controlled thread then has a copy of its own:
+ * saved when it switches away, put back when it resumes, zero when it
+ * starts; its TLS is its own otherwise. Call before the first execution
+ * (a constructor); at most LU_SCHED_TLS_KEEP_BYTES for all, each rounded up
+ * to 8 bytes. Returns 0, or LU_SCHED_EINVAL when they do not fit. Not a
+ * scheduling point. */
+#define LU_SCHED_TLS_KEEP_BYTES 64
+int lu_sched_tls_keep(void *var, size_t size);
+
+/* What AUTO would choose now: 0 when every loaded object with a TLS segment
+ * is the C library or lineup's own; otherwise 1, and *who (may be NULL)
+ * names the first other one (valid while it stays loaded). Not a
+ * scheduling point; any thread. */
+int lu_sched_tls_owner(const char **who);
 
 /* Fatal kinds passed to on_fatal. LU_SCHED_FATAL_BLOCKED is not fatal by
  * itself: it answers LU_SCHED_WHERE_SIGVAL, and the thread then waits in
@@ -407,6 +448,10 @@ struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err);
 
 /* Stops the pool threads and frees everything. Controller only. */
 void lu_sched_destroy(struct lu_sched *s);
+
+/* Whether the last execution (or the next, before any ran) shares one
+ * thread pointer among the controlled threads. Controller only. */
+bool lu_sched_tls_shared(const struct lu_sched *s);
 
 /* True while the strategy has another execution to run (DFS: the tree is
  * not exhausted; RANDOM: always; REPLAY: until it ran once). After

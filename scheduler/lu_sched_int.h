@@ -287,6 +287,20 @@ enum lu__tstate {
     LU__T_FINISHED,
 };
 
+/* A thread's values of what it keeps in a shared TLS (lu_sched_config.tls):
+ * errno, the hooks' values set before a scheduling point and read after it,
+ * and the other layers' variables (lu_sched_tls_keep). Held here, not on
+ * the thread's stack, where code under test that writes through a pointer
+ * to a dead local of another thread would overwrite them. All zero for a
+ * thread that has not run yet. */
+struct lu__tls_view {
+    uintptr_t pc;
+    uint64_t arg;
+    int mo;
+    int err;
+    unsigned char kept[LU_SCHED_TLS_KEEP_BYTES] __attribute__((aligned(8)));
+};
+
 struct lu__thread {
     int id;
     /* in the handler of a signal lineup did not deliver (lu_sched_async_enter):
@@ -295,11 +309,12 @@ struct lu__thread {
     _Atomic uint32_t baton; /* futex word of the pool thread: start-up and shutdown only */
     bool retire;            /* the pool thread is to exit (a bigger stack takes its place) */
     struct lu_sched *s;
-    pthread_t real;      /* the pool thread lending its stack and control block */
-    uintptr_t fs;        /* its thread pointer (FS base) */
-    uintptr_t stack_top; /* where a fresh context starts on its stack */
-    size_t stack_size;   /* of that stack */
-    void *sp;            /* saved stack pointer while switched out */
+    pthread_t real;          /* the pool thread lending its stack and control block */
+    uintptr_t fs;            /* its thread pointer (FS base) */
+    uintptr_t stack_top;     /* where a fresh context starts on its stack */
+    size_t stack_size;       /* of that stack */
+    void *sp;                /* saved stack pointer while switched out */
+    struct lu__tls_view tls; /* under a shared TLS: its values while it is switched out */
     int state;
     bool first_run; /* has not reached its first scheduling point yet */
     int spawner;
@@ -370,9 +385,12 @@ struct lu_sched {
     _Atomic uint32_t pool_ready;
     char error[320]; /* why a pool thread could not start: res->message of an ERROR outcome */
     bool shutdown;
-    void *ctl_sp;     /* the controller's context while an execution runs */
-    uintptr_t ctl_fs; /* its thread pointer, which thread 0 runs on too */
-    uintptr_t cur_fs; /* the FS base now loaded */
+    void *ctl_sp;                /* the controller's context while an execution runs */
+    uintptr_t ctl_fs;            /* its thread pointer, which thread 0 runs on too */
+    uintptr_t cur_fs;            /* the FS base now loaded */
+    bool tls_shared;             /* this execution: every controlled thread runs on ctl_fs */
+    struct lu__tls_view ctl_tls; /* the controller's, while a controlled thread runs */
+    unsigned long long tls_adds; /* dl_iterate_phdr's count of loads when AUTO last looked */
 
     /* execution */
     bool ended;

@@ -2,7 +2,11 @@
  * What the user-space context switches of the engine must preserve: every
  * controlled thread keeps its own thread-local storage, errno,
  * pthread_self(), stack and floating-point control state across switches,
- * even though all of them run on one kernel thread; deep stacks work;
+ * even though all of them run on one kernel thread; with one TLS shared by
+ * all (lu_sched_config.tls), everything but the thread-local variables,
+ * and the hooks' values set before a point and read after it, with the
+ * same search as per-thread TLS; this program has thread-local variables
+ * of its own, so AUTO keeps them per thread; deep stacks work;
  * threads abandoned in a stuck execution do not disturb the next one; the
  * pool serves many threads and many executions.
  */
@@ -28,9 +32,15 @@
 static _Atomic int shared;
 static __thread int tls_counter;
 static __thread char tls_buf[64];
+/* declared with lu_sched_tls_keep: each thread's own under a shared TLS too */
+static __thread int tls_kept __attribute__((tls_model("initial-exec")));
 
 struct seen {
     pthread_t self;
+    uintptr_t tls_addr;
+    int kept_seen;
+    int mo_seen;
+    uintptr_t pc_seen;
     int tls_after;
     int errno_after;
     uintptr_t stack;
@@ -64,11 +74,23 @@ static void *identity_worker(void *arg)
     tls_counter = 0;
     snprintf(tls_buf, sizeof tls_buf, "thread %d", id);
     fesetround(id % 2 ? FE_UPWARD : FE_TONEAREST);
+    seen[id].mo_seen = seen[id].pc_seen = seen[id].kept_seen = 0;
     for (int i = 0; i < 5; i++) {
         tls_counter += id + 1;
         errno = 100 + id;
-        point(); /* others run here and write their own copies */
+        /* what an instrumented access sets before its point and the
+         * scheduler reads after it */
+        lu__sched_pc = 0x1000 + (uintptr_t)id;
+        LU_SCHED_SET_MO(id % 5);
+        tls_kept = 1000 + id;
+        lu_sched_access_begin(LU_SCHED_K_RMW, &shared, 1); /* others run here */
+        seen[id].mo_seen += lu__sched_mo != id % 5 + 1;
+        seen[id].pc_seen += lu__sched_pc != 0x1000 + (uintptr_t)id;
+        seen[id].kept_seen += tls_kept != 1000 + id;
+        atomic_fetch_add(&shared, 1);
+        lu_sched_access_end(&shared, true);
     }
+    seen[id].tls_addr = (uintptr_t)&tls_counter;
     seen[id].self = pthread_self();
     seen[id].tls_after = tls_counter;
     seen[id].errno_after = errno;
@@ -90,18 +112,30 @@ static void *identity_main(void *arg)
     return NULL;
 }
 
+static int tls_mode; /* enum lu_sched_tls of the schedulers new_sched makes */
+
 static struct lu_sched *new_sched(enum lu_sched_strategy st, int bound, struct lu_sched_trace **tr)
 {
     *tr = lu_test_trace(1 << 16);
     struct lu_sched_config cfg = lu_test_config(st, bound, *tr);
     cfg.seed = 7;
+    cfg.tls = tls_mode;
     return lu_test_sched(&cfg);
 }
 
-static void test_identity(void)
+static const char *tls_name(int mode)
+{
+    return mode == LU_SCHED_TLS_SHARED ? "shared TLS"
+           : mode == LU_SCHED_TLS_AUTO ? "auto TLS"
+                                       : "per-thread TLS";
+}
+
+static void test_identity(int mode)
 {
     struct lu_sched_trace *tr;
+    tls_mode = mode;
     struct lu_sched *s = new_sched(LU_SCHED_RANDOM, -1, &tr);
+    bool shared_tls = mode == LU_SCHED_TLS_SHARED;
     struct lu_sched_result res;
     int bad = 0;
     uint64_t switches = 0;
@@ -115,20 +149,30 @@ static void test_identity(void)
         for (int i = 0; i < NT; i++) {
             char want[64];
             snprintf(want, sizeof want, "thread %d", i);
-            if (seen[i].tls_after != 5 * (i + 1) || seen[i].errno_after != 100 + i ||
-                strcmp(seen[i].buf, want) || seen[i].kernel_tid != controller_tid ||
+            if ((!shared_tls && (seen[i].tls_after != 5 * (i + 1) || strcmp(seen[i].buf, want))) ||
+                seen[i].errno_after != 100 + i || seen[i].kernel_tid != controller_tid || seen[i].mo_seen ||
+                seen[i].pc_seen || seen[i].kept_seen ||
                 seen[i].round_after != (i % 2 ? FE_UPWARD : FE_TONEAREST))
                 bad++;
-            for (int j = 0; j < i; j++)
+            for (int j = 0; j < i; j++) {
                 if (pthread_equal(seen[i].self, seen[j].self) || seen[i].stack == seen[j].stack)
                     bad++;
+                /* the mode really is what it says */
+                if ((seen[i].tls_addr == seen[j].tls_addr) != shared_tls)
+                    bad++;
+            }
         }
     }
     struct lu_sched_stats st;
     lu_sched_stats(s, &st);
     switches = st.switches;
-    CHECK(bad == 0, "per-thread TLS, errno, pthread_self, stacks and rounding mode survive switches (%d bad)",
-          bad);
+    CHECK(bad == 0,
+          "%s: its TLS, errno, the hooks' pc and memory order, kept variables, pthread_self, stacks and "
+          "rounding mode "
+          "survive switches (%d bad)",
+          tls_name(mode), bad);
+    CHECK(lu_sched_tls_shared(s) == shared_tls, "%s: the scheduler says it %s the TLS", tls_name(mode),
+          shared_tls ? "shares" : "does not share");
     CHECK(switches > 200 * 4, "the random walk really switched threads (%llu switches)",
           (unsigned long long)switches);
     CHECK(!pthread_equal(seen[0].self, pthread_self()), "controlled threads are not the controller");
@@ -312,6 +356,7 @@ static void *parked_main(void *arg)
  * ordinary spawn, whose threads run to their first free point at once. */
 static void parked_search(bool parked, int bound, int *n, uint64_t *sig, int *early)
 {
+    tls_mode = LU_SCHED_TLS_AUTO;
     struct lu_sched_trace *tr;
     struct lu_sched *s = new_sched(LU_SCHED_DFS, bound, &tr);
     struct lu_sched_result res;
@@ -353,13 +398,69 @@ static void test_parked(void)
     }
 }
 
+/* ---- one TLS for all: the same search ---- */
+
+static void tls_search(int mode, int bound, int *n, uint64_t *sig)
+{
+    struct lu_sched_trace *tr;
+    tls_mode = mode;
+    struct lu_sched *s = new_sched(LU_SCHED_DFS, bound, &tr);
+    struct lu_sched_result res;
+    *n = 0;
+    *sig = 0;
+    while (lu_sched_more(s)) {
+        memset(seen, 0, sizeof seen);
+        parked_started = parked_prefixes = parked_n = 0;
+        if (lu_sched_run(s, identity_main, NULL, &res) != 0 || res.outcome != LU_SCHED_OUT_COMPLETE)
+            break;
+        (*n)++;
+        uint64_t h = 1469598103934665603ull;
+        for (uint32_t i = 0; i < tr->len; i++)
+            h = (h ^ tr->steps[i].chosen) * 1099511628211ull;
+        for (int i = 0; i < NT; i++)
+            h = (h ^ (uint64_t)seen[i].errno_after) * 1099511628211ull;
+        *sig += h;
+    }
+    lu_sched_destroy(s);
+    free(tr);
+}
+
+static void test_tls_modes(void)
+{
+    const char *who = NULL;
+    CHECK(lu_sched_tls_owner(&who) == 1 && who && strcmp(who, "the program") == 0,
+          "this program's thread-local variables are found (%s)", who ? who : "none");
+    for (int bound = 0; bound <= 1; bound++) {
+        int n0, n1;
+        uint64_t sig0, sig1;
+        tls_search(LU_SCHED_TLS_PER_THREAD, bound, &n0, &sig0);
+        tls_search(LU_SCHED_TLS_SHARED, bound, &n1, &sig1);
+        CHECK(n0 > 1 && n0 == n1 && sig0 == sig1,
+              "bound %d: shared TLS runs the search of per-thread TLS, schedules and errno values (%d and %d "
+              "executions)",
+              bound, n0, n1);
+    }
+}
+
 int main(void)
 {
     controller_tid = kernel_tid();
-    test_identity();
-    test_deep_stack();
-    test_abandoned();
-    test_many();
+    CHECK(lu_sched_tls_keep(&tls_kept, sizeof tls_kept) == 0, "a variable to keep per thread is taken");
+    CHECK(lu_sched_tls_keep(tls_buf, LU_SCHED_TLS_KEEP_BYTES) == LU_SCHED_EINVAL,
+          "more than LU_SCHED_TLS_KEEP_BYTES in all is refused");
+    test_identity(LU_SCHED_TLS_AUTO);
+    test_identity(LU_SCHED_TLS_PER_THREAD);
+    test_identity(LU_SCHED_TLS_SHARED);
+    test_tls_modes();
+    /* abandoned contexts, deep stacks and the pool with either TLS */
+    for (int m = 0; m < 2; m++) {
+        tls_mode = m ? LU_SCHED_TLS_SHARED : LU_SCHED_TLS_AUTO;
+        test_deep_stack();
+        tls_mode = m ? LU_SCHED_TLS_SHARED : LU_SCHED_TLS_AUTO;
+        test_abandoned();
+        tls_mode = m ? LU_SCHED_TLS_SHARED : LU_SCHED_TLS_AUTO;
+        test_many();
+    }
     test_parked();
     printf("%d passed, %d failed\n", passes, failures);
     return failures != 0;

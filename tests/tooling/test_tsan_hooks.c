@@ -79,6 +79,9 @@ int lu_sched_self(void)
     return stub_tid;
 }
 
+#define LU_TEST_STUB_SELF stub_tid
+#include "lu_test_stubs.h"
+
 /* Distinct per thread id, so the log test can see it recorded. */
 uint32_t lu_sched_clock(void)
 {

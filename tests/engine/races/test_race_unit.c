@@ -91,6 +91,9 @@ int lu_sched_self(void)
     return cur;
 }
 
+#define LU_TEST_STUB_SELF cur
+#include "lu_test_stubs.h"
+
 uint32_t lu_sched_clock(void)
 {
     return cur >= 0 ? vc[cur][cur] : 0;
