@@ -139,6 +139,7 @@ struct lu_drv_job {
     int strategy;           /* enum lu_drv_strategy */
     int pct_depth;          /* PCT: bug depth d */
     bool por;               /* exhaustive phase 2: partial-order reduction (docs/por.md) */
+    int tls;                /* enum lu_sched_tls: whose TLS the test threads run on */
     uint64_t seed;          /* randomized strategies: this test's seed */
     unsigned explorers;     /* phase-2 processes splitting this test's schedule tree (>= 1) */
     uint64_t recycle_every; /* testing: restart the explorer after this many executions (0: by memory) */
@@ -424,6 +425,12 @@ uint32_t lu_drv_cache_mb(const char *prog);
 
 /* Parses "on" or "off" for option opt, or dies as above. */
 bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v);
+/* --tls: enum lu_sched_tls from "auto", "per-thread" or "shared"; the
+ * parse dies with a usage error (status 2) on anything else, tls_parse
+ * returns -1 (for replay files). */
+int lu_drv_parse_tls(const char *prog, const char *v);
+int lu_drv_tls_parse(const char *v);
+const char *lu_drv_tls_name(int tls);
 
 /* Parses --preemptions: a whole number up to 64, or -1 for no bound. */
 int lu_drv_parse_preemptions(const char *prog, const char *v);

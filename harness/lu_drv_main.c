@@ -187,6 +187,8 @@ struct lu__opts {
     int strategy;
     int depth;
     bool reduction; /* phase 2 DFS: partial-order reduction */
+    int tls;        /* enum lu_sched_tls */
+    bool tls_given; /* --tls on the command line: a replay uses it, not the file's */
     bool depth_given;
     uint64_t given;            /* options on the command line, bit (option - O_MATRIX) */
     unsigned shard_k, shard_n; /* 0/0: no sharding */
@@ -217,6 +219,8 @@ static void lu__usage(FILE *f)
         "  --depth D           bug depth of pct (default 3)\n"
         "  --reduction on|off  partial-order reduction in exhaustive phase-2 search (default on; it skips\n"
         "                      executions, never a distinct history)\n"
+        "  --tls auto|per-thread|shared  the test threads' TLS (default auto: shared unless some code\n"
+        "                      has thread-local variables; see docs/architecture.md)\n"
         "  --test 'A B | C'    check this one test; '|' separates threads\n"
         "  --harness NAME      check only this harness of the shared object\n"
         "  --jobs N            tests run in parallel (default: number of cores); with fewer tests than\n"
@@ -227,7 +231,7 @@ static void lu__usage(FILE *f)
         "  --json FILE         write machine-readable results (FILE is replaced at the end; a device\n"
         "                      or FIFO such as /dev/stdout is written to)\n"
         "  --replay FILE       re-run a reported failure and show it; only --timeout, --spin-bound,\n"
-        "                      --watchdog-ms and --quiet apply, other options are rejected\n"
+        "                      --watchdog-ms, --tls and --quiet apply, other options are rejected\n"
         "  --replay-dir DIR    where to write replay files (an existing directory; default .)\n"
         "  --max-executions N  phase 2 budget per test (default 20000; 0: none). Phase 2 covers\n"
         "                      bound 0, then 1, ... up to --preemptions, until the budget runs out\n"
@@ -416,7 +420,8 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         O_DEPTH,
         O_SHARD,
         O_REDUCTION,
-        O_MAXTO
+        O_MAXTO,
+        O_TLS
     };
     static const struct option lo[] = {
         {"matrix", required_argument, 0, O_MATRIX},
@@ -444,6 +449,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         {"reduction", required_argument, 0, O_REDUCTION},
         {"shard", required_argument, 0, O_SHARD},
         {"max-timeouts", required_argument, 0, O_MAXTO},
+        {"tls", required_argument, 0, O_TLS},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -560,6 +566,10 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         case O_REDUCTION:
             o->reduction = lu_drv_parse_onoff("lineup", "--reduction", optarg);
             break;
+        case O_TLS:
+            o->tls = lu_drv_parse_tls("lineup", optarg);
+            o->tls_given = true;
+            break;
         case O_HELP:
             lu__usage(stdout);
             exit(EXIT_PASS);
@@ -608,7 +618,7 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
                              LU__BIT(O_REDUCTION) | LU__BIT(O_UNINSTR) | LU__BIT(O_MAXTO),
                          lo, O_MATRIX,
                          "with --replay, which re-runs the recorded execution as recorded (only --timeout, "
-                         "--spin-bound, --watchdog-ms and --quiet apply)");
+                         "--spin-bound, --watchdog-ms, --tls and --quiet apply)");
     if (o->test)
         lu__reject_given(o->given, LU__BIT(O_MATRIX) | LU__BIT(O_SAMPLES), lo, O_MATRIX,
                          "with --test, which checks its one test instead of random --matrix tests");
@@ -1359,7 +1369,7 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase,
                             int preemptions, int strategy, uint32_t spin_bound, uint32_t watchdog_ms,
-                            unsigned timeout, bool uninstrumented, char *out, size_t outlen)
+                            unsigned timeout, bool uninstrumented, int tls, char *out, size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -1398,6 +1408,10 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     /* what counts as divergence: an operation that computes for 0.3 s is
      * one under --watchdog-ms 50, and goes on under the default */
     fprintf(f, "watchdog-ms %" PRIu32 "\n", watchdog_ms);
+    /* found with a --tls other than auto: a shared TLS changes what code
+     * with thread-local variables does */
+    if (tls != LU_SCHED_TLS_AUTO)
+        fprintf(f, "tls %s\n", lu_drv_tls_name(tls));
     lu_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
@@ -1415,6 +1429,7 @@ struct lu__replay {
     bool timeout_set;
     unsigned timeout;     /* --timeout of the run that wrote it (0: none) */
     uint32_t watchdog_ms; /* 0: not recorded */
+    int tls;              /* enum lu_sched_tls; AUTO when not recorded */
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1564,6 +1579,10 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             if (!isdigit((unsigned char)val[0]) || *end || errno || w < 1 || w > 3600000)
                 lu__replay_bad(file, ln, "bad watchdog-ms (1 to 3600000)");
             rp->watchdog_ms = (uint32_t)w;
+        } else if (strcmp(line, "tls") == 0) {
+            rp->tls = lu_drv_tls_parse(val);
+            if (rp->tls < 0)
+                lu__replay_bad(file, ln, "bad tls (auto, per-thread or shared)");
         } else if (strcmp(line, "uninstrumented") == 0) {
             if (strcmp(val, "1") != 0)
                 lu__replay_bad(file, ln, "bad uninstrumented line");
@@ -1818,6 +1837,7 @@ static int lu__replay_main(struct lu__opts *o)
     job.replay_len = rp.len;
     job.spin_bound = rp.spin_bound && !o->spin_given ? rp.spin_bound : o->spin_bound;
     job.watchdog_ms = rp.watchdog_ms && !o->watchdog_given ? rp.watchdog_ms : o->watchdog_ms;
+    job.tls = o->tls_given ? o->tls : rp.tls;
     if (rp.timeout_set && !o->timeout_given)
         lu__timeout = rp.timeout;
     /* before the run, which may wait for --timeout */
@@ -1933,6 +1953,7 @@ int main(int argc, char **argv)
             fprintf(json, ", \"depth\": %d", o.depth);
         fprintf(json, ", \"max_executions\": %" PRIu64, o.max_executions);
         fprintf(json, ", \"reduction\": %s", o.reduction ? "true" : "false");
+        fprintf(json, ", \"tls\": \"%s\"", lu_drv_tls_name(o.tls));
         fprintf(json, ", \"recycle_mb\": %" PRIu32 ", \"heap_cap_mb\": %" PRIu32 ", \"cache_mb\": %" PRIu32,
                 o.recycle_mb, o.heap_cap_mb, o.cache_mb);
         if (o.shard_n)
@@ -2019,6 +2040,7 @@ int main(int argc, char **argv)
             j->strategy = o.strategy;
             j->pct_depth = o.depth;
             j->por = o.reduction;
+            j->tls = o.tls;
             j->seed = lu__test_seed(o.seed, sample[i]);
             j->explorers = explorers;
             j->recycle_every = o.recycle_every;
@@ -2275,7 +2297,7 @@ int main(int argc, char **argv)
                         if (want &&
                             lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
                                              o.strategy, o.spin_bound, o.watchdog_ms, o.timeout, ins == 0,
-                                             replay_path, sizeof replay_path) == 0) {
+                                             o.tls, replay_path, sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {

@@ -62,6 +62,8 @@ struct lu__ropts {
     bool watchdog_set;
     uint32_t spin_bound, watchdog_ms;
     bool spin_set;
+    int tls; /* enum lu_sched_tls */
+    bool tls_set;
     uint32_t cache_mb; /* LINEUP_PC_MB */
     const char *replay;
     const char *replay_dir;
@@ -111,6 +113,8 @@ static void lu__usage(FILE *f)
         "  --spin-bound N      spinning steps before a livelock is declared (1 to 100000000, default 1000)\n"
         "  --watchdog-ms MS    CPU time without a scheduling point that counts as divergence\n"
         "                      (1 to 3600000, default 1000)\n"
+        "  --tls auto|per-thread|shared  the threads' TLS (default auto: shared unless some code has\n"
+        "                      thread-local variables; see docs/architecture.md)\n"
         "  --replay FILE       re-run a reported execution deterministically and show it; --strategy,\n"
         "                      --preemptions, --depth, --reduction, --budget, --seed, --all,\n"
         "                      --max-timeouts, --replay-dir and --json do nothing there and are\n"
@@ -182,7 +186,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         O_QUIET,
         O_HELP,
         O_VERSION,
-        O_MAXTO
+        O_MAXTO,
+        O_TLS
     };
     static const struct option lo[] = {
         {"strategy", required_argument, 0, O_STRAT},
@@ -207,6 +212,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         {"help", no_argument, 0, O_HELP},
         {"version", no_argument, 0, O_VERSION},
         {"max-timeouts", required_argument, 0, O_MAXTO},
+        {"tls", required_argument, 0, O_TLS},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -249,6 +255,10 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             break;
         case O_REDUCTION:
             o->reduction = lu_drv_parse_onoff("lineup run", "--reduction", optarg);
+            break;
+        case O_TLS:
+            o->tls = lu_drv_parse_tls("lineup run", optarg);
+            o->tls_set = true;
             break;
         case O_BUDGET: {
             size_t n = strlen(optarg);
@@ -358,10 +368,11 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     for (size_t i = 0; o->replay && i < sizeof replay_ignores / sizeof replay_ignores[0]; i++)
         for (const struct option *l = lo; l->name; l++)
             if (l->val == replay_ignores[i] && (given & (1ull << (l->val - O_STRAT))))
-                lu__die_usage("--%s has no effect with --replay, which re-runs the recorded execution "
-                              "(--nondet-range, --spin-bound, --max-steps, --races, --expect-exit, --timeout "
-                              "and --watchdog-ms apply)",
-                              l->name);
+                lu__die_usage(
+                    "--%s has no effect with --replay, which re-runs the recorded execution "
+                    "(--nondet-range, --spin-bound, --max-steps, --races, --expect-exit, --timeout, "
+                    "--watchdog-ms and --tls apply)",
+                    l->name);
     if (!o->replay && (given & (1ull << (O_MAXTO - O_STRAT))) && !o->all)
         lu__die_usage("--max-timeouts has no effect without --all: the first timeout stops the search");
     if ((given & (1ull << (O_DEPTH - O_STRAT))) && o->strategy != LU_RUN_PCT)
@@ -642,6 +653,7 @@ static int lu__replay_file(struct lu__ctx *x, struct lu_run_shm *m, char *out, s
     rp.timeout_set = 1;
     rp.timeout_ms = m->cfg.timeout_ms;
     rp.watchdog_ms = m->cfg.watchdog_ms;
+    rp.tls = m->cfg.tls;
     struct lu_sched_trace *tr = lu_run_shm_trace(m);
     rp.steps = tr->steps;
     rp.len = tr->len < m->trace_cap ? tr->len : m->trace_cap;
@@ -982,6 +994,7 @@ static int lu__json_end(struct lu__ctx *x, int outcome, int sig, int rc, const c
     else
         fputs(", \"budget\": null", f);
     fprintf(f, ", \"all\": %s, \"races\": %s", o->all ? "true" : "false", o->races ? "true" : "false");
+    fprintf(f, ", \"tls\": \"%s\"", lu_drv_tls_name(o->tls));
     if (o->expect_set)
         fprintf(f, ", \"expect_exit\": %d", o->expect);
     else
@@ -1131,6 +1144,7 @@ static void lu__fill_cfg(const struct lu__ropts *o, struct lu_run_cfg *c)
     c->all = o->all;
     c->max_timeouts = o->max_timeouts;
     c->reduction = o->reduction;
+    c->tls = o->tls;
     c->cache_mb = o->cache_mb;
     c->expect_exit_set = o->expect_set;
     c->expect_exit = o->expect;
@@ -1180,7 +1194,9 @@ static void lu__replay_misfit(const struct lu_drv_run_replay *rp, const struct l
     if (rp->max_steps && rp->max_steps != LU__DEFAULT_STEPS)
         n += (size_t)snprintf(opts + n, sizeof opts - n, "--max-steps %" PRIu32 " ", rp->max_steps);
     if (o->watchdog_ms != 1000)
-        snprintf(opts + n, sizeof opts - n, "--watchdog-ms %" PRIu32 " ", o->watchdog_ms);
+        n += (size_t)snprintf(opts + n, sizeof opts - n, "--watchdog-ms %" PRIu32 " ", o->watchdog_ms);
+    if (o->tls != LU_SCHED_TLS_AUTO)
+        snprintf(opts + n, sizeof opts - n, "--tls %s ", lu_drv_tls_name(o->tls));
     fprintf(stderr,
             "lineup run: replay: the recorded schedule does not fit this program at choice %u%s (%s): the "
             "program changed since the replay file was written, or it does not behave the same way on the "
@@ -1245,6 +1261,8 @@ int lu_drv_run_main(int argc, char **argv)
             o.timeout_ms = rp.timeout_ms;
         if (!o.watchdog_set && rp.watchdog_ms)
             o.watchdog_ms = rp.watchdog_ms;
+        if (!o.tls_set)
+            o.tls = rp.tls;
         if (!o.expect_set && rp.expect_exit_set) {
             o.expect_set = true;
             o.expect = rp.expect_exit;

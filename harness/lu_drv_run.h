@@ -238,6 +238,7 @@ struct lu_run_cfg {
     int expect_exit;
     uint32_t max_timeouts; /* --all: timeouts before the search stops (0: no limit) */
     uint32_t replay_len;
+    int tls; /* enum lu_sched_tls */
 };
 
 struct lu_run_sig {
@@ -372,6 +373,7 @@ struct lu_drv_run_replay {
     int timeout_set;
     uint32_t timeout_ms;  /* --timeout of the run that wrote it (0: none) */
     uint32_t watchdog_ms; /* 0: not recorded */
+    int tls;              /* enum lu_sched_tls; AUTO when not recorded */
     struct lu_sched_step *steps;
     uint32_t len;
 };

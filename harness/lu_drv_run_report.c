@@ -680,6 +680,8 @@ int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp,
         fprintf(f, "timeout %" PRIu32 "\n", rp->timeout_ms / 1000);
     if (rp->watchdog_ms) /* what counted as divergence */
         fprintf(f, "watchdog-ms %" PRIu32 "\n", rp->watchdog_ms);
+    if (rp->tls != LU_SCHED_TLS_AUTO) /* a shared TLS changes what thread-local variables do */
+        fprintf(f, "tls %s\n", lu_drv_tls_name(rp->tls));
     fputs("schedule", f);
     for (uint32_t i = 0; i < rp->len; i++)
         fprintf(f, " %c%u", rp->steps[i].kind == LU_SCHED_CHOOSE_DATA ? 'd' : 't', rp->steps[i].chosen);
@@ -732,8 +734,9 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
     const char *why = NULL;
     /* each key but arg once: a second schedule line would be appended to
      * the first, a second program line would replace it */
-    static const char *const keys[] = {"program", "kind",        "nondet-range", "spin-bound", "max-steps",
-                                       "races",   "expect-exit", "schedule",     "timeout",    "watchdog-ms"};
+    static const char *const keys[] = {"program",   "kind",        "nondet-range", "spin-bound",
+                                       "max-steps", "races",       "expect-exit",  "schedule",
+                                       "timeout",   "watchdog-ms", "tls"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     size_t total = 0, arg_bytes = 0;
     char whybuf[160];
@@ -864,6 +867,12 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
                 goto bad;
             }
             rp->watchdog_ms = (uint32_t)x;
+        } else if (strcmp(line, "tls") == 0) {
+            rp->tls = lu_drv_tls_parse(val);
+            if (rp->tls < 0) {
+                why = "bad tls (auto, per-thread or shared)";
+                goto bad;
+            }
         } else if (strcmp(line, "expect-exit") == 0) {
             if (lu__num(val, 0, 255, &x)) {
                 why = "bad expect-exit";

@@ -195,6 +195,31 @@ bool lu_drv_parse_onoff(const char *prog, const char *opt, const char *v)
     return strcmp(v, "on") == 0;
 }
 
+static const char *const lu__tls_names[] = {
+    [LU_SCHED_TLS_AUTO] = "auto", [LU_SCHED_TLS_PER_THREAD] = "per-thread", [LU_SCHED_TLS_SHARED] = "shared"};
+
+int lu_drv_tls_parse(const char *v)
+{
+    for (int i = 0; i < (int)(sizeof lu__tls_names / sizeof lu__tls_names[0]); i++)
+        if (strcmp(v, lu__tls_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+const char *lu_drv_tls_name(int tls)
+{
+    return tls >= 0 && tls < (int)(sizeof lu__tls_names / sizeof lu__tls_names[0]) ? lu__tls_names[tls]
+                                                                                   : "auto";
+}
+
+int lu_drv_parse_tls(const char *prog, const char *v)
+{
+    int t = lu_drv_tls_parse(v);
+    if (t < 0)
+        lu__die(prog, "--tls takes auto, per-thread or shared, not '%s'", v);
+    return t;
+}
+
 int lu_drv_parse_preemptions(const char *prog, const char *v)
 {
     if (v && strcmp(v, "-1") == 0)

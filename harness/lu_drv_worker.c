@@ -657,6 +657,7 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     cfg.por = o->por;
     cfg.cache = o->por ? lu__cache : NULL;
     cfg.no_clocks = true; /* Line-Up checks histories, not data races */
+    cfg.tls = W->job.tls;
     if (o->strategy == LU_SCHED_REPLAY) {
         cfg.replay = lu_drv_shm_replay(W);
         cfg.replay_len = W->job.replay_len;

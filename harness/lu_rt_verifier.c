@@ -1258,6 +1258,7 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int 
     cfg.seed = seed;
     cfg.spin_bound = R->cfg.spin_bound;
     cfg.watchdog_ms = R->cfg.watchdog_ms;
+    cfg.tls = R->cfg.tls;
     cfg.trace = lu_run_shm_trace(R);
     cfg.trace->cap = R->trace_cap;
     cfg.on_fatal = lu__on_fatal;

@@ -104,6 +104,12 @@ lineup_row 2 "$U--strategy random samples schedules without end" --strategy rand
 for v in "" maybe ON; do
     lineup_row 2 "$U--reduction takes on or off" --reduction "$v" "$H"
 done
+for v in "" AUTO per_thread "auto "; do
+    lineup_row 2 "$U--tls takes auto, per-thread or shared, not '$v'" --tls "$v" "$H"
+done
+for v in auto per-thread shared; do
+    lineup_row 0 "^verdict: PASS" --tls "$v" --test "inc(0) | inc(0)" "$H"
+done
 for v in / 1/ /2 a/b 1/2/3 -1/2 " 1/2"; do
     lineup_row 2 "$U--shard takes K/N" --seed 1 --shard "$v" "$H"
 done
@@ -162,6 +168,8 @@ run_row 2 "$R--max-timeouts has no effect without --all" --max-timeouts 3
 run_row 2 "$R--max-timeouts takes a whole number" --all --max-timeouts -1
 run_row 2 "$R--strategy takes dfs, ipb, idb, random, pct, pos or default, not ''" --strategy ""
 run_row 2 "$R--reduction takes on or off" --reduction ""
+run_row 2 "$R--tls takes auto, per-thread or shared, not 'none'" --tls none
+run_row 0 "no failure found" --tls per-thread --budget 20
 run_row 2 "$R--replay takes a file name, not an empty string" --replay ""
 run_row 2 "$R--replay-dir takes a directory, not an empty string" --replay-dir ""
 rows=$((rows + 1))

@@ -313,6 +313,7 @@ no_effect)
     done
     [[ ! -e x.json ]] || fail "--json with --replay wrote a file"
     lu 1 --replay "$f" --timeout 60 --spin-bound 50 --watchdog-ms 500 --quiet
+    lu 1 --replay "$f" --tls per-thread --quiet
     has "\(reproduced\)"
     usage_error --test "inc(0) | inc(0)" --samples 5 "$G/counter_fixed.so"
     has "^lineup: --samples has no effect with --test"
@@ -517,6 +518,12 @@ replay_spin)
     sed 's/^spin-bound .*/spin-bound 0/' "$f" >sb0.replay
     usage_error --replay sb0.replay
     has "sb0.replay:9: not a valid replay file: bad spin-bound \(1 to 100000000\)"
+    # found under the default --tls: the file has no tls line; a bad one is
+    # refused
+    ! grep -q "^tls " "$f" || fail "a replay found with --tls auto records a tls line"
+    { cat "$f" && echo "tls none"; } >tls.replay
+    usage_error --replay tls.replay
+    has "tls.replay:[0-9]+: not a valid replay file: bad tls \(auto, per-thread or shared\)"
     ;;
 replay_fit)
     # a replay follows the recorded schedule exactly; where it cannot, it

@@ -365,6 +365,11 @@ replay)
     done
     lu 1 run --quiet --replay "$f" --timeout 60 --max-steps 100000
     has "\(reproduced\)"
+    lu 1 run --quiet --replay "$f" --tls per-thread
+    has "\(reproduced\)"
+    { cat "$f" && echo "tls none"; } >tls.replay
+    usage_error run --replay tls.replay
+    has "tls.replay:[0-9]+: not a valid replay file: bad tls \(auto, per-thread or shared\)"
     # the replay file holds to the command line's ranges
     sed 's/^max-steps .*/max-steps 0/' "$f" >steps0.replay
     usage_error run --replay steps0.replay

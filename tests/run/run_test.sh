@@ -291,6 +291,34 @@ futex)
     run 0 --strategy dfs --preemptions -1 --budget 2000 -- "$P/futex_poll_fixed"
     has "every schedule of the program was explored"
     ;;
+tls)
+    # errno is each thread's own whether the threads share one TLS (the
+    # program has none of its own: auto shares) or not
+    for t in auto per-thread shared; do
+        run 0 --strategy dfs --tls $t -- "$P/tls"
+        has "every schedule with at most 2 preemptions was explored"
+    done
+    # a program with thread-local variables keeps them per thread under
+    # auto; forced to share, its threads see each other's
+    run 0 --strategy dfs -- "$P/tls_own"
+    has "every schedule with at most 2 preemptions was explored"
+    run 1 --strategy dfs --tls shared -- "$P/tls_own"
+    has "FAIL: assertion failure"
+    has "mine == id"
+    f=$(replay_file)
+    grep -qx "tls shared" "$f" || fail "the replay file does not record --tls shared"
+    run 1 --replay "$f"
+    has "(reproduced)"
+    # each thread's call stack is its own, whichever TLS it runs on
+    for t in auto per-thread; do
+        run 1 --strategy dfs --tls $t -- "$P/stacks"
+        has "FAIL: deadlock"
+        grep -A2 "^  thread 1 " "$out" | grep -q "called from via_one (stacks.c:" ||
+            fail "--tls $t: thread 1's stack is not via_one's"
+        grep -A2 "^  thread 2 " "$out" | grep -q "called from via_two (stacks.c:" ||
+            fail "--tls $t: thread 2's stack is not via_two's"
+    done
+    ;;
 deadlock)
     # timed waits retried in loops: giving up again and again while another
     # thread can go on must not make an endless execution
