@@ -1261,11 +1261,12 @@ static int lu__tls_scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
     const char *name = info->dlpi_name ? info->dlpi_name : "";
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
-    /* glibc's own TLS: errno is saved at each switch, the rest is what
-     * the config's comment lists */
+    /* glibc's own TLS: errno is swapped at each switch (lu__tls_swap),
+     * the rest is what lu_sched_config.tls's comment lists */
     if (strncmp(base, "libc.so.", 8) == 0)
         return 0;
-    /* lineup's: lu__self and the hooks' values are saved at each switch */
+    /* lineup's: lu__self, the hooks' values and the lu_sched_tls_keep
+     * variables are swapped at each switch */
     uintptr_t ours = (uintptr_t)lu__tls_scan_cb;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
