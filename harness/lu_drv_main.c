@@ -1768,8 +1768,8 @@ static uint64_t lu__test_seed(uint64_t seed, unsigned i)
  * command it suggests searches at the recorded bound (a bug found at
  * --preemptions 3 passes at the default 2, fixed or not), as idb did if
  * idb found it, with the spin bound the replay used. */
-static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, uint32_t watchdog_ms, int why,
-                              uint32_t at, const char *path)
+static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, uint32_t watchdog_ms, int tls,
+                              int why, uint32_t at, const char *path)
 {
     struct lu_buf b;
     lu_buf_init(&b);
@@ -1777,7 +1777,7 @@ static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, 
     char of[32] = "";
     if (at < rp->len)
         snprintf(of, sizeof of, " of %u", rp->len);
-    char opts[96] = "";
+    char opts[128] = "";
     size_t n = 0;
     int st = rp->strategy[0] ? lu_drv_strategy_parse(rp->strategy) : LU_DRV_S_DEFAULT;
     if (st == LU_DRV_S_IDB)
@@ -1788,7 +1788,9 @@ static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, 
     if (spin_bound != 1000)
         n += (size_t)snprintf(opts + n, sizeof opts - n, " --spin-bound %" PRIu32, spin_bound);
     if (watchdog_ms != 1000)
-        snprintf(opts + n, sizeof opts - n, " --watchdog-ms %" PRIu32, watchdog_ms);
+        n += (size_t)snprintf(opts + n, sizeof opts - n, " --watchdog-ms %" PRIu32, watchdog_ms);
+    if (tls != LU_SCHED_TLS_AUTO)
+        snprintf(opts + n, sizeof opts - n, " --tls %s", lu_drv_tls_name(tls));
     fprintf(stderr,
             "lineup: replay: the recorded schedule does not fit this build at choice %u%s (%s): the "
             "harness changed since the replay file was written, or it does not behave the same way on the "
@@ -1863,7 +1865,7 @@ static int lu__replay_main(struct lu__opts *o)
     if (misfit != LU_SCHED_MISFIT_NONE) {
         printf("verdict: %s (recorded as %s)\n", lu_drv_verdict_name(LU_DRV_V_MISFIT), rec);
         fflush(stdout);
-        lu__replay_misfit(&rp, job.spin_bound, job.watchdog_ms, misfit, r.sched_len, path);
+        lu__replay_misfit(&rp, job.spin_bound, job.watchdog_ms, job.tls, misfit, r.sched_len, path);
         rc = lu_drv_verdict_exit(LU_DRV_V_MISFIT);
     } else if (r.verdict == LU_DRV_V_PASS) {
         printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);

@@ -524,6 +524,14 @@ replay_spin)
     { cat "$f" && echo "tls none"; } >tls.replay
     usage_error --replay tls.replay
     has "tls.replay:[0-9]+: not a valid replay file: bad tls \(auto, per-thread or shared\)"
+    # found under --tls shared: the file says so, and a schedule that no
+    # longer fits gives the command to check the test again with it
+    lu 1 --quiet --jobs 1 --tls shared --test "put(1) calls(0) | put(2)" --replay-dir . "$G/tlsval.so"
+    f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    grep -qx "tls shared" "$f" || fail "the replay file does not record --tls shared"
+    sed 's/^schedule .*/& t1 t1 t1/' "$f" >tlsmis.replay
+    lu 2 --replay tlsmis.replay
+    has "To check a fix, run the test again: lineup --test .* --harness tlsval --tls shared "
     ;;
 replay_fit)
     # a replay follows the recorded schedule exactly; where it cannot, it
