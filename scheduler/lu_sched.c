@@ -9,7 +9,6 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <errno.h>
-#include <asm/prctl.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
@@ -538,9 +537,7 @@ int lu_sched_tls_keep(void *var, size_t size)
     size_t rounded = (size + 7) & ~(size_t)7;
     if (!var || !size || rounded > LU_SCHED_TLS_KEEP_BYTES - lu__keep_used)
         return LU_SCHED_EINVAL;
-    uintptr_t tp;
-    __asm__("movq %%fs:0, %0" : "=r"(tp));
-    lu__keep[lu__nkeep].off = (intptr_t)((uintptr_t)var - tp);
+    lu__keep[lu__nkeep].off = (intptr_t)((uintptr_t)var - lu__thread_pointer());
     lu__keep[lu__nkeep].size = (uint32_t)size;
     lu__keep[lu__nkeep].at = lu__keep_used;
     lu__nkeep++;
@@ -881,10 +878,7 @@ static void *lu__pool_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, NULL);
     char here;
-    unsigned long fs = 0;
-    if (syscall(SYS_arch_prctl, ARCH_GET_FS, &fs) != 0)
-        lu__sched_bug(__FILE__, __LINE__, "arch_prctl(ARCH_GET_FS) failed");
-    t->fs = (uintptr_t)fs;
+    t->fs = lu__thread_pointer();
     t->stack_top = ((uintptr_t)&here - 64 * 1024) & ~(uintptr_t)63;
     lu__give(&s->pool_ready);
     while (!__atomic_load_n(&s->shutdown, __ATOMIC_ACQUIRE) && !__atomic_load_n(&t->retire, __ATOMIC_ACQUIRE))
@@ -1364,10 +1358,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     t0->arg = arg;
     t0->state = LU__T_RUNNING;
     lu__wd_init(s);
-    /* The x86-64 TLS ABI keeps the thread pointer at %fs:0: a load, where
-     * arch_prctl(ARCH_GET_FS) is a system call per execution */
-    uintptr_t fs;
-    __asm__("movq %%fs:0, %0" : "=r"(fs));
+    uintptr_t fs = lu__thread_pointer();
     s->ctl_fs = s->cur_fs = fs;
     /* Thread 0 runs on the controller's thread pointer (its TLS, errno,
      * glibc's thread control block), not on its pool thread's: starting

@@ -276,10 +276,10 @@ struct lu_sched_config {
  * would with TLS of its own, except for glibc's per-thread state that
  * outlives a call: its malloc caches (threads then reuse each other's freed
  * blocks), uselocale, flockfile's owner, and static buffers such as
- * inet_ntoa's. PER_THREAD keeps
- * every thread on its pool thread's; SHARED shares even when some object has
- * a TLS segment (its thread-local variables are then one per process:
- * only for code known not to use them). */
+ * inet_ntoa's. PER_THREAD keeps every thread on its pool thread's; SHARED
+ * shares even when some object has a TLS segment (its thread-local
+ * variables are then one per process: only for code known not to use
+ * them). */
 enum lu_sched_tls { LU_SCHED_TLS_AUTO, LU_SCHED_TLS_PER_THREAD, LU_SCHED_TLS_SHARED };
 
 /* Declares var, a thread-local variable of the static TLS model

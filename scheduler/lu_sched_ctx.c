@@ -67,8 +67,9 @@ __asm__(".text\n"
         "  .cfi_endproc\n"
         ".size lu__ctx_switch_fsbase, .-lu__ctx_switch_fsbase\n"
 
-        /* the same FS base on both sides (the main controlled thread runs
-         * on the controller's thread pointer): no write at all */
+        /* the same FS base on both sides (thread 0 runs on the
+         * controller's thread pointer, and under a shared TLS every
+         * controlled thread does): no write at all */
         ".globl lu__ctx_switch_keep\n"
         ".hidden lu__ctx_switch_keep\n"
         ".type lu__ctx_switch_keep,@function\n"

@@ -616,6 +616,15 @@ typedef void (*lu__ctx_switch_fn)(void **save_sp, void *new_sp, uintptr_t new_fs
 extern lu__ctx_switch_fn lu__ctx_switch;
 /* when the FS base stays: no system call even without FSGSBASE */
 void lu__ctx_switch_keep(void **save_sp, void *new_sp, uintptr_t new_fs);
+
+/* The calling thread's thread pointer (FS base): the x86-64 TLS ABI keeps
+ * it at %fs:0, a load where arch_prctl(ARCH_GET_FS) is a system call. */
+static inline uintptr_t lu__thread_pointer(void)
+{
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp));
+    return tp;
+}
 void lu__ctx_setup(void);
 const char *lu__ctx_name(void);
 void *lu__ctx_make(uintptr_t stack_top, struct lu__thread *t);
