@@ -587,10 +587,10 @@ threads)
     lacks "nondeterminism"
     run 2 --strategy dfs -- "$P/timer_signal_lock"
     has "FAIL: unsupported call: a pthread call in the handler of a signal that arrived at a time lineup does not control (a timer's, another process's) is not supported under lineup"
-    has "  thread 1     unsupported call at on_alarm (timer_signal.c:27)"
+    has "  thread 1     unsupported call at on_alarm (timer_signal.c:30)"
     # a failure in it is the interrupted thread's
     run 1 --strategy dfs -- "$P/timer_signal_assert"
-    has "FAIL: assertion failure: \`atomic_load(&ticks) < 0' in thread 1 at on_alarm (timer_signal.c:31)"
+    has "FAIL: assertion failure: \`atomic_load(&ticks) < 0' in thread 1 at on_alarm (timer_signal.c:34)"
     # made-up ids are never real threads' (lineup's own come right after
     # the pid): the calls that take one act on the shared kernel thread,
     # or fail with ESRCH once the thread is gone
