@@ -258,24 +258,68 @@ static bool lu__stdout_reader_gone(void)
            poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
 }
 
+/* The first error a write to standard output met (0: none). glibc sets
+ * errno only in the call whose flush failed, which for output longer than
+ * the buffer (a help text, a long report) is a printf nobody checks: by
+ * exit the reason was gone. Standard output's writes therefore go through
+ * lu__stdout_write, which keeps it. */
+static int lu__stdout_err;
+
+static ssize_t lu__stdout_write(void *cookie, const char *buf, size_t n)
+{
+    (void)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!lu__stdout_err)
+                lu__stdout_err = w < 0 ? errno : EIO;
+            break; /* short: glibc marks the stream in error */
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)done;
+}
+
 static void lu__close_stdout(void)
 {
     if (getpid() != lu__stdio_pid)
         return;
-    bool failed_before = ferror(stdout) != 0;
     bool gone = lu__stdout_reader_gone();
+    bool failed = ferror(stdout) != 0;
     errno = 0;
-    bool failed_now = fclose(stdout) != 0;
-    int e = failed_now ? errno : 0;
-    if ((!failed_before && !failed_now) || e == EPIPE || gone)
+    failed |= fclose(stdout) != 0;
+    /* errno: glibc's own stream, when the wrapping failed */
+    int e = lu__stdout_err ? lu__stdout_err : errno;
+    failed |= lu__stdout_err != 0;
+    if (!failed || e == EPIPE || gone)
         return;
-    /* an error seen by an earlier flush left no errno behind */
     if (e)
         fprintf(stderr, "lineup: write error on standard output: %s\n", strerror(e));
     else
         fputs("lineup: write error on standard output\n", stderr);
     fflush(stderr);
     _exit(3);
+}
+
+/* Standard output becomes a stream whose writes keep their error
+ * (lu__stdout_write), buffered as glibc buffers it: by line on a terminal,
+ * else in blocks. Nothing has been written to it yet. */
+static void lu__stdout_wrap(void)
+{
+    cookie_io_functions_t io = {.write = lu__stdout_write};
+    FILE *f = fopencookie(NULL, "w", io);
+    if (!f)
+        return; /* glibc's own stream: only the reason of an early error is lost */
+    struct stat st;
+    size_t size = fstat(STDOUT_FILENO, &st) == 0 && st.st_blksize > 0 ? (size_t)st.st_blksize : BUFSIZ;
+    if (setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, size) != 0) {
+        fclose(f);
+        return;
+    }
+    stdout = f;
 }
 
 void lu_drv_stdio_init(void)
@@ -290,6 +334,7 @@ void lu_drv_stdio_init(void)
         }
     }
     lu__stdio_pid = getpid();
+    lu__stdout_wrap();
     atexit(lu__close_stdout);
 }
 
