@@ -1023,7 +1023,15 @@ LU_IPOSE_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
         LU_SCHED_SET_PC();
         lu_sched_unsupported("pthread_getattr_np of another thread is not supported under lineup");
     }
-    return LU_IPOSE_REAL(pthread_getattr_np)(lu_sched_pool_thread(), a);
+    void *lo;
+    size_t size;
+    if (!lu_sched_own_stack(&lo, &size))
+        return LU_IPOSE_REAL(pthread_getattr_np)(lu_sched_pool_thread(), a);
+    /* as glibc describes a thread it created: joinable, its stack's bounds */
+    int rc = pthread_attr_init(a);
+    if (rc == 0)
+        rc = pthread_attr_setstack(a, lo, size);
+    return rc;
 }
 
 /* ================================================================ thread-specific data */

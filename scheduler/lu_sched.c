@@ -893,10 +893,42 @@ static void *lu__pool_main(void *arg)
  * glibc's thread control block at its top. */
 #define LU__POOL_RESERVE (128u * 1024)
 
-/* Starts the pool thread of slot t with a stack of size bytes; on failure
- * s->error says why. */
+/* Below a slot's own stack: a deep recursion faults there, as it would on
+ * a thread's guard page, rather than writing over another mapping. */
+#define LU__SLOT_GUARD (64u * 1024)
+
+/* Under a shared TLS a controlled thread needs only a stack: no pool thread
+ * lends its thread pointer or control block, so the slot maps one itself.
+ * A forked execution (lineup run) then starts no kernel thread for the
+ * program's threads, which was most of what a child did besides the fork.
+ * On failure s->error says why. */
+static int lu__slot_map(struct lu_sched *s, struct lu__thread *t, size_t size)
+{
+    size_t len = size + LU__SLOT_GUARD;
+    void *m = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (m == MAP_FAILED || mprotect((char *)m + LU__SLOT_GUARD, size, PROT_READ | PROT_WRITE) != 0) {
+        int e = errno;
+        if (m != MAP_FAILED)
+            munmap(m, len);
+        lu_sched_syserr(s->error, sizeof s->error, LU_SCHED_NEED_THREAD, e, "cannot start a thread", size);
+        return LU_SCHED_ESYS;
+    }
+    t->map = m;
+    t->map_len = len;
+    t->real = 0;
+    t->fs = 0; /* never loaded: a shared TLS runs every thread on the controller's */
+    t->stack_top = ((uintptr_t)m + len - 256) & ~(uintptr_t)63;
+    t->stack_size = size;
+    return 0;
+}
+
+/* Readies slot t with a stack of size bytes for its controlled thread: a
+ * pool thread's, or under a shared TLS one of its own (lu__slot_map). On
+ * failure s->error says why. */
 static int lu__pool_start(struct lu_sched *s, struct lu__thread *t, size_t size)
 {
+    if (s->tls_shared)
+        return lu__slot_map(s, t, size);
     lu__create_fn create = lu__real_create();
     if (!create) {
         snprintf(s->error, sizeof s->error, "cannot start a thread: pthread_create not found");
@@ -928,28 +960,17 @@ static size_t lu__pool_stack_for(size_t stack)
     return (stack + LU__POOL_RESERVE + 4095) & ~(size_t)4095;
 }
 
-/* Pool threads 0..n-1 exist, the last with a stack of at least stack bytes
- * for its controlled thread (0: the default). On failure s->error says
- * why. */
-static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
+/* Gives slot t's stack back: its pool thread exits without touching it
+ * (nothing of this execution is on it), or its own mapping is unmapped. On
+ * failure s->error says why. */
+static int lu__pool_stop(struct lu_sched *s, struct lu__thread *t)
 {
-    while (s->npool < n) {
-        struct lu__thread *t = &s->threads[s->npool];
-        t->id = s->npool;
-        t->s = s;
-        t->retire = false;
-        int rc = lu__pool_start(s, t, s->npool == n - 1 ? lu__pool_stack_for(stack) : LU__POOL_STACK);
-        if (rc != 0)
-            return rc;
-        s->npool++;
-    }
-    struct lu__thread *t = &s->threads[n - 1];
-    if (stack <= t->stack_size - LU__POOL_RESERVE)
+    if (t->map) {
+        munmap(t->map, t->map_len);
+        t->map = NULL;
+        t->map_len = 0;
         return 0;
-    /* Kept from an earlier execution, in which thread n-1 asked for less
-     * (which creation gets which number follows the schedule): a bigger
-     * one takes its place. Its stack holds nothing of this execution (the
-     * thread starts now), and the old one exits without touching it. */
+    }
     lu__join_fn join = lu__real_join();
     if (!join) {
         snprintf(s->error, sizeof s->error, "cannot replace a thread: pthread_join not found");
@@ -959,7 +980,41 @@ static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
     lu__give(&t->baton);
     join(t->real, NULL);
     t->retire = false;
-    return lu__pool_start(s, t, lu__pool_stack_for(stack));
+    return 0;
+}
+
+/* Pool slots 0..n-1 are ready, the last with a stack of at least stack
+ * bytes for its controlled thread (0: the default). A slot readied under a
+ * shared TLS has no pool thread, which a thread on TLS of its own needs:
+ * from an execution whose threads have their own, such a slot gets one.
+ * On failure s->error says why. */
+static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
+{
+    struct lu__thread *t = &s->threads[n - 1];
+    if (!s->tls_shared && n <= s->npool && t->map) {
+        int rc = lu__pool_stop(s, t);
+        if (rc == 0)
+            rc = lu__pool_start(s, t, t->stack_size); /* a bigger one, if need be, below */
+        if (rc != 0)
+            return rc;
+    }
+    while (s->npool < n) {
+        struct lu__thread *u = &s->threads[s->npool];
+        u->id = s->npool;
+        u->s = s;
+        u->retire = false;
+        int rc = lu__pool_start(s, u, s->npool == n - 1 ? lu__pool_stack_for(stack) : LU__POOL_STACK);
+        if (rc != 0)
+            return rc;
+        s->npool++;
+    }
+    if (stack <= t->stack_size - LU__POOL_RESERVE)
+        return 0;
+    /* Kept from an earlier execution, in which thread n-1 asked for less
+     * (which creation gets which number follows the schedule): a bigger
+     * one takes its place. */
+    int rc = lu__pool_stop(s, t);
+    return rc != 0 ? rc : lu__pool_start(s, t, lu__pool_stack_for(stack));
 }
 
 static void lu__thread_reset(struct lu__thread *t)
@@ -1205,9 +1260,14 @@ void lu_sched_destroy(struct lu_sched *s)
     __atomic_store_n(&s->shutdown, true, __ATOMIC_RELEASE);
     lu__join_fn join = lu__real_join();
     for (int i = 0; i < s->npool; i++) {
-        lu__give(&s->threads[i].baton);
+        struct lu__thread *t = &s->threads[i];
+        if (t->map) {
+            munmap(t->map, t->map_len);
+            continue;
+        }
+        lu__give(&t->baton);
         if (join)
-            join(s->threads[i].real, NULL);
+            join(t->real, NULL);
     }
     lu__wd_fini();
     lu__objs_clear(s);
@@ -1315,6 +1375,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         return LU_SCHED_EINVAL; /* a controlled thread cannot nest executions */
     memset(res, 0, sizeof *res);
     res->culprit = -1;
+    /* before thread 0's slot is readied: whether it needs a pool thread */
+    s->tls_shared = lu__tls_share(s);
     if (lu__pool_ensure(s, 1, 0) != 0) {
         /* nothing ran: the drivers stop with the reason */
         res->outcome = LU_SCHED_OUT_ERROR;
@@ -1349,7 +1411,6 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
         tr->len = 0; /* DFS: replay_len set by the last backtrack */
     }
 
-    s->tls_shared = lu__tls_share(s);
     lu__explore_begin(s);
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);
@@ -1695,6 +1756,16 @@ void **lu_sched_cleanup_chain(void)
 pthread_t lu_sched_pool_thread(void)
 {
     return lu__self->real;
+}
+
+bool lu_sched_own_stack(void **addr, size_t *size)
+{
+    const struct lu__thread *t = lu__self;
+    if (!t || !t->map)
+        return false;
+    *addr = (char *)t->map + LU__SLOT_GUARD;
+    *size = t->map_len - LU__SLOT_GUARD;
+    return true;
 }
 
 void lu_sched_exit(void *ret)

@@ -591,6 +591,12 @@ void **lu_sched_cleanup_chain(void);
  * scheduling point. */
 pthread_t lu_sched_pool_thread(void);
 
+/* Whether the calling controlled thread runs on a stack of lineup's own
+ * mapping (under a shared TLS no pool thread lends one, and
+ * lu_sched_pool_thread has none to name); then its bounds, without the
+ * guard below it. Not a scheduling point. */
+bool lu_sched_own_stack(void **addr, size_t *size);
+
 /* ---- Scheduling points the layer above declares ---- */
 
 /* An operation boundary: a point where switching threads costs no

@@ -309,7 +309,9 @@ struct lu__thread {
     _Atomic uint32_t baton; /* futex word of the pool thread: start-up and shutdown only */
     bool retire;            /* the pool thread is to exit (a bigger stack takes its place) */
     struct lu_sched *s;
-    pthread_t real;          /* the pool thread lending its stack and control block */
+    pthread_t real; /* the pool thread lending its stack and control block (map: none) */
+    void *map;      /* or the slot's own stack mapping (lu__slot_map), guard included */
+    size_t map_len;
     uintptr_t fs;            /* its thread pointer (FS base) */
     uintptr_t stack_top;     /* where a fresh context starts on its stack */
     size_t stack_size;       /* of that stack */
@@ -381,7 +383,7 @@ struct lu_sched {
     int nlive;            /* of those, not finished */
     bool robust_used;     /* a robust mutex was initialized in this execution */
     uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
-    int npool;            /* real pool threads started */
+    int npool;            /* pool slots ready: a pool thread's, or a stack of their own */
     _Atomic uint32_t pool_ready;
     char error[320]; /* why a pool thread could not start: res->message of an ERROR outcome */
     bool shutdown;

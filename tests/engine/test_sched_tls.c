@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "lu_sched.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -22,6 +23,20 @@
 #define NT 3
 
 static _Atomic int shared;
+
+/* Kernel threads of this process: under a shared TLS the controlled
+ * threads need none of their own, only stacks. */
+static int kernel_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
 static int *(*module_var)(void); /* the loaded library's thread-local variable */
 static uintptr_t errno_at[NT], var_at[NT];
 static int errno_kept[NT];
@@ -85,6 +100,9 @@ int main(int argc, char **argv)
     CHECK(lu_sched_tls_shared(s) && one_errno, "auto: the threads share one TLS (one errno address)");
     CHECK(kept == 50 * NT, "auto, shared: each thread keeps its errno across switches (%d of %d)", kept,
           50 * NT);
+    int kt = kernel_threads();
+    CHECK(kt == 1, "auto, shared: %d threads ran on stacks of their own, no pool thread (%d kernel threads)",
+          NT, kt);
 
     if (argc < 2) {
         printf("usage: %s TLS_MODULE.so\n", argv[0]);
@@ -102,6 +120,8 @@ int main(int argc, char **argv)
     CHECK(!lu_sched_tls_shared(s) && !one_errno && !one_var,
           "auto, after the load: every thread has its own TLS, the library's variable too");
     CHECK(kept == 50 * NT, "auto, per-thread: each thread keeps its errno (%d of %d)", kept, 50 * NT);
+    kt = kernel_threads();
+    CHECK(kt == NT + 1, "auto, per-thread: a pool thread lends each its TLS (%d kernel threads)", kt);
     lu_sched_destroy(s);
     free(tr);
     printf("%d passed, %d failed\n", passes, failures);

@@ -27,14 +27,19 @@ TEST=(--jobs 1 --test "inc(0) | inc(0) get(0)")
 
 case $case_ in
 nproc)
-    # room for lineup, its worker and one pool thread, not for the test
-    # threads: it used to be "harness error: could not start the test
-    # threads" (exit status 2)
     if ! unprivileged "$G/counter_fixed.so"; then
         echo "SKIPPED: cannot run lineup as an unprivileged user here (root is exempt from RLIMIT_NPROC)"
         exit 77
     fi
-    nobody_lu 3 3 "${TEST[@]}" counter_fixed.so
+    # room for lineup, its worker and the explorer: with one TLS for the
+    # test threads (the default, here) they run on stacks the explorer
+    # maps, no threads
+    nobody_lu 0 3 "${TEST[@]}" counter_fixed.so
+    has "^verdict: PASS"
+    # each on TLS of its own, a test thread needs a pool thread: no room
+    # for the test threads then. It used to be "harness error: could
+    # not start the test threads" (exit status 2)
+    nobody_lu 3 3 --tls per-thread "${TEST[@]}" counter_fixed.so
     has "^lineup: cannot start (a thread|a worker process): Resource temporarily unavailable \(RLIMIT_NPROC is [0-9]+, and lineup's own processes and threads count against it: raise it with ulimit -u\)"
     lacks "harness error"
     lacks_verdict

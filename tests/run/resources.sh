@@ -31,13 +31,21 @@ nproc)
         echo "SKIPPED: cannot run lineup as an unprivileged user here (root is exempt from RLIMIT_NPROC)"
         exit 77
     fi
-    # room for lineup, the server, an execution and the pool thread of
-    # main: the threads main creates would fail. deadlock.c used to see
+    # room for lineup, the server and an execution: with one TLS for the
+    # program's threads (the default, here) they run on stacks the
+    # execution maps, no threads, and the verdicts are the program's
+    nobody_lu 1 3 run --quiet --budget 50 -- ./deadlock
+    has "^FAIL: deadlock"
+    nobody_lu 2 3 run --quiet --budget 50 -- ./many_threads
+    has "more than 64 threads in one execution"
+    rm -f -- "$NOBODY_DIR"/*.replay
+    # each on TLS of its own, a program thread needs a pool thread: room
+    # for main's, not for the threads main creates. deadlock.c used to see
     # pthread_create fail and report a false deadlock (or an unsupported
     # join), many_threads.c to exit 1 and pass, where it goes past
     # lineup's 64 threads
     for prog in deadlock many_threads; do
-        nobody_lu 3 4 run --quiet --budget 50 -- "./$prog"
+        nobody_lu 3 4 run --quiet --budget 50 --tls per-thread -- "./$prog"
         has "^lineup run: cannot start (a thread|the process of an execution|the program): Resource temporarily unavailable \(RLIMIT_NPROC is [0-9]+, and lineup's own processes and threads count against it: raise it with ulimit -u\)"
         lacks "^FAIL|unsupported call|exit status"
         lacks_verdict
@@ -50,16 +58,22 @@ nproc)
     has "^FAIL: deadlock"
     ;;
 as)
-    # 63 threads need 63 pool threads of 8 MB stacks each: under 300 MB
-    # the program used to get EAGAIN, exit 1 and pass
-    as_lu 3 300000 run --quiet --budget 20 -- "$P/threads_63"
-    has "^lineup run: cannot start a thread: Resource temporarily unavailable \(RLIMIT_AS is 292 MB and each thread's stack takes 8 MB of it: raise it with ulimit -v\)"
-    lacks "exit status"
-    lacks_verdict
-    # a thread that asked for a bigger stack: its size, not the default's
-    as_lu 3 300000 run --quiet --budget 20 -- "$P/stack_huge"
-    has "^lineup run: cannot start a thread: Resource temporarily unavailable \(RLIMIT_AS is 292 MB and this thread's stack takes 1024 MB of it, each other thread's 8 MB: raise it with ulimit -v\)"
-    lacks_verdict
+    # 63 threads need 63 stacks of 8 MB: under 300 MB the program used to
+    # get EAGAIN, exit 1 and pass. With one TLS for the threads (the
+    # default, here) the execution maps them itself; each on TLS of its
+    # own, a pool thread's stack each (pthread_create's EAGAIN)
+    for tls in auto per-thread; do
+        err="Cannot allocate memory"
+        [[ $tls == per-thread ]] && err="Resource temporarily unavailable"
+        as_lu 3 300000 run --quiet --budget 20 --tls $tls -- "$P/threads_63"
+        has "^lineup run: cannot start a thread: $err \(RLIMIT_AS is 292 MB and each thread's stack takes 8 MB of it: raise it with ulimit -v\)"
+        lacks "exit status"
+        lacks_verdict
+        # a thread that asked for a bigger stack: its size, not the default's
+        as_lu 3 300000 run --quiet --budget 20 --tls $tls -- "$P/stack_huge"
+        has "^lineup run: cannot start a thread: $err \(RLIMIT_AS is 292 MB and this thread's stack takes 1024 MB of it, each other thread's 8 MB: raise it with ulimit -v\)"
+        lacks_verdict
+    done
     # a program with few threads runs under the same limit
     as_lu 0 300000 run --quiet --budget 20 -- "$P/correct"
     has "^verdict: PASS"

@@ -54,6 +54,8 @@ struct tally {
 
 typedef void (*check_fn)(const struct lu_sched_result *res, void *ctx);
 
+static enum lu_sched_tls explore_tls = LU_SCHED_TLS_AUTO; /* of explore's schedulers */
+
 /* Runs body on thread 0 of every execution DFS finds (unbounded preemptions
  * unless bound >= 0); check sees each result right after its execution. */
 static struct tally explore(lu_sched_fn body, int bound, check_fn check, void *ctx)
@@ -63,6 +65,7 @@ static struct tally explore(lu_sched_fn body, int bound, check_fn check, void *c
     uint32_t cap = 4096;
     struct lu_sched_trace *tr = lu_test_trace(cap);
     struct lu_sched_config cfg = lu_test_config(LU_SCHED_DFS, bound, tr);
+    cfg.tls = explore_tls;
     cur_trace = tr;
     struct lu_sched *s = lu_test_sched(&cfg);
     struct lu_sched_result res;
@@ -860,6 +863,15 @@ static void test_threads(void)
           "handles consistent, child sees its handle, pthread_exit value joined, own stack bounds hold the "
           "frame (%d bad)",
           bad);
+    /* with TLS per thread a pool thread lends each its stack; shared (auto,
+     * here), a stack of lineup's own mapping: both are named */
+    explore_tls = LU_SCHED_TLS_PER_THREAD;
+    int bad_own = 0;
+    struct tally t_own = explore(th_body, -1, th_check, &bad_own);
+    explore_tls = LU_SCHED_TLS_AUTO;
+    CHECK(all_complete(&t_own) && t_own.executions == t.executions && bad_own == 0,
+          "the same with TLS per thread: %llu executions, %d bad", (unsigned long long)t_own.executions,
+          bad_own);
     CHECK(is_fake_handle(th_main_self) && is_fake_handle(th_handle), "controlled handles are lineup's");
     CHECK(!pthread_equal(th_main_self, th_handle), "thread 0 and child differ");
     CHECK(th_join_rc[1] == EDEADLK, "joining self is EDEADLK (%d)", th_join_rc[1]);
