@@ -112,6 +112,13 @@ link)
     ((lineup_pos < libc_pos)) || fail "liblineup.so comes after libc in DT_NEEDED"
     [[ $lineup_pos == 1 ]] || fail "liblineup.so is not the first DT_NEEDED"
     readelf -d prog | grep -Eq '(RPATH|RUNPATH).*\[.*'"$(dirname "$LINEUP_LIB")" || fail "prog has no rpath to liblineup.so"
+    # bound at load, the runtime too: lineup run's forked executions would
+    # each resolve the calls anew
+    readelf -d prog | grep -q 'BIND_NOW' || fail "prog is not linked with -z now"
+    readelf -d "$LINEUP_LIB" | grep -q 'BIND_NOW' || fail "liblineup.so is not linked with -z now"
+    # the caller's -z lazy wins
+    lcc -o prog_lazy "$TOOLING_SRC/prog_main.c" helper.o -lm -Wl,-z,lazy
+    ! readelf -d prog_lazy | grep -q 'BIND_NOW' || fail "-Wl,-z,lazy of the caller did not win"
     out=$(./prog)
     echo "prog: $out"
     [[ $out == "result 4000 4000" ]] || fail "prog printed '$out'"
