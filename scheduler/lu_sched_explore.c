@@ -80,6 +80,23 @@ static inline bool lu__several(uint64_t m)
     return (m & (m - 1)) != 0;
 }
 
+/* The candidates a choice may take within the bound, base being the cost so
+ * far (bound < 0: no bound). The default choice always costs nothing. */
+static inline uint64_t lu__within_bound(const struct lu_sched *s, uint64_t cand, int prev, uint8_t flags,
+                                        unsigned base, int bound)
+{
+    if (bound < 0)
+        return cand;
+    uint64_t allowed = cand, m = cand;
+    while (m) {
+        int a = __builtin_ctzll(m);
+        m &= m - 1;
+        if (base + lu__cost(s->cfg.bound_kind, cand, prev, flags, a) > (unsigned)bound)
+            allowed &= ~(1ULL << a);
+    }
+    return allowed;
+}
+
 /* ---- partial-order reduction (docs/por.md) ----
  *
  * Sleep sets in the stateless DFS, made sound with the preemption bound.
@@ -1342,6 +1359,17 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !all_spin && owner < 0 &&
                   s->ff_tid < 0 && !(tr->steps[len - 1].flags & LU_SCHED_STEP_TIMEOUT) &&
                   (bound < 0 || bound - base < 255);
+        /* ... and where DFS may go another way: two candidates within the
+         * bound, or a spinning thread at a cost of 1 (whatever sleeps, so
+         * that every node of one trace, prev and budget is alike). Below a
+         * node with one way on, the search is the same whether a look-up
+         * ends the execution there or at the next node that branches, or
+         * lets it run to its end if none does; and nine look-ups in ten
+         * were at such nodes, each a cache miss that cut nothing
+         * (docs/por.md, section 8, "Where"). */
+        if (pc && !lu__several(lu__within_bound(s, cand, me, flags, base, bound) |
+                               (bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0)))
+            pc = false;
         unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base);
         /* the bucket is a cache miss more often than not: ask for it
          * before the sleep set is worked out, read it after */
@@ -1379,17 +1407,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         chosen = st->chosen;
         st->enabled = cand | spin_alt; /* st->done keeps DFS's bookkeeping */
     } else {
-        uint64_t allowed = cand;
-        if (bound >= 0) {
-            /* alternatives that would exceed the bound are not taken */
-            uint64_t m = cand;
-            while (m) {
-                int a = __builtin_ctzll(m);
-                m &= m - 1;
-                if (base + lu__cost(s->cfg.bound_kind, cand, me, flags, a) > (unsigned)bound)
-                    allowed &= ~(1ULL << a);
-            }
-        }
+        /* alternatives that would exceed the bound are not taken */
+        uint64_t allowed = lu__within_bound(s, cand, me, flags, base, bound);
         LU__ASSERT(allowed); /* the default choice always costs nothing */
         if (sleep) {
             allowed &= ~sleep;
