@@ -1362,11 +1362,11 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         /* ... and where DFS may go another way: two candidates within the
          * bound, or a spinning thread at a cost of 1 (whatever sleeps, so
          * that every node of one trace, prev and budget is alike). Below a
-         * node with one way on, the search is the same whether a look-up
-         * ends the execution there or at the next node that branches, or
-         * lets it run to its end if none does; and nine look-ups in ten
-         * were at such nodes, each a cache miss that cut nothing
-         * (docs/por.md, section 8, "Where"). */
+         * node with one way on, the search is the same (but for entries
+         * the table lacks) whether a look-up ends the execution there or
+         * at the next node that branches, or lets it run to its end if
+         * none does; and nine look-ups in ten were at such nodes, each a
+         * cache miss that cut nothing (docs/por.md, section 8, "Where"). */
         if (pc && !lu__several(lu__within_bound(s, cand, me, flags, base, bound) |
                                (bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0)))
             pc = false;
