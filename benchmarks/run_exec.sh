@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The cost of one `lineup run` execution: every execution is a forked child
-# of the program's server, so the figure is mostly fork, the pool threads the
-# child starts, and the pages it writes. Runs `lineup run --quiet --budget N`
+# of the program's server, so the figure is mostly fork and the pages the
+# child writes (and, with TLS per thread, the pool threads it starts). Runs `lineup run --quiet --budget N`
 # on two programs of tests/run/programs, REPS times each, and prints the
 # median wall seconds and executions per second; with a baseline build, its
 # lineup and liblineup.so run the same programs (through LD_LIBRARY_PATH,
