@@ -1262,7 +1262,7 @@ void lu_sched_destroy(struct lu_sched *s)
     for (int i = 0; i < s->npool; i++) {
         struct lu__thread *t = &s->threads[i];
         if (t->map) {
-            munmap(t->map, t->map_len);
+            lu__pool_stop(s, t);
             continue;
         }
         lu__give(&t->baton);

@@ -1333,6 +1333,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         (uint8_t)((preemptible ? LU_SCHED_STEP_PREEMPTIBLE : 0) | (cur_spin ? LU_SCHED_STEP_SPIN : 0) |
                   ((!cur_live || cur->k == LU_SCHED_K_FREE || all_spin || forced) ? LU_SCHED_STEP_FREE : 0));
     int chosen;
+    /* a new node's candidates within the bound: DFS's choice below, and
+     * the prefix-trace cache's test of whether DFS branches here */
+    uint64_t allowed = len >= s->replay_len ? lu__within_bound(s, cand, me, flags, base, bound) : 0;
     uint64_t sleep = 0;
     bool por_known = false;
     if (por && len >= LU__POR_DEPTH)
@@ -1367,8 +1370,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * at the next node that branches, or lets it run to its end if
          * none does; and nine look-ups in ten were at such nodes, each a
          * cache miss that cut nothing (docs/por.md, section 8, "Where"). */
-        if (pc && !lu__several(lu__within_bound(s, cand, me, flags, base, bound) |
-                               (bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0)))
+        if (pc && !lu__several(allowed | (bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0)))
             pc = false;
         unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base);
         /* the bucket is a cache miss more often than not: ask for it
@@ -1408,7 +1410,6 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         st->enabled = cand | spin_alt; /* st->done keeps DFS's bookkeeping */
     } else {
         /* alternatives that would exceed the bound are not taken */
-        uint64_t allowed = lu__within_bound(s, cand, me, flags, base, bound);
         LU__ASSERT(allowed); /* the default choice always costs nothing */
         if (sleep) {
             allowed &= ~sleep;
