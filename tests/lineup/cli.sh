@@ -287,14 +287,14 @@ assert s["interrupted"] is True and s["stopped_tests"] == 1 and s["tests"] == 0 
     ;;
 timeout_progress)
     # --timeout is for tests that hang: a long search whose executions keep
-    # finishing is not a timeout (100,000 executions: about 1.7 s of work on
-    # a fast machine, --timeout 1)
-    lu 0 --timeout 1 --jobs 1 --max-executions 100000 --preemptions 3 \
+    # finishing is not a timeout (400,000 executions: about 2 s of work on a
+    # machine that runs 200,000 a second, --timeout 1)
+    lu 0 --timeout 1 --jobs 1 --max-executions 400000 --preemptions 3 \
         --test "inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | inc(0) get(0)" "$G/counter_fixed.so"
     has "^verdict: PASS"
     # nor is the time lineup spends stopped (Ctrl-Z): its process group
     # stopped for 3 s with --timeout 1
-    stopped_for 3 --timeout 1 --jobs 1 --max-executions 100000 --preemptions 3 \
+    stopped_for 3 --timeout 1 --jobs 1 --max-executions 400000 --preemptions 3 \
         --test "inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | inc(0)" "$G/counter_fixed.so"
     [[ $rc == 0 ]] || fail "stopped for 3 s with --timeout 1: exit $rc, expected 0"
     has "^verdict: PASS"

@@ -39,8 +39,9 @@ usage_error() {
 case $case_ in
 stopped)
     # time lineup spends stopped (Ctrl-Z: its process group) is no timeout
-    # (1000 executions: a few seconds here, about 1 s on a fast machine)
-    stopped_for 2.5 run --quiet --timeout 1 --budget 1000 -- "$P/correct"
+    # (the search must outlast the 0.3 s before the stop: 8000 executions
+    # take about 3 s on a machine that runs 2,800 a second)
+    stopped_for 2.5 run --quiet --timeout 1 --budget 8000 -- "$P/correct"
     [[ $rc == 0 ]] || fail "stopped for 2.5 s with --timeout 1: exit $rc, expected 0"
     lacks "timeout:"
     ;;
@@ -101,13 +102,14 @@ interrupt_late)
     # stopped nothing: the verdict and the exit status are the search's.
     # lineup is stopped (its server goes on) until the server has sent its
     # summary and exited, then gets SIGINT and goes on.
-    # (the search must outlast the half second before the stop: 1500
-    # executions take 1.5 s on a fast machine)
-    "$LINEUP" run --quiet --budget 1500 --seed 1 -- "$P/long_search_fixed" >"$out" 2>&1 &
+    # (the search must outlast the half second before the stop: 15000
+    # executions take about 5.5 s on a machine that runs 2,700 a second;
+    # 1500 took 0.56 s and failed CI)
+    "$LINEUP" run --quiet --budget 15000 --seed 1 -- "$P/long_search_fixed" >"$out" 2>&1 &
     lp=$!
     server_of "$lp"
     sleep 0.5 # lineup has read the server's hello: signals are requests now
-    kill -STOP "$lp"
+    kill -STOP "$lp" || fail "lineup ended before it was stopped: the search is too short for this test"
     for _ in $(seq 600); do
         [[ $(ps -o stat= -p "$server" 2>/dev/null) == Z* ]] && break
         sleep 0.1
