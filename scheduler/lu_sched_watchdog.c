@@ -17,6 +17,7 @@
 #define _GNU_SOURCE
 #include "lu_sched_int.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
@@ -184,14 +185,32 @@ static const char *const lu__ev_name[LU__EV_N] = {"instructions", "perf::TASK-CL
 static struct perf_event_attr lu__ev_attr[LU__EV_N];
 static bool lu__ev_ok[LU__EV_N];
 
+/* libpfm4 is opened for the encoding and closed after it, not linked:
+ * relocating its event tables leaves about 1 MB of private pages in every
+ * process that maps it, and under `lineup run` every execution is a fork
+ * that copies their page tables and tears them down at its exit (S19.1 in
+ * benchmarks/RESULTS.md). The symbols are looked up in its handle: a
+ * look-up in the global scope would tie it to liblineup.so, which glibc
+ * then never unloads. Without libpfm4 the watchdog falls back to a
+ * CPU-time timer. */
 static void lu__perf_encode(void)
 {
-    for (int i = 0; i < LU__EV_N; i++) {
+    void *h = dlopen(LU_PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        lu__pfm_state = -1;
+        return;
+    }
+    int (*init)(void) = (int (*)(void))dlsym(h, "pfm_initialize");
+    int (*encode)(const char *, int, pfm_os_t, void *) =
+        (int (*)(const char *, int, pfm_os_t, void *))dlsym(h, "pfm_get_os_event_encoding");
+    void (*term)(void) = (void (*)(void))dlsym(h, "pfm_terminate");
+    lu__pfm_state = init && encode && term && init() == PFM_SUCCESS ? 1 : -1;
+    for (int i = 0; lu__pfm_state == 1 && i < LU__EV_N; i++) {
         pfm_perf_encode_arg_t arg;
         memset(&arg, 0, sizeof arg);
         arg.attr = &lu__ev_attr[i];
         arg.size = sizeof arg;
-        if (pfm_get_os_event_encoding(lu__ev_name[i], PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS)
+        if (encode(lu__ev_name[i], PFM_PLM3, PFM_OS_PERF_EVENT, &arg) != PFM_SUCCESS)
             continue;
         struct perf_event_attr *attr = &lu__ev_attr[i];
         attr->size = sizeof *attr;
@@ -206,6 +225,9 @@ static void lu__perf_encode(void)
             lu__ev_ok[i] = true;
         }
     }
+    if (lu__pfm_state == 1)
+        term();
+    dlclose(h);
 }
 
 static int lu__perf_open(int ev, uint64_t period)
@@ -343,10 +365,7 @@ void lu__fatal_handlers_install(void)
     if (done)
         return;
     done = true;
-    if (lu__pfm_state == 0)
-        lu__pfm_state = pfm_initialize() == PFM_SUCCESS ? 1 : -1;
-    if (lu__pfm_state == 1)
-        lu__perf_encode();
+    lu__perf_encode();
     dl_iterate_phdr(lu__find_own, (void *)(uintptr_t)&lu__program_pc);
     void *warm[2];
     (void)backtrace(warm, 2); /* loads libgcc's unwinder now, not in a handler */

@@ -20,6 +20,8 @@
 #include "programs.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +80,7 @@ struct shm {
     volatile uintptr_t fatal_pc;
     volatile uint32_t fatal_trace_len;
     char wd_name[64];
+    volatile int pfm_mapped; /* libpfm4 still mapped when the watchdog fired */
     /* the exploration */
     int create_err, run_err;
     uint64_t started, executions;
@@ -106,6 +110,49 @@ static void *map_shared(size_t n)
     return p;
 }
 
+/* Whether /proc/self/maps names a file whose name contains WHAT; by read(2)
+ * alone, as on_fatal runs in a signal handler. */
+static int maps_name(const char *what)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    static char buf[1 << 16];
+    size_t len = 0, wl = strlen(what);
+    ssize_t r;
+    int found = 0;
+    while ((r = read(fd, buf + len, sizeof buf - len)) > 0) {
+        len += (size_t)r;
+        for (size_t i = 0; i + wl <= len && !found; i++)
+            found = memcmp(buf + i, what, wl) == 0;
+        /* keep the tail that a match could straddle */
+        size_t keep = len < wl ? len : wl;
+        memmove(buf, buf + len - keep, keep);
+        len = keep;
+    }
+    close(fd);
+    return found;
+}
+
+/* Whether this process may open a perf event counting its own task clock:
+ * the watchdog's second choice, a software event that needs no PMU. */
+static bool perf_allowed(void)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.type = PERF_TYPE_SOFTWARE;
+    a.size = sizeof a;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
 static void on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     struct shm *s = arg;
@@ -122,6 +169,7 @@ static void on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
     for (; n && n[i] && i + 1 < sizeof s->wd_name; i++)
         s->wd_name[i] = n[i];
     s->wd_name[i] = 0;
+    s->pfm_mapped = maps_name("libpfm");
 }
 
 static void copy_witness(struct witness *w, const struct lu_sched_result *res)
@@ -598,6 +646,11 @@ static void test_watchdog(void)
     CHECK(sh->executions == 0, "the execution never returned (%llu)", (unsigned long long)sh->executions);
     CHECK(!WIFSIGNALED(c.status) || c.timed_out, "the child ended itself (%s)", how(&c));
     CHECK(sh->wd_name[0] && strcmp(sh->wd_name, "none") != 0, "a watchdog was armed (%s)", sh->wd_name);
+    /* libpfm4 is opened at run time to encode the events, and closed */
+    if (perf_allowed())
+        CHECK(strstr(sh->wd_name, "(libpfm4)") != NULL,
+              "perf events are allowed here, so the watchdog is one (%s)", sh->wd_name);
+    CHECK(sh->pfm_mapped == 0, "libpfm4 is unmapped once the events are encoded (%d)", sh->pfm_mapped);
 }
 
 /* ======================================================= 6/7. crash, exit, and their replays */
