@@ -1125,6 +1125,8 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     shm->trace.len = 0;
     if (replay && job->replay_len)
         memcpy(lu_drv_shm_replay(shm), replay, job->replay_len * sizeof *replay);
+    /* once, here: each worker would otherwise open libpfm4 anew */
+    lu_sched_watchdog_prepare();
     fflush(NULL);
     pid_t parent = getpid();
     pid_t pid = fork();

@@ -846,6 +846,13 @@ const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int er
 /* Which divergence watchdog the controller's kernel thread uses (for diagnostics). */
 const char *lu_sched_watchdog_name(void);
 
+/* Encodes the divergence watchdog's perf events, once per process (libpfm4
+ * is opened for it and closed: about 3 ms). Processes forked afterwards
+ * inherit the encoding instead of doing it again; lu_sched_create does it
+ * if nothing did before. Not a scheduling point; call it from one thread,
+ * before forking. */
+void lu_sched_watchdog_prepare(void);
+
 /* on_fatal to use for signals on threads that belong to no scheduler (the
  * controller, lineup's own code), e.g. to report a tool crash. */
 void lu_sched_set_fatal_fallback(void (*fn)(void *, int, int, int, uintptr_t), void *arg);

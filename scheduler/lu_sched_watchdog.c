@@ -176,7 +176,8 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
 }
 
 /* The watchdog's perf events, in the order tried, encoded once per process
- * by lu__fatal_handlers_install. libpfm4 finds an event by scanning its
+ * by lu_sched_watchdog_prepare (the Line-Up driver calls it before it forks
+ * its workers, lu__fatal_handlers_install in any case). libpfm4 finds an event by scanning its
  * tables by name, and `lineup run` arms the watchdog in every forked child:
  * encoding there took a tenth of each execution. The children inherit
  * these. */
@@ -193,8 +194,10 @@ static bool lu__ev_ok[LU__EV_N];
  * look-up in the global scope would tie it to liblineup.so, which glibc
  * then never unloads. Without libpfm4 the watchdog falls back to a
  * CPU-time timer. */
-static void lu__perf_encode(void)
+void lu_sched_watchdog_prepare(void)
 {
+    if (lu__pfm_state != 0)
+        return;
     void *h = dlopen(LU_PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         lu__pfm_state = -1;
@@ -365,7 +368,7 @@ void lu__fatal_handlers_install(void)
     if (done)
         return;
     done = true;
-    lu__perf_encode();
+    lu_sched_watchdog_prepare();
     dl_iterate_phdr(lu__find_own, (void *)(uintptr_t)&lu__program_pc);
     void *warm[2];
     (void)backtrace(warm, 2); /* loads libgcc's unwinder now, not in a handler */

@@ -301,6 +301,21 @@ timeout_progress)
     has "^verdict: PASS"
     lacks "timeout:"
     ;;
+watchdog_encoding)
+    # The driver encodes the watchdog's perf events once, before it forks
+    # its workers, which inherit the encoding: libpfm4 is loaded once, by
+    # dlopen (it is no dependency of liblineup.so), and unloaded after.
+    # The dynamic linker's log of all the processes goes to one file.
+    LD_DEBUG=files LD_DEBUG_OUTPUT=$WORK/ld lu 0 --quiet --matrix 2x2 --samples 4 --seed 1 --jobs 2 \
+        "$G/counter_fixed.so"
+    has "^verdict: PASS"
+    log=$(cat "$WORK"/ld.*) || fail "no log of the dynamic linker"
+    n=$(grep -c "file=libpfm[^ ]* \[0\];  dynamically loaded by .*liblineup.so" <<<"$log")
+    h=$(grep -c "file=.*counter_fixed.so \[0\];  dynamically loaded" <<<"$log")
+    ((h >= 4)) || fail "the harness was loaded $h times: fewer than the 4 tests' workers"
+    ((n == 1)) || fail "libpfm4 was loaded by dlopen $n times, expected once for $h loads of the harness"
+    grep -q "calling fini: .*libpfm" <<<"$log" || fail "libpfm4 was not unloaded after the encoding"
+    ;;
 no_effect)
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
     f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
