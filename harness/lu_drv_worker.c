@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -969,13 +970,50 @@ static uint64_t lu__rss_base;
  * can). */
 static uint64_t lu__give_after = 256;
 
+/* /proc/PID/statm of this process, kept open: a pread of it costs a fifth
+ * of an open, read and close (1 us against 5 us here, every 16 executions
+ * of 7 us). */
+static struct {
+    int fd;
+    pid_t pid;
+    dev_t dev;
+    ino_t ino;
+} lu__statm = {-1, 0, 0, 0};
+
 /* Private resident memory of this process, in bytes: also what the code
  * under test maps itself, which the heap count does not see. */
 static uint64_t lu__rss_anon(void)
 {
     char buf[128];
-    if (lu_drv_read_small("/proc/self/statm", buf, sizeof buf) < 0)
+    struct stat st;
+    /* An explorer forked from the keeper inherits the keeper's descriptor,
+     * and the code under test may have closed it and opened another file
+     * under its number, which is then not ours to close. */
+    if (lu__statm.fd >= 0) {
+        if (fstat(lu__statm.fd, &st) != 0 || st.st_dev != lu__statm.dev || st.st_ino != lu__statm.ino)
+            lu__statm.fd = -1;
+        else if (lu__statm.pid != getpid()) {
+            close(lu__statm.fd);
+            lu__statm.fd = -1;
+        }
+    }
+    if (lu__statm.fd < 0) {
+        int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return 0;
+        if (fstat(fd, &st) != 0) {
+            close(fd);
+            return 0;
+        }
+        lu__statm.fd = fd;
+        lu__statm.pid = getpid();
+        lu__statm.dev = st.st_dev;
+        lu__statm.ino = st.st_ino;
+    }
+    ssize_t n = pread(lu__statm.fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
         return 0;
+    buf[n] = 0;
     unsigned long long size, res, shared;
     if (sscanf(buf, "%llu %llu %llu", &size, &res, &shared) != 3)
         return 0;

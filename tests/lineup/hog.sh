@@ -70,6 +70,20 @@ if p2['executions'] != 54 or p2['restarts'] < 11:
 if peak > base + 64 + 16 + 32 + 24:
     problem('the largest process grew by %.0f MB, past 64 + 16 + 32 MB' % (peak - base))
 
+# 1b. memory the code maps itself: the heap count misses it, the resident
+# memory read every 16 executions catches it (16 MB per execution: a
+# restart after 16 executions at the latest, 3 in 54)
+rc, peak = run_peak('mapleak(8) | mapleak(8)', {'LINEUP_RECYCLE_MB': '64'})
+p2 = json.load(open(out))['harnesses'][0]['tests'][0]['phase2']
+print('restart limit 64 MB, mmap: largest process %.0f MB, %d restarts in %d executions'
+      % (peak, p2['restarts'], p2['executions']))
+if rc != 0:
+    problem('exit status %d, expected 0' % rc)
+if p2['executions'] != 54 or p2['restarts'] < 3:
+    problem('expected 54 executions and a restart every 16 at the latest (864 MB mapped): %s' % p2)
+if peak > base + 16 * 16 + 32 + 24:
+    problem('the largest process grew by %.0f MB, past 16 executions of 16 MB and 32 MB' % (peak - base))
+
 # 2. the cap on one process's heap
 rc, peak = run_peak('leak(64) | leak(64)', {'LINEUP_RECYCLE_MB': '32', 'LINEUP_MEM_AVAILABLE_MB': '100'})
 rc2, text = run('leak(64) | leak(64)', {'LINEUP_RECYCLE_MB': '32', 'LINEUP_MEM_AVAILABLE_MB': '100'})

@@ -6,6 +6,10 @@
  * phase 2 many executions. A correct counter: every execution passes, and
  * an explorer that never restarted would hold every execution's leak.
  *
+ * mapleak(MB): the same, with memory it maps itself (mmap), which
+ * lineup's heap count does not see: only the explorer's resident memory,
+ * read from /proc, shows the growth.
+ *
  * grab(MB): allocates MB megabytes and frees them; returns -1 when malloc
  * fails, as code that handles out-of-memory does. Under a tight ulimit -v
  * that failure comes from lineup's share of the address space, not from
@@ -21,6 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define STEPS 4
 
@@ -53,6 +58,19 @@ static int64_t leak(void *o, int64_t mb)
     return 0;
 }
 
+static int64_t mapleak(void *o, int64_t mb)
+{
+    struct hog *h = o;
+    size_t n = (size_t)mb << 20;
+    char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    memset(p, 1, n);
+    for (int i = 0; i < STEPS; i++)
+        atomic_fetch_add(&h->n, 1);
+    return 0;
+}
+
 static int64_t grab(void *o, int64_t mb)
 {
     (void)o;
@@ -74,4 +92,4 @@ static int64_t huge(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(hog, create, destroy, LINEUP_OP(leak, 0), LINEUP_OP(leak, 8), LINEUP_OP(leak, 64),
-               LINEUP_OP(grab, 64), LINEUP_OP(huge, 0));
+               LINEUP_OP(grab, 64), LINEUP_OP(huge, 0), LINEUP_OP(mapleak, 8));
