@@ -319,6 +319,15 @@ tls)
             fail "--tls $t: thread 2's stack is not via_two's"
     done
     ;;
+pfm_user)
+    # A program that uses libpfm4 itself, initialized in its constructor:
+    # the runtime, which opens the same library to encode its watchdog's
+    # events, leaves it initialized (pfm_terminate would make the program's
+    # encoding in main fail)
+    run 0 --strategy dfs -- "$P/pfm_user"
+    has "verdict: PASS (no failure found)"
+    lacks "FAIL"
+    ;;
 deadlock)
     # timed waits retried in loops: giving up again and again while another
     # thread can go on must not make an endless execution
