@@ -1017,6 +1017,13 @@ static int lu__pool_ensure(struct lu_sched *s, int n, size_t stack)
     return rc != 0 ? rc : lu__pool_start(s, t, lu__pool_stack_for(stack));
 }
 
+int lu__pool_premap(struct lu_sched *s, int n)
+{
+    if (!s->tls_shared || n <= s->npool)
+        return 0;
+    return lu__pool_ensure(s, n, 0);
+}
+
 static void lu__thread_reset(struct lu__thread *t)
 {
     t->state = LU__T_IDLE;

@@ -384,6 +384,7 @@ struct lu_sched {
     bool robust_used;     /* a robust mutex was initialized in this execution */
     uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
     int npool;            /* pool slots ready: a pool thread's, or a stack of their own */
+    int fork_threads;     /* fork server: the most threads an execution in a child had */
     _Atomic uint32_t pool_ready;
     char error[320]; /* why a pool thread could not start: res->message of an ERROR outcome */
     bool shutdown;
@@ -566,6 +567,10 @@ static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
 /* An execution ended (here or in a forked child): count it and move the
  * strategy on (lu_sched.c). */
 void lu__executed(struct lu_sched *s);
+/* Readies pool slots 0..n-1 under a shared TLS, each with a stack of its
+ * own, so that children forked afterwards inherit the mappings; 0, or an
+ * error with s->error saying why. */
+int lu__pool_premap(struct lu_sched *s, int n);
 
 /* The prefix-trace cache (lu_sched_explore.c, lu_sched.c): its buckets;
  * put an entry (a, b) of struct lu__pc_slot; grow the table fourfold in

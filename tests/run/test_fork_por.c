@@ -67,7 +67,8 @@ struct shared {
     int outcome; /* enum lu_sched_outcome, -1: the child died */
     int crash;   /* where: thread * 16 + op */
     int redundant;
-    uint64_t seen[MAXT]; /* values each thread read and chose, hashed in its order */
+    uint64_t seen[MAXT];   /* values each thread read and chose, hashed in its order */
+    uintptr_t stack[MAXT]; /* stack_body: an address on each thread's stack */
 };
 
 static const struct prog *P;
@@ -320,6 +321,90 @@ static unsigned rnd(unsigned n)
     return (unsigned)(rng % n);
 }
 
+/* ---- the threads' stacks, mapped by the server ---- */
+
+static void *stack_worker(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    volatile char here = 0;
+    SH->stack[t] = (uintptr_t)&here;
+    for (int i = 0; i < 2; i++) {
+        lu_sched_access_begin(LU_SCHED_K_WRITE, &SH->mem[0], 2);
+        atomic_store(&SH->mem[0], t + 1);
+        lu_sched_access_end(&SH->mem[0], true);
+    }
+    return NULL;
+}
+
+static void *stack_body(void *arg)
+{
+    (void)arg;
+    memset(SH->stack, 0, sizeof SH->stack);
+    for (int t = 0; t < 2; t++)
+        lu_sched_spawn(stack_worker, (void *)(intptr_t)t);
+    lu_sched_join_all(8);
+    return NULL;
+}
+
+/* Whether this process has a mapping that holds address a. */
+static bool mapped_here(uintptr_t a)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return false;
+    char line[512];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        found = sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo <= a && a < hi;
+    }
+    fclose(f);
+    return found;
+}
+
+/* Under a shared TLS the children's threads run on stacks that the server
+ * mapped before it forked them, once it knows from an execution how many
+ * threads there are: a child no longer maps them itself. */
+static void test_premapped_stacks(struct lu_sched_trace *tr)
+{
+    struct lu_sched_config cfg = {.strategy = LU_SCHED_DFS, .preemption_bound = -1, .trace = tr};
+    tr->cap = CAP;
+    int err = 0;
+    struct lu_sched *s = lu_sched_create(&cfg, &err);
+    if (!s) {
+        CHECK(false, "lu_sched_create: %d", err);
+        return;
+    }
+    int inherited = 0;
+    for (int n = 0; n < 3; n++) {
+        if (lu_sched_fork_prepare(s, (uint64_t)n) == LU_SCHED_EDONE)
+            break;
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct lu_sched_result res;
+            _exit(lu_sched_run(s, stack_body, NULL, &res) == 0 && res.outcome == LU_SCHED_OUT_COMPLETE ? 0
+                                                                                                       : 1);
+        }
+        int st;
+        while (waitpid(pid, &st, 0) < 0) {
+        }
+        lu_sched_fork_done(s);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "execution %d ran to its end", n);
+        CHECK(SH->stack[0] && SH->stack[1], "execution %d: both threads ran", n);
+        /* the first child mapped its threads' stacks itself */
+        if (n > 0) {
+            for (int t = 0; t < 2; t++)
+                CHECK(mapped_here(SH->stack[t]),
+                      "execution %d: thread %d's stack (%#lx) was mapped by the server", n, t + 1,
+                      (unsigned long)SH->stack[t]);
+            inherited++;
+        }
+    }
+    CHECK(inherited == 2, "two executions after the first (%d)", inherited);
+    lu_sched_destroy(s);
+}
+
 int main(void)
 {
     struct lu_sched_trace *tr =
@@ -329,6 +414,8 @@ int main(void)
         printf("FAIL: mmap\n");
         return 1;
     }
+
+    test_premapped_stacks(tr);
 
     /* three threads, each writing its own location twice: reduction leaves
      * little more than the orders of the threads' ends */
