@@ -352,6 +352,16 @@ const char *lu_drv_shell_word(const char *s);
  * NULL. */
 const char *lu_drv_option_elsewhere(const char *arg, bool in_run);
 
+/* LINEUP_TRACE_NAMES=FILE (Line-Up driver): every phase-2 execution that
+ * ran to its end appends a line "TEST BOUND NAME" to FILE, NAME being the
+ * prefix-trace cache's name of its Mazurkiewicz trace (lu_sched_result's
+ * trace_name; "-" when it has none) and TEST a hash of the harness and the
+ * test. Distinct names per test and bound are its traces, the least any
+ * trace-preserving reduction runs (benchmarks/subjects/reduction.sh,
+ * TRACES=1). The driver opens it (O_APPEND, one write per line, so that
+ * the workers it forks share it); -1 when not asked for. */
+extern int lu_drv_trace_names_fd;
+
 /* SIGINT, SIGTERM and SIGHUP in both modes. While lu_drv_graceful is set
  * (a search runs), the first one is a request to stop: the handler stores
  * it in lu_drv_interrupted, and the main loop stops and reports what was

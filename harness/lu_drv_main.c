@@ -665,6 +665,12 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         o->recycle_mb = lu_drv_recycle_mb(avail, jobs);
     o->heap_cap_mb = lu_drv_heap_cap_mb(avail, jobs, o->recycle_mb);
     o->cache_mb = lu_drv_cache_mb("lineup"); /* per test */
+    e = getenv("LINEUP_TRACE_NAMES");
+    if (e && *e && lu_drv_trace_names_fd < 0) {
+        lu_drv_trace_names_fd = open(e, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (lu_drv_trace_names_fd < 0)
+            lu__die_usage("LINEUP_TRACE_NAMES=%s: cannot open it: %s", e, strerror(errno));
+    }
 }
 
 /* ---- the shared object ---- */

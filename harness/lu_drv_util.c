@@ -469,6 +469,7 @@ const char *lu_drv_shell_word(const char *s)
 
 /* Set by the handlers (lu_drv_interrupt_absorbed), read by the main loops. */
 volatile sig_atomic_t lu_drv_interrupted, lu_drv_graceful;
+int lu_drv_trace_names_fd = -1;
 static struct timespec lu__interrupted_at;
 
 bool lu_drv_interrupt_absorbed(int sig)

@@ -641,8 +641,11 @@ struct lu__sched_opts {
     bool por;
 };
 
+static int lu__names_bound; /* the bound of the scheduler made last, for LINEUP_TRACE_NAMES */
+
 static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
 {
+    lu__names_bound = o->bound;
     struct lu_sched_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.strategy = o->strategy;
@@ -1044,6 +1047,26 @@ static bool lu__should_recycle(void)
 }
 
 /* Returns the execution's scheduling points. */
+/* LINEUP_TRACE_NAMES (lu_drv.h): the line of an execution that ran to its
+ * end. */
+static void lu__trace_name_out(const struct lu_sched_result *res)
+{
+    /* FNV-1a over the harness's name and the test: the same test of the
+     * same harness in every explorer and restart */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    const unsigned char *b = (const unsigned char *)W->job.harness_name;
+    for (size_t i = 0; b[i]; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    b = (const unsigned char *)&W->job.test;
+    for (size_t i = 0; i < sizeof W->job.test; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    if (res->trace_named)
+        dprintf(lu_drv_trace_names_fd, "%016" PRIx64 " %d %016" PRIx64 "%016" PRIx64 "\n", h, lu__names_bound,
+                res->trace_name[0], res->trace_name[1]);
+    else
+        dprintf(lu_drv_trace_names_fd, "%016" PRIx64 " %d -\n", h, lu__names_bound);
+}
+
 static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
 {
     struct lu_sched_result res;
@@ -1055,6 +1078,8 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
             atomic_fetch_add(&W->cut, 1);
         return res.steps; /* redundant (partial-order reduction): its history is incomplete */
     }
+    if (lu_drv_trace_names_fd >= 0)
+        lu__trace_name_out(&res);
     bool stuck = res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK;
     if (stuck)
         atomic_fetch_add(&W->stuck, 1);

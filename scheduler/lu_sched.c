@@ -1454,6 +1454,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     if (res->steps == 0)
         res->steps = tr->len;
     res->nthreads = s->nthreads;
+    lu__pc_final(s, res);
     lu__executed(s);
     return 0;
 }

@@ -397,6 +397,13 @@ struct lu_sched_result {
     bool redundant; /* DISCARDED because another execution covers it (partial-order reduction,
                      * or a spinning thread chosen at a cost that kept spinning), not because
                      * an assumption failed: skip it, it is no behaviour of the program */
+    /* DFS with config.por and config.cache: the prefix-trace cache's name of
+     * the execution's Mazurkiewicz trace, the same for executions that only
+     * reorder independent steps (docs/por.md, section 8); trace_named is
+     * false where there is none (too many threads, too deep). For counting
+     * traces, the least any trace-preserving reduction must run. */
+    bool trace_named;
+    uint64_t trace_name[2];
     struct lu_sched_thread_info threads[LU_SCHED_MAX_THREADS];
 };
 

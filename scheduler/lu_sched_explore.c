@@ -989,6 +989,18 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
     memcpy(sn->born, p->pc_born, sizeof sn->born);
 }
 
+void lu__pc_final(struct lu_sched *s, struct lu_sched_result *res)
+{
+    const struct lu__por *p = s->por;
+    res->trace_named = p && !p->pc_off;
+    if (!res->trace_named)
+        return;
+    /* the end of a replayed prefix: the hash is the snapshot's */
+    const struct lu__pc_snap *r = p->pc_lazy >= 0 ? &p->pc_snap[p->pc_lazy] : NULL;
+    res->trace_name[0] = r ? r->h1 : p->pc_h1;
+    res->trace_name[1] = r ? r->h2 : p->pc_h2;
+}
+
 /* The nodes of one trace, whichever thread ran last, share a bucket: a
  * look-up asks about every one of them in one cache line. */
 static inline struct lu__pc_slot *lu__pc_bucket(struct lu_sched_cache *c, uint64_t h1)

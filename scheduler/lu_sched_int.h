@@ -571,6 +571,9 @@ void lu__executed(struct lu_sched *s);
  * own, so that children forked afterwards inherit the mappings; 0, or an
  * error with s->error saying why. */
 int lu__pool_premap(struct lu_sched *s, int n);
+/* The prefix-trace cache's name of the execution that just ended
+ * (res->trace_named, res->trace_name; lu_sched_explore.c). */
+void lu__pc_final(struct lu_sched *s, struct lu_sched_result *res);
 
 /* The prefix-trace cache (lu_sched_explore.c, lu_sched.c): its buckets;
  * put an entry (a, b) of struct lu__pc_slot; grow the table fourfold in

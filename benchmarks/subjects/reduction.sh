@@ -8,12 +8,17 @@
 # number of distinct histories and "ceiling" the executions without reduction
 # divided by it: every execution yields one history, so no reduction that
 # keeps every distinct history can run fewer executions than "hists", nor
-# reach a ratio above "ceiling".
+# reach a ratio above "ceiling". With TRACES=1 the run with reduction also
+# names each complete execution's Mazurkiewicz trace (LINEUP_TRACE_NAMES,
+# docs/por.md section 8): "traces" is their number (per test and bound,
+# summed), the least any trace-preserving reduction runs, and "t-ceiling"
+# the executions without reduction divided by it.
 #
 #   benchmarks/subjects/reduction.sh [BUILD_DIR]      (default: build)
 #
 # Environment: MATRIX (default 3x2), SAMPLES (2), BOUND (2), SEED (1),
-# ONLY (grep -E on variant names), JOBS (lineup --jobs, default 1).
+# ONLY (grep -E on variant names), JOBS (lineup --jobs, default 1), TRACES
+# (1: count the traces too).
 set -euo pipefail
 
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -28,10 +33,17 @@ BOUND=${BOUND:-2}
 SEED=${SEED:-1}
 ONLY=${ONLY:-.}
 JOBS=${JOBS:-1}
+TRACES=${TRACES:-0}
 lu_bench_tmp reduction
 
 echo "# --matrix $MATRIX --samples $SAMPLES --seed $SEED --preemptions $BOUND --max-executions 0 --jobs $JOBS"
-printf '%-34s %12s %8s %12s %8s %7s %10s %8s %s\n' variant "execs off" "s off" "execs on" "s on" ratio hists ceiling same
+if [[ $TRACES == 1 ]]; then
+    printf '%-34s %12s %8s %12s %8s %7s %10s %8s %s %10s %9s\n' variant "execs off" "s off" "execs on" "s on" ratio \
+        hists ceiling same traces t-ceiling
+else
+    printf '%-34s %12s %8s %12s %8s %7s %10s %8s %s\n' variant "execs off" "s off" "execs on" "s on" ratio hists \
+        ceiling same
+fi
 grep -v '^[[:space:]]*\(#\|$\)' "$here/subjects.txt" | while IFS=';' read -r name src flags _; do
     name=$(echo "$name" | xargs)
     src=$(echo "$src" | xargs)
@@ -40,14 +52,18 @@ grep -v '^[[:space:]]*\(#\|$\)' "$here/subjects.txt" | while IFS=';' read -r nam
     so=$tmp/$name.so
     # shellcheck disable=SC2086
     LINEUP_CC=${LINEUP_CC:-cc} "$build/bin/lineup-cc" $flags -shared -o "$so" "$here/$src"
+    names=$tmp/names.txt
+    : >"$names"
     for r in off on; do
+        if [[ $TRACES == 1 && $r == on ]]; then export LINEUP_TRACE_NAMES=$names; fi
         "$build/bin/lineup" --quiet --jobs "$JOBS" --no-minimize --max-reports 1 --replay-dir "$tmp" \
             --matrix "$MATRIX" --samples "$SAMPLES" --seed "$SEED" --preemptions "$BOUND" --max-executions 0 \
             --reduction $r --json "$tmp/$r.json" "$so" >/dev/null 2>&1 || true
+        unset LINEUP_TRACE_NAMES
     done
-    python3 - "$name" "$tmp/off.json" "$tmp/on.json" <<'PY'
+    python3 - "$name" "$tmp/off.json" "$tmp/on.json" "$TRACES" "$names" <<'PY'
 import json, sys
-name, off, on = sys.argv[1:4]
+name, off, on, traces, names = sys.argv[1:6]
 def tests(p):
     d = json.load(open(p))
     return [t for h in d['harnesses'] for t in h['tests']]
@@ -58,7 +74,21 @@ same = len(a) == len(b) and all(
     x['test'] == y['test'] and x['verdict'] == y['verdict'] and
     (x['verdict'] != 'PASS' or x['histories_digest'] == y['histories_digest']) for x, y in zip(a, b))
 hs = sum(t['histories'] for t in a)
-print('%-34s %12d %8.2f %12d %8.2f %6.2fx %10d %7.2fx %s' % (name, ex[0], sec[0], ex[1], sec[1], ex[0] / max(ex[1], 1),
-                                                           hs, ex[0] / max(hs, 1), 'yes' if same else 'NO'))
+line = '%-34s %12d %8.2f %12d %8.2f %6.2fx %10d %7.2fx %s' % (name, ex[0], sec[0], ex[1], sec[1],
+                                                             ex[0] / max(ex[1], 1), hs, ex[0] / max(hs, 1),
+                                                             'yes' if same else 'NO')
+if traces == '1':
+    seen, unnamed = set(), 0
+    for l in open(names):
+        f = l.split()
+        if f[2] == '-':
+            unnamed += 1
+        else:
+            seen.add(tuple(f))
+    # an execution without a name (too deep, too many threads) is a trace
+    # of its own, as far as this count knows
+    n = len(seen) + unnamed
+    line += ' %10d %8.2fx' % (n, ex[0] / max(n, 1)) + (' (%d unnamed)' % unnamed if unnamed else '')
+print(line)
 PY
 done

@@ -316,6 +316,33 @@ watchdog_encoding)
     ((n == 1)) || fail "libpfm4 was loaded $n times, expected once for $h loads of the harness"
     grep -q "calling fini: .*libpfm" <<<"$log" || fail "libpfm4 was not unloaded after the encoding"
     ;;
+trace_names)
+    # LINEUP_TRACE_NAMES: one line per complete phase-2 execution with its
+    # trace's name. The reduction keeps every trace, so the distinct names
+    # are the same however the search went: one explorer or a tree split
+    # among two, a cache of the default size or of 1 MB; each run names
+    # every one of its complete executions (executions - cut); and the
+    # count is golden (the naming must not change silently).
+    t="inc(0) inc(0) get(0) | inc(0) get(0) inc(0) | get(0)"
+    for cfg in "1" "2 LINEUP_SPLIT_AFTER=16" "1 LINEUP_PC_MB=1"; do
+        read -r jobs extra <<<"$cfg"
+        rm -f names.txt
+        # shellcheck disable=SC2086 # extra: an assignment or nothing
+        env LINEUP_TRACE_NAMES=names.txt $extra "$L" --quiet --jobs "$jobs" --json names.json --test "$t" \
+            --max-executions 0 "$G/counter_fixed.so" >"$out" 2>&1 || fail "jobs $jobs $extra: exit status $?"
+        complete=$(python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["harnesses"][0]["tests"][0]["phase2"]
+print(p["executions"] - p["cut_executions"])' names.json)
+        [[ $(wc -l <names.txt) == "$complete" ]] ||
+            fail "jobs $jobs $extra: $(wc -l <names.txt) names for $complete complete executions"
+        ! grep -q ' -$' names.txt || fail "jobs $jobs $extra: executions without a name"
+        n=$(sort -u names.txt | wc -l)
+        [[ $n == 9244 ]] || fail "jobs $jobs $extra: $n traces, expected 9244"
+    done
+    # a file it cannot open: a usage error before anything runs
+    LINEUP_TRACE_NAMES=no/such/dir/names.txt lu 2 --quiet --test "inc(0) | inc(0)" "$G/counter_fixed.so"
+    has "^lineup: LINEUP_TRACE_NAMES=no/such/dir/names.txt: cannot open it: No such file or directory"
+    lacks "^verdict"
+    ;;
 no_effect)
     lu 1 --quiet --test "inc(0) get(0) | inc(0)" "$G/counter.so"
     f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
