@@ -1046,20 +1046,23 @@ static bool lu__should_recycle(void)
     return lu__rss_anon() > lu__rss_base + limit;
 }
 
-/* Returns the execution's scheduling points. */
 /* LINEUP_TRACE_NAMES (lu_drv.h): the line of an execution that ran to its
  * end. */
 static void lu__trace_name_out(const struct lu_sched_result *res)
 {
     /* FNV-1a over the harness's name and the test: the same test of the
-     * same harness in every explorer and restart */
-    uint64_t h = 0xcbf29ce484222325ULL;
-    const unsigned char *b = (const unsigned char *)W->job.harness_name;
-    for (size_t i = 0; b[i]; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
-    b = (const unsigned char *)&W->job.test;
-    for (size_t i = 0; i < sizeof W->job.test; i++)
-        h = (h ^ b[i]) * 0x100000001b3ULL;
+     * same harness in every explorer and restart. A worker has one job, so
+     * once per process. */
+    static uint64_t h;
+    if (!h) {
+        h = 0xcbf29ce484222325ULL;
+        const unsigned char *b = (const unsigned char *)W->job.harness_name;
+        for (size_t i = 0; b[i]; i++)
+            h = (h ^ b[i]) * 0x100000001b3ULL;
+        b = (const unsigned char *)&W->job.test;
+        for (size_t i = 0; i < sizeof W->job.test; i++)
+            h = (h ^ b[i]) * 0x100000001b3ULL;
+    }
     if (res->trace_named)
         dprintf(lu_drv_trace_names_fd, "%016" PRIx64 " %d %016" PRIx64 "%016" PRIx64 "\n", h, lu__names_bound,
                 res->trace_name[0], res->trace_name[1]);
@@ -1067,6 +1070,7 @@ static void lu__trace_name_out(const struct lu_sched_result *res)
         dprintf(lu_drv_trace_names_fd, "%016" PRIx64 " %d -\n", h, lu__names_bound);
 }
 
+/* Returns the execution's scheduling points. */
 static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
 {
     struct lu_sched_result res;

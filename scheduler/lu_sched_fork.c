@@ -23,7 +23,7 @@ int lu_sched_fork_prepare(struct lu_sched *s, uint64_t n)
      * once rather than in every child (an mmap and an mprotect each; S19.3
      * in benchmarks/RESULTS.md). A failure is the child's to meet and
      * report. */
-    if (s->fork_threads > s->npool && lu__pool_premap(s, s->fork_threads) != 0)
+    if (lu__pool_premap(s, s->fork_threads) != 0)
         s->error[0] = 0;
     return 0;
 }
@@ -32,31 +32,29 @@ void lu_sched_fork_done(struct lu_sched *s)
 {
     struct lu_sched_trace *tr = s->cfg.trace;
     lu__executed(s);
-    /* the threads this execution had: every one is enabled at some
-     * choice, if only at the one after its creation */
+    /* the threads this execution had (every one is enabled at some
+     * choice, if only at the one after its creation), and its thread
+     * choices */
     uint64_t seen = 0;
-    uint32_t len = tr->len < tr->cap ? tr->len : tr->cap;
+    uint32_t steps = 0, len = tr->len < tr->cap ? tr->len : tr->cap;
     for (uint32_t i = 0; i < len; i++)
-        if (tr->steps[i].kind == LU_SCHED_CHOOSE_THREAD)
+        if (tr->steps[i].kind == LU_SCHED_CHOOSE_THREAD) {
             seen |= tr->steps[i].enabled | 1ULL << tr->steps[i].chosen;
+            steps++;
+        }
     int had = seen ? 64 - __builtin_clzll(seen) : 1;
     if (had > s->fork_threads)
         s->fork_threads = had;
     switch (s->cfg.strategy) {
     case LU_SCHED_RANDOM:
     case LU_SCHED_PCT:
-    case LU_SCHED_POS: {
+    case LU_SCHED_POS:
         /* PCT without a configured k learns it from the executions so far,
          * which ran in children: count this one's thread choices here (what
          * the strategy counts in strat.steps), also when it died early. */
-        uint32_t steps = 0;
-        for (uint32_t i = 0; i < len; i++)
-            if (tr->steps[i].kind == LU_SCHED_CHOOSE_THREAD)
-                steps++;
         if (steps > s->strat.max_steps)
             s->strat.max_steps = steps;
         break;
-    }
     case LU_SCHED_DFS:
     case LU_SCHED_REPLAY:
         break;
