@@ -409,12 +409,16 @@ struct lu_sched_result {
 
 struct lu_sched_stats {
     uint64_t executions;
-    uint64_t points;       /* scheduling points */
-    uint64_t switches;     /* context switches between threads at choices */
-    uint64_t pruned;       /* DFS alternatives cut by the preemption bound */
-    uint64_t por_pruned;   /* DFS with config.por: executions ended as redundant (DISCARDED) */
-    uint64_t pc_pruned;    /* of those, ended where the prefix's trace had been explored from before */
-    uint64_t spin_dropped; /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
+    uint64_t points;     /* scheduling points */
+    uint64_t switches;   /* context switches between threads at choices */
+    uint64_t pruned;     /* DFS alternatives cut by the preemption bound */
+    uint64_t por_pruned; /* DFS with config.por: executions ended as redundant (DISCARDED) */
+    uint64_t pc_pruned;  /* of those, ended where the prefix's trace had been explored from before */
+    uint64_t pc_skipped; /* DFS alternatives not started: the node they lead to had been explored from */
+    uint64_t pc_ahead_checked; /* events of an alternative's step predicted (for pc_skipped), then seen */
+    uint64_t pc_ahead_wrong; /* of those, predicted wrong: 0 unless a step depends on what the reduction does
+                                not see */
+    uint64_t spin_dropped;   /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
 };
 
 struct lu_sched;

@@ -886,6 +886,63 @@ static void lu__pc_data(struct lu_sched *s, uint32_t upto)
         p->pc_pos = upto;
 }
 
+/* The event of thread t's next step, with signature g, at a node whose
+ * events are those of tlast (each thread's latest) and born (the steps
+ * that started threads): its index in t and its vector clock under the
+ * reduction's dependence. */
+static void lu__pc_clock(const struct lu__por *p, int t, const struct lu__por_sig *g, const int16_t *tlast,
+                         const int16_t *born, int nth, struct lu__pc_ev *e)
+{
+    int pl = tlast[t];
+    if (pl >= 0) {
+        memcpy(e->vc, p->pc_ev[pl].vc, sizeof e->vc);
+        e->own = (uint16_t)(p->pc_ev[pl].own + 1);
+    } else {
+        memset(e->vc, 0, sizeof e->vc);
+        e->own = 1;
+        if (born[t] >= 0) /* a thread's first event follows its start */
+            for (int u = 0; u < LU__PC_THREADS; u++) {
+                uint16_t v = p->pc_ev[born[t]].vc[u];
+                e->vc[u] = v > e->vc[u] ? v : e->vc[u];
+            }
+    }
+    e->vc[t] = e->own;
+    e->plink = (int16_t)pl;
+    for (int u = 0; u < nth; u++) {
+        if (u == t)
+            continue;
+        /* the latest event of u that e depends on and does not know yet:
+         * its clock covers u's earlier ones */
+        for (int k = tlast[u]; k >= 0 && p->pc_ev[k].own > e->vc[u]; k = p->pc_ev[k].plink) {
+            if (lu__dep(&p->step[k].exec, g)) {
+                const uint16_t *w = p->pc_ev[k].vc;
+                for (int x = 0; x < nth; x++)
+                    e->vc[x] = w[x] > e->vc[x] ? w[x] : e->vc[x];
+                break;
+            }
+        }
+    }
+}
+
+/* An event's share of its prefix's name (data choices made in its step
+ * come on top). */
+static void lu__pc_ev_hash(int t, const struct lu__pc_ev *e, int nth, uint64_t *h1p, uint64_t *h2p)
+{
+    uint64_t h1 = 0x6a09e667f3bcc909ULL ^ (uint64_t)t << 32 ^ e->own, h2 = 0xbb67ae8584caa73bULL ^ h1;
+    h1 = lu__mix(h1);
+    h2 = lu__mix(h2 ^ 0x3c6ef372fe94f82bULL);
+    /* zeros left out: a thread started by an independent step may exist
+     * or not when an event of one trace is hashed */
+    for (int u = 0; u < nth; u++) {
+        if (!e->vc[u])
+            continue;
+        h1 = lu__mix(h1 ^ ((uint64_t)e->vc[u] << 8 | (uint64_t)u));
+        h2 = lu__mix(h2 + ((uint64_t)e->vc[u] << 20 | (uint64_t)u << 4 | 5));
+    }
+    *h1p = h1;
+    *h2p = h2;
+}
+
 /* The step p->last ran to its end (cur arrived at its next point): add its
  * event to the prefix's hash. Data choices it made follow it in the trace. */
 static void lu__pc_event(struct lu_sched *s, uint32_t len)
@@ -930,57 +987,27 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
     p->pc_pos = len;
     struct lu__pc_ev *e = &p->pc_ev[j];
     int nth = s->nthreads;
-    int pl = p->pc_tlast[t];
-    if (pl >= 0) {
-        memcpy(e->vc, p->pc_ev[pl].vc, sizeof e->vc);
-        e->own = (uint16_t)(p->pc_ev[pl].own + 1);
-    } else {
-        memset(e->vc, 0, sizeof e->vc);
-        e->own = 1;
-        if (p->pc_born[t] >= 0) /* a thread's first event follows its start */
-            for (int u = 0; u < LU__PC_THREADS; u++) {
-                uint16_t v = p->pc_ev[p->pc_born[t]].vc[u];
-                e->vc[u] = v > e->vc[u] ? v : e->vc[u];
-            }
-    }
-    e->vc[t] = e->own;
-    e->plink = (int16_t)pl;
-    const struct lu__por_sig *g = &p->step[j].exec;
-    for (int u = 0; u < nth; u++) {
-        if (u == t)
-            continue;
-        /* the latest event of u that e depends on and does not know yet:
-         * its clock covers u's earlier ones */
-        for (int k = p->pc_tlast[u]; k >= 0 && p->pc_ev[k].own > e->vc[u]; k = p->pc_ev[k].plink) {
-            if (lu__dep(&p->step[k].exec, g)) {
-                const uint16_t *w = p->pc_ev[k].vc;
-                for (int x = 0; x < nth; x++)
-                    e->vc[x] = w[x] > e->vc[x] ? w[x] : e->vc[x];
-                break;
-            }
-        }
-    }
+    lu__pc_clock(p, t, &p->step[j].exec, p->pc_tlast, p->pc_born, nth, e);
     p->pc_tlast[t] = (int16_t)j;
     /* threads this step started: their first events come after it */
     for (int u = p->pc_nth < 0 ? nth : p->pc_nth; u < nth; u++)
         p->pc_born[u] = (int16_t)j;
-    uint64_t h1 = 0x6a09e667f3bcc909ULL ^ (uint64_t)t << 32 ^ e->own, h2 = 0xbb67ae8584caa73bULL ^ h1;
-    h1 = lu__mix(h1);
-    h2 = lu__mix(h2 ^ 0x3c6ef372fe94f82bULL);
-    /* zeros left out: a thread started by an independent step may exist
-     * or not when an event of one trace is hashed */
-    for (int u = 0; u < nth; u++) {
-        if (!e->vc[u])
-            continue;
-        h1 = lu__mix(h1 ^ ((uint64_t)e->vc[u] << 8 | (uint64_t)u));
-        h2 = lu__mix(h2 + ((uint64_t)e->vc[u] << 20 | (uint64_t)u << 4 | 5));
-    }
+    uint64_t h1, h2;
+    lu__pc_ev_hash(t, e, nth, &h1, &h2);
     for (uint32_t k = (uint32_t)j + 1; k < len; k++) {
         h1 = lu__mix(h1 ^ (0x100000000ULL | tr->steps[k].chosen));
         h2 = lu__mix(h2 + (0x700000000ULL | tr->steps[k].chosen));
     }
     p->pc_h1 += h1;
     p->pc_h2 += h2;
+    if (p->ahead_at && p->ahead_at == (uint32_t)j) {
+        /* the step whose event lu__pc_ahead predicted and did not find
+         * covered: the prediction is checked, so that tests see it exact */
+        p->ahead_at = 0;
+        s->stats.pc_ahead_checked++;
+        if (p->pc_h1 != p->ahead_h1 || p->pc_h2 != p->ahead_h2)
+            s->stats.pc_ahead_wrong++;
+    }
     sn->exec = p->exec_id;
     sn->h1 = p->pc_h1;
     sn->h2 = p->pc_h2;
@@ -1015,11 +1042,10 @@ static inline struct lu__pc_slot *lu__pc_bucket(struct lu_sched_cache *c, uint64
  * covers every continuation that costs b1 from there, and a continuation
  * from another prev costs at most one more (its first switch) when x was
  * preemptible. Looked up under every prev, as the cover may be another's. */
-static bool lu__pc_covered(const struct lu_sched *s, int prev, unsigned budget)
+static bool lu__pc_covered_as(struct lu_sched_cache *c, uint64_t h1, uint64_t h2, int prev, unsigned budget)
 {
-    const struct lu__por *p = s->por;
-    uint64_t a = p->pc_h1 | 1, hi = p->pc_h2 & LU__PC_HI;
-    const struct lu__pc_slot *b = lu__pc_bucket(s->pc, a);
+    uint64_t a = h1 | 1, hi = h2 & LU__PC_HI;
+    const struct lu__pc_slot *b = lu__pc_bucket(c, a);
     for (int w = 0; w < LU__PC_WAYS; w++) {
         if (b[w].a != a || (b[w].b & LU__PC_HI) != hi)
             continue;
@@ -1030,6 +1056,11 @@ static bool lu__pc_covered(const struct lu_sched *s, int prev, unsigned budget)
             return true;
     }
     return false;
+}
+
+static bool lu__pc_covered(const struct lu_sched *s, int prev, unsigned budget)
+{
+    return lu__pc_covered_as(s->pc, s->por->pc_h1, s->por->pc_h2, prev, budget);
 }
 
 void lu__pc_put(struct lu_sched_cache *c, uint64_t a, uint64_t b)
@@ -1365,6 +1396,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * replayed step, where DFS takes a new alternative */
         por_known = len + 1 < s->replay_len;
     } else if (por) {
+        s->por->step[len].pcok = owner < 0 && !all_spin && s->ff_tid < 0;
         /* a new node (below the replayed prefix) in a state where no
          * scheduler state outside the trace matters: not everyone spins
          * (turns among spinners follow counters), no atomic section,
@@ -1540,6 +1572,92 @@ unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int 
     return lu__cost(bound_kind, st->enabled & ~st->spin, st->prev, st->flags, a);
 }
 
+/* a's first step from the node of ps, if a was explored there and ran it */
+static const struct lu__por_sig *lu__por_alt_first(const struct lu__por_step *ps, int a)
+{
+    for (int q = 0; q < ps->nalt; q++)
+        if (ps->alt[q].tid == a && !(ps->alt[q].pending & LU__PA_FIRST))
+            return &ps->sig[q].first;
+    return NULL;
+}
+
+/* The signature of thread a's next step at step i, if an explored branch
+ * shows it: a's first step from another node where a was explored, when
+ * every step between that node and step i is independent of it (and none
+ * is a's), so that a reads the same there and does the same. That node is
+ * either the one after step i on the path just left (whose step i is
+ * about to change), or an earlier node of the path, where a was explored
+ * before the path's choice. NULL: not known. */
+static const struct lu__por_sig *lu__por_next_sig(const struct lu_sched *s, uint32_t i, int a)
+{
+    const struct lu__por *p = s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    const struct lu__por_sig *g = NULL;
+    uint32_t from = i, to = i;
+    if (i + 1 < p->valid && i + 1 < tr->len && tr->steps[i + 1].kind == LU_SCHED_CHOOSE_THREAD &&
+        tr->steps[i].chosen != a) {
+        g = lu__por_alt_first(&p->step[i + 1], a);
+        to = i + 1;
+    }
+    for (uint32_t k = i; !g && k-- > s->frozen_len;) {
+        if (tr->steps[k].kind != LU_SCHED_CHOOSE_THREAD || tr->steps[k].chosen == a || k >= p->valid)
+            return NULL;
+        g = lu__por_alt_first(&p->step[k], a);
+        from = k;
+    }
+    /* a step that synchronizes or starts or ends threads could enable,
+     * disable or un-spin others: the cache names no such node ahead */
+    if (!g || (g->flags & (LU__PS_ALL | LU__PS_BOUNDARY | LU__PS_ALLSYNC)) || g->smask)
+        return NULL;
+    for (uint32_t k = from; k < to; k++)
+        if (lu__dep(&p->step[k].exec, g))
+            return NULL;
+    return g;
+}
+
+/* Whether choosing a at step i (reaching it with preempts spent) leads to
+ * a node of the prefix-trace cache's that covers it: then DFS does not
+ * start that alternative, where it would otherwise run an execution that
+ * the cache ends right after a's step, or that runs to an explored trace
+ * without a node in between where DFS branches (docs/por.md, section 8,
+ * "Ahead"). Needs a's next step (lu__por_next_sig) and the name of the
+ * node at step i, which the execution just ended left in its snapshot. */
+static bool lu__pc_ahead(struct lu_sched *s, uint32_t i, int a, unsigned preempts)
+{
+    struct lu__por *p = s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    const struct lu_sched_step *st = &tr->steps[i];
+    int bound = s->cfg.preemption_bound;
+    if (!s->pc || i == 0 || i + 1 >= LU__POR_DEPTH || a >= LU__PC_THREADS || i >= p->valid ||
+        !p->step[i].pcok || (bound >= 0 && bound - (int)preempts >= 255))
+        return false;
+    const struct lu__pc_snap *r = &p->pc_snap[i - 1];
+    if (tr->steps[i - 1].kind != LU_SCHED_CHOOSE_THREAD || r->exec != p->exec_id || r->pos != i)
+        return false;
+    /* a step that does not synchronize disables nobody and makes nobody
+     * spin: with another candidate that does not spin, not everyone spins
+     * after it, and the node after it is named by its trace */
+    if ((st->spin >> a & 1) || !(st->enabled & ~st->spin & ~(1ULL << a)))
+        return false;
+    const struct lu__por_sig *g = lu__por_next_sig(s, i, a);
+    if (!g)
+        return false;
+    struct lu__pc_ev e;
+    /* every thread number the table has room for: threads not started at
+     * step i have no events there (and a fork server's own thread count
+     * is not its children's) */
+    lu__pc_clock(p, a, g, r->tlast, r->born, LU__PC_THREADS, &e);
+    uint64_t h1, h2;
+    lu__pc_ev_hash(a, &e, LU__PC_THREADS, &h1, &h2);
+    unsigned budget = bound < 0 ? 255 : (unsigned)(bound - (int)preempts);
+    if (lu__pc_covered_as(s->pc, r->h1 + h1, r->h2 + h2, a, budget))
+        return true;
+    p->ahead_at = i;
+    p->ahead_h1 = r->h1 + h1;
+    p->ahead_h2 = r->h2 + h2;
+    return false;
+}
+
 /* DFS: flip the deepest choice that still has an unexplored alternative
  * within the preemption bound; the next execution replays up to it. */
 void lu__backtrack(struct lu_sched *s)
@@ -1547,8 +1665,10 @@ void lu__backtrack(struct lu_sched *s)
     struct lu_sched_trace *tr = s->cfg.trace;
     int bound = s->cfg.preemption_bound;
     bool por = lu__por_on(s);
-    if (por)
+    if (por) {
         lu__por_settle(s);
+        s->por->ahead_at = 0;
+    }
     /* full enough that entries start pushing each other out */
     if (s->pc && __atomic_load_n(&s->pc->fill, __ATOMIC_RELAXED) >
                      (__atomic_load_n(&s->pc->mask, __ATOMIC_RELAXED) + 1) * LU__PC_WAYS)
@@ -1576,6 +1696,11 @@ void lu__backtrack(struct lu_sched *s)
             unsigned c = lu_sched_step_cost(s->cfg.bound_kind, st, a);
             if (bound >= 0 && base + c > (unsigned)bound) {
                 s->stats.pruned++;
+                continue;
+            }
+            /* the node a leads to was explored from: a is not started */
+            if (ps && st->kind == LU_SCHED_CHOOSE_THREAD && lu__pc_ahead(s, (uint32_t)i, a, base + c)) {
+                s->stats.pc_skipped++;
                 continue;
             }
             if (ps) {

@@ -194,6 +194,8 @@ struct lu__por_step {
     struct lu__por_altsig sig[LU__POR_ALTS];
     int8_t rtid;  /* only this thread may be chosen here (a partial entry's run), or -1 */
     uint8_t rrem; /* steps after this one that the run still holds */
+    bool pcok;    /* the state here is named by its trace: no atomic section, not everyone spinning, no forced
+                     run */
 };
 
 /* Heap blocks allocated in this execution and not freed, sorted by address
@@ -275,9 +277,11 @@ struct lu__por {
     uint32_t last_alone;                       /* lu_sched.alone_steps when it was chosen */
     int run_tid;                               /* thread whose run is being recorded, or -1 */
     uint32_t run_start;
-    uint32_t valid;   /* steps whose alt lists belong to the current path */
-    uint32_t pending; /* no alternative before this step still waits to be learnt */
-    int nthreads;     /* threads when the last step was chosen (a step that spawns is a boundary) */
+    uint32_t valid;    /* steps whose alt lists belong to the current path */
+    uint32_t pending;  /* no alternative before this step still waits to be learnt */
+    int nthreads;      /* threads when the last step was chosen (a step that spawns is a boundary) */
+    uint32_t ahead_at; /* the step whose alternative's event lu__pc_ahead predicted, to be checked; 0: none */
+    uint64_t ahead_h1, ahead_h2;
     struct lu__por_step step[LU__POR_DEPTH];
 };
 

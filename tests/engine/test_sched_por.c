@@ -825,12 +825,19 @@ static void print_prog(const struct prog *p)
 }
 
 /* The outcomes with reduction equal those without, at this bound. */
+/* alternatives the cache skipped before they ran (lu__pc_ahead), and the
+ * predicted events checked against the step that then ran: both must come
+ * up in the random programs, and no prediction may be wrong */
+static uint64_t ahead_skipped, ahead_checked;
+
 static bool same_outcomes(const struct prog *p, int bound, const char *what, uint64_t *n_off, uint64_t *n_on)
 {
     struct run off, on;
     explore(p, bound, false, &off, false);
     explore(p, bound, true, &on, false);
-    bool ok = set_eq(&off.outcomes, &on.outcomes) && on.execs <= off.execs &&
+    ahead_skipped += on.stats.pc_skipped;
+    ahead_checked += on.stats.pc_ahead_checked;
+    bool ok = set_eq(&off.outcomes, &on.outcomes) && on.execs <= off.execs && on.stats.pc_ahead_wrong == 0 &&
               on.pruned == on.stats.por_pruned + on.stats.spin_dropped &&
               off.pruned == off.stats.spin_dropped && off.stats.por_pruned == 0 &&
               on.deadlocks <= off.deadlocks && (on.deadlocks > 0) == (off.deadlocks > 0);
@@ -1095,6 +1102,11 @@ static void test_rich(int nprogs, int nspin)
     }
     printf("rich: %d + %d programs: %" PRIu64 " executions without reduction, %" PRIu64 " with\n", nprogs,
            nspin, tot_off, tot_on);
+    printf("rich: %" PRIu64 " alternatives skipped ahead, %" PRIu64 " predicted events checked\n",
+           ahead_skipped, ahead_checked);
+    CHECK(nprogs < 20 || (ahead_skipped > 0 && ahead_checked > 0),
+          "the cache skipped %" PRIu64 " alternatives ahead and checked %" PRIu64 " predictions",
+          ahead_skipped, ahead_checked);
 }
 
 /* Objects allocated anew by every execution, at moving addresses (what
