@@ -1581,38 +1581,44 @@ static const struct lu__por_sig *lu__por_alt_first(const struct lu__por_step *ps
     return NULL;
 }
 
-/* The signature of thread a's next step at step i, if an explored branch
- * shows it: a's first step from another node where a was explored, when
- * every step between that node and step i is independent of it (and none
- * is a's), so that a reads the same there and does the same. That node is
- * either the one after step i on the path just left (whose step i is
- * about to change), or an earlier node of the path, where a was explored
- * before the path's choice. NULL: not known. */
-static const struct lu__por_sig *lu__por_next_sig(const struct lu_sched *s, uint32_t i, int a)
+/* g, if it is a's step at every node from step `from` to step `to` (those
+ * steps in between, none of them a's, independent of it) and one after
+ * which the cache may name the node: a step that synchronizes, or starts
+ * or ends threads, could enable, disable or un-spin others. */
+static const struct lu__por_sig *lu__por_sig_across(const struct lu__por *p, const struct lu__por_sig *g,
+                                                    uint32_t from, uint32_t to)
 {
-    const struct lu__por *p = s->por;
-    const struct lu_sched_trace *tr = s->cfg.trace;
-    const struct lu__por_sig *g = NULL;
-    uint32_t from = i, to = i;
-    if (i + 1 < p->valid && i + 1 < tr->len && tr->steps[i + 1].kind == LU_SCHED_CHOOSE_THREAD &&
-        tr->steps[i].chosen != a) {
-        g = lu__por_alt_first(&p->step[i + 1], a);
-        to = i + 1;
-    }
-    for (uint32_t k = i; !g && k-- > s->frozen_len;) {
-        if (tr->steps[k].kind != LU_SCHED_CHOOSE_THREAD || tr->steps[k].chosen == a || k >= p->valid)
-            return NULL;
-        g = lu__por_alt_first(&p->step[k], a);
-        from = k;
-    }
-    /* a step that synchronizes or starts or ends threads could enable,
-     * disable or un-spin others: the cache names no such node ahead */
-    if (!g || (g->flags & (LU__PS_ALL | LU__PS_BOUNDARY | LU__PS_ALLSYNC)) || g->smask)
+    if ((g->flags & (LU__PS_ALL | LU__PS_BOUNDARY | LU__PS_ALLSYNC)) || g->smask)
         return NULL;
     for (uint32_t k = from; k < to; k++)
         if (lu__dep(&p->step[k].exec, g))
             return NULL;
     return g;
+}
+
+/* The signature of thread a's next step at step i, if an explored branch
+ * shows it: a's first step from another node where a was explored, when
+ * every step between that node and step i is independent of it (and none
+ * is a's), so that a reads the same there and does the same. That node is
+ * the one after step i on the path just left (whose step i, another
+ * thread's, is about to change), or else an earlier node of the path,
+ * where a was explored before the path's choice. NULL: not known. */
+static const struct lu__por_sig *lu__por_next_sig(const struct lu_sched *s, uint32_t i, int a)
+{
+    const struct lu__por *p = s->por;
+    const struct lu_sched_trace *tr = s->cfg.trace;
+    const struct lu__por_sig *g;
+    if (tr->steps[i].chosen != a && i + 1 < tr->len && i + 1 < p->valid &&
+        tr->steps[i + 1].kind == LU_SCHED_CHOOSE_THREAD && (g = lu__por_alt_first(&p->step[i + 1], a)) &&
+        (g = lu__por_sig_across(p, g, i, i + 1)))
+        return g;
+    for (uint32_t k = i; k-- > s->frozen_len;) {
+        if (tr->steps[k].kind != LU_SCHED_CHOOSE_THREAD || tr->steps[k].chosen == a || k >= p->valid)
+            return NULL;
+        if ((g = lu__por_alt_first(&p->step[k], a)))
+            return lu__por_sig_across(p, g, k, i);
+    }
+    return NULL;
 }
 
 /* Whether choosing a at step i (reaching it with preempts spent) leads to
