@@ -886,63 +886,6 @@ static void lu__pc_data(struct lu_sched *s, uint32_t upto)
         p->pc_pos = upto;
 }
 
-/* The event of thread t's next step, with signature g, at a node whose
- * events are those of tlast (each thread's latest) and born (the steps
- * that started threads): its index in t and its vector clock under the
- * reduction's dependence. */
-static void lu__pc_clock(const struct lu__por *p, int t, const struct lu__por_sig *g, const int16_t *tlast,
-                         const int16_t *born, int nth, struct lu__pc_ev *e)
-{
-    int pl = tlast[t];
-    if (pl >= 0) {
-        memcpy(e->vc, p->pc_ev[pl].vc, sizeof e->vc);
-        e->own = (uint16_t)(p->pc_ev[pl].own + 1);
-    } else {
-        memset(e->vc, 0, sizeof e->vc);
-        e->own = 1;
-        if (born[t] >= 0) /* a thread's first event follows its start */
-            for (int u = 0; u < LU__PC_THREADS; u++) {
-                uint16_t v = p->pc_ev[born[t]].vc[u];
-                e->vc[u] = v > e->vc[u] ? v : e->vc[u];
-            }
-    }
-    e->vc[t] = e->own;
-    e->plink = (int16_t)pl;
-    for (int u = 0; u < nth; u++) {
-        if (u == t)
-            continue;
-        /* the latest event of u that e depends on and does not know yet:
-         * its clock covers u's earlier ones */
-        for (int k = tlast[u]; k >= 0 && p->pc_ev[k].own > e->vc[u]; k = p->pc_ev[k].plink) {
-            if (lu__dep(&p->step[k].exec, g)) {
-                const uint16_t *w = p->pc_ev[k].vc;
-                for (int x = 0; x < nth; x++)
-                    e->vc[x] = w[x] > e->vc[x] ? w[x] : e->vc[x];
-                break;
-            }
-        }
-    }
-}
-
-/* An event's share of its prefix's name (data choices made in its step
- * come on top). */
-static void lu__pc_ev_hash(int t, const struct lu__pc_ev *e, int nth, uint64_t *h1p, uint64_t *h2p)
-{
-    uint64_t h1 = 0x6a09e667f3bcc909ULL ^ (uint64_t)t << 32 ^ e->own, h2 = 0xbb67ae8584caa73bULL ^ h1;
-    h1 = lu__mix(h1);
-    h2 = lu__mix(h2 ^ 0x3c6ef372fe94f82bULL);
-    /* zeros left out: a thread started by an independent step may exist
-     * or not when an event of one trace is hashed */
-    for (int u = 0; u < nth; u++) {
-        if (!e->vc[u])
-            continue;
-        h1 = lu__mix(h1 ^ ((uint64_t)e->vc[u] << 8 | (uint64_t)u));
-        h2 = lu__mix(h2 + ((uint64_t)e->vc[u] << 20 | (uint64_t)u << 4 | 5));
-    }
-    *h1p = h1;
-    *h2p = h2;
-}
-
 /* The step p->last ran to its end (cur arrived at its next point): add its
  * event to the prefix's hash. Data choices it made follow it in the trace. */
 static void lu__pc_event(struct lu_sched *s, uint32_t len)
@@ -987,13 +930,60 @@ static void lu__pc_event(struct lu_sched *s, uint32_t len)
     p->pc_pos = len;
     struct lu__pc_ev *e = &p->pc_ev[j];
     int nth = s->nthreads;
-    lu__pc_clock(p, t, &p->step[j].exec, p->pc_tlast, p->pc_born, nth, e);
+    int pl = p->pc_tlast[t];
+    if (pl >= 0) {
+        memcpy(e->vc, p->pc_ev[pl].vc, sizeof e->vc);
+        e->own = (uint16_t)(p->pc_ev[pl].own + 1);
+    } else {
+        memset(e->vc, 0, sizeof e->vc);
+        e->own = 1;
+        if (p->pc_born[t] >= 0) /* a thread's first event follows its start */
+            for (int u = 0; u < LU__PC_THREADS; u++) {
+                uint16_t v = p->pc_ev[p->pc_born[t]].vc[u];
+                e->vc[u] = v > e->vc[u] ? v : e->vc[u];
+            }
+    }
+    e->vc[t] = e->own;
+    e->plink = (int16_t)pl;
+    const struct lu__por_sig *g = &p->step[j].exec;
+    for (int u = 0; u < nth; u++) {
+        if (u == t)
+            continue;
+        /* the latest event of u that e depends on and does not know yet:
+         * its clock covers u's earlier ones */
+        for (int k = p->pc_tlast[u]; k >= 0 && p->pc_ev[k].own > e->vc[u]; k = p->pc_ev[k].plink) {
+            if (lu__dep(&p->step[k].exec, g)) {
+                const uint16_t *w = p->pc_ev[k].vc;
+                for (int x = 0; x < nth; x++)
+                    e->vc[x] = w[x] > e->vc[x] ? w[x] : e->vc[x];
+                break;
+            }
+        }
+    }
     p->pc_tlast[t] = (int16_t)j;
     /* threads this step started: their first events come after it */
     for (int u = p->pc_nth < 0 ? nth : p->pc_nth; u < nth; u++)
         p->pc_born[u] = (int16_t)j;
-    uint64_t h1, h2;
-    lu__pc_ev_hash(t, e, nth, &h1, &h2);
+    uint64_t h1 = 0x6a09e667f3bcc909ULL ^ (uint64_t)t << 32 ^ e->own, h2 = 0xbb67ae8584caa73bULL ^ h1;
+    h1 = lu__mix(h1);
+    h2 = lu__mix(h2 ^ 0x3c6ef372fe94f82bULL);
+    /* zeros left out: a thread started by an independent step may exist
+     * or not when an event of one trace is hashed */
+    for (int u = 0; u < nth; u++) {
+        if (!e->vc[u])
+            continue;
+        h1 = lu__mix(h1 ^ ((uint64_t)e->vc[u] << 8 | (uint64_t)u));
+        h2 = lu__mix(h2 + ((uint64_t)e->vc[u] << 20 | (uint64_t)u << 4 | 5));
+    }
+    /* the event of the alternative explored here, for lu__pc_ahead: the
+     * same wherever the step runs after steps independent of it */
+    struct lu__por_alt *al = len == (uint32_t)j + 1 ? lu__por_cur_alt(&p->step[j], t) : NULL;
+    if (al) {
+        struct lu__por_altsig *as = &p->step[j].sig[al - p->step[j].alt];
+        as->ev_h1 = h1;
+        as->ev_h2 = h2;
+        as->ev_ok = true;
+    }
     for (uint32_t k = (uint32_t)j + 1; k < len; k++) {
         h1 = lu__mix(h1 ^ (0x100000000ULL | tr->steps[k].chosen));
         h2 = lu__mix(h2 + (0x700000000ULL | tr->steps[k].chosen));
@@ -1135,6 +1125,7 @@ static void lu__por_chosen(struct lu_sched *s, uint32_t i, int chosen, bool know
         ps->nalt = 1;
         ps->alt[0].tid = (uint8_t)chosen;
         ps->alt[0].pending = LU__PA_FIRST | LU__PA_BLOCK;
+        ps->sig[0].ev_ok = false;
         p->valid = i + 1;
         if (p->pending > i)
             p->pending = i;
@@ -1572,51 +1563,53 @@ unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int 
     return lu__cost(bound_kind, st->enabled & ~st->spin, st->prev, st->flags, a);
 }
 
-/* a's first step from the node of ps, if a was explored there and ran it */
-static const struct lu__por_sig *lu__por_alt_first(const struct lu__por_step *ps, int a)
+/* a's first step from the node of ps, if a was explored there, ran it,
+ * and its event was named */
+static const struct lu__por_altsig *lu__por_alt_first(const struct lu__por_step *ps, int a)
 {
     for (int q = 0; q < ps->nalt; q++)
-        if (ps->alt[q].tid == a && !(ps->alt[q].pending & LU__PA_FIRST))
-            return &ps->sig[q].first;
+        if (ps->alt[q].tid == a && !(ps->alt[q].pending & LU__PA_FIRST) && ps->sig[q].ev_ok)
+            return &ps->sig[q];
     return NULL;
 }
 
-/* g, if it is a's step at every node from step `from` to step `to` (those
- * steps in between, none of them a's, independent of it) and one after
- * which the cache may name the node: a step that synchronizes, or starts
- * or ends threads, could enable, disable or un-spin others. */
-static const struct lu__por_sig *lu__por_sig_across(const struct lu__por *p, const struct lu__por_sig *g,
-                                                    uint32_t from, uint32_t to)
+/* as, if its step is a's step at every node from step `from` to step
+ * `to`: every step in between (none of them a's) is independent of it, so
+ * a reads the same and does the same there, and its event has the same
+ * clock. Not for a step that synchronizes or starts or ends threads, which
+ * could enable, disable or un-spin others (section 8, "Ahead"). */
+static const struct lu__por_altsig *
+lu__por_sig_across(const struct lu__por *p, const struct lu__por_altsig *as, uint32_t from, uint32_t to)
 {
+    const struct lu__por_sig *g = &as->first;
     if ((g->flags & (LU__PS_ALL | LU__PS_BOUNDARY | LU__PS_ALLSYNC)) || g->smask)
         return NULL;
     for (uint32_t k = from; k < to; k++)
         if (lu__dep(&p->step[k].exec, g))
             return NULL;
-    return g;
+    return as;
 }
 
-/* The signature of thread a's next step at step i, if an explored branch
- * shows it: a's first step from another node where a was explored, when
- * every step between that node and step i is independent of it (and none
- * is a's), so that a reads the same there and does the same. That node is
- * the one after step i on the path just left (whose step i, another
- * thread's, is about to change), or else an earlier node of the path,
- * where a was explored before the path's choice. NULL: not known. */
-static const struct lu__por_sig *lu__por_next_sig(const struct lu_sched *s, uint32_t i, int a)
+/* Thread a's next step at step i, and its event, if an explored branch
+ * shows them: a's first step from another node where a was explored, when
+ * every step between that node and step i is independent of it. That
+ * node is the one after step i on the path just left (whose step i,
+ * another thread's, is about to change), or else an earlier node of the
+ * path, where a was explored before the path's choice. NULL: not known. */
+static const struct lu__por_altsig *lu__por_next_step(const struct lu_sched *s, uint32_t i, int a)
 {
     const struct lu__por *p = s->por;
     const struct lu_sched_trace *tr = s->cfg.trace;
-    const struct lu__por_sig *g;
+    const struct lu__por_altsig *as;
     if (tr->steps[i].chosen != a && i + 1 < tr->len && i + 1 < p->valid &&
-        tr->steps[i + 1].kind == LU_SCHED_CHOOSE_THREAD && (g = lu__por_alt_first(&p->step[i + 1], a)) &&
-        (g = lu__por_sig_across(p, g, i, i + 1)))
-        return g;
+        tr->steps[i + 1].kind == LU_SCHED_CHOOSE_THREAD && (as = lu__por_alt_first(&p->step[i + 1], a)) &&
+        (as = lu__por_sig_across(p, as, i, i + 1)))
+        return as;
     for (uint32_t k = i; k-- > s->frozen_len;) {
         if (tr->steps[k].kind != LU_SCHED_CHOOSE_THREAD || tr->steps[k].chosen == a || k >= p->valid)
             return NULL;
-        if ((g = lu__por_alt_first(&p->step[k], a)))
-            return lu__por_sig_across(p, g, k, i);
+        if ((as = lu__por_alt_first(&p->step[k], a)))
+            return lu__por_sig_across(p, as, k, i);
     }
     return NULL;
 }
@@ -1626,16 +1619,17 @@ static const struct lu__por_sig *lu__por_next_sig(const struct lu_sched *s, uint
  * start that alternative, where it would otherwise run an execution that
  * the cache ends right after a's step, or that runs to an explored trace
  * without a node in between where DFS branches (docs/por.md, section 8,
- * "Ahead"). Needs a's next step (lu__por_next_sig) and the name of the
- * node at step i, which the execution just ended left in its snapshot. */
+ * "Ahead"). The node's name is the name of the node at step i, which the
+ * execution just ended left in its snapshot, plus the event of a's step
+ * (lu__por_next_step). */
 static bool lu__pc_ahead(struct lu_sched *s, uint32_t i, int a, unsigned preempts)
 {
     struct lu__por *p = s->por;
     const struct lu_sched_trace *tr = s->cfg.trace;
     const struct lu_sched_step *st = &tr->steps[i];
     int bound = s->cfg.preemption_bound;
-    if (!s->pc || i == 0 || i + 1 >= LU__POR_DEPTH || a >= LU__PC_THREADS || i >= p->valid ||
-        !p->step[i].pcok || (bound >= 0 && bound - (int)preempts >= 255))
+    if (!s->pc || i == 0 || i + 1 >= LU__POR_DEPTH || i >= p->valid || !p->step[i].pcok ||
+        (bound >= 0 && bound - (int)preempts >= 255))
         return false;
     const struct lu__pc_snap *r = &p->pc_snap[i - 1];
     if (tr->steps[i - 1].kind != LU_SCHED_CHOOSE_THREAD || r->exec != p->exec_id || r->pos != i)
@@ -1645,22 +1639,16 @@ static bool lu__pc_ahead(struct lu_sched *s, uint32_t i, int a, unsigned preempt
      * after it, and the node after it is named by its trace */
     if ((st->spin >> a & 1) || !(st->enabled & ~st->spin & ~(1ULL << a)))
         return false;
-    const struct lu__por_sig *g = lu__por_next_sig(s, i, a);
-    if (!g)
+    const struct lu__por_altsig *as = lu__por_next_step(s, i, a);
+    if (!as)
         return false;
-    struct lu__pc_ev e;
-    /* every thread number the table has room for: threads not started at
-     * step i have no events there (and a fork server's own thread count
-     * is not its children's) */
-    lu__pc_clock(p, a, g, r->tlast, r->born, LU__PC_THREADS, &e);
-    uint64_t h1, h2;
-    lu__pc_ev_hash(a, &e, LU__PC_THREADS, &h1, &h2);
+    uint64_t h1 = r->h1 + as->ev_h1, h2 = r->h2 + as->ev_h2;
     unsigned budget = bound < 0 ? 255 : (unsigned)(bound - (int)preempts);
-    if (lu__pc_covered_as(s->pc, r->h1 + h1, r->h2 + h2, a, budget))
+    if (lu__pc_covered_as(s->pc, h1, h2, a, budget))
         return true;
     p->ahead_at = i;
-    p->ahead_h1 = r->h1 + h1;
-    p->ahead_h2 = r->h2 + h2;
+    p->ahead_h1 = h1;
+    p->ahead_h2 = h2;
     return false;
 }
 
@@ -1716,6 +1704,7 @@ void lu__backtrack(struct lu_sched *s)
                         ps->nalt = 1;
                         ps->alt[0].tid = st->chosen;
                         ps->alt[0].pending = 0;
+                        ps->sig[0].ev_ok = false;
                         ps->sig[0].first.flags = ps->sig[0].block.flags = LU__PS_ALL;
                         lu__bidx_all(&ps->sig[0].idx);
                     }
@@ -1728,6 +1717,7 @@ void lu__backtrack(struct lu_sched *s)
                     struct lu__por_alt *al = &ps->alt[ps->nalt++];
                     al->tid = (uint8_t)a;
                     al->pending = LU__PA_FIRST | LU__PA_BLOCK;
+                    ps->sig[al - ps->alt].ev_ok = false;
                     if (s->por->pending > (uint32_t)i)
                         s->por->pending = (uint32_t)i;
                 }

@@ -168,6 +168,8 @@ struct lu__por_bidx {
 struct lu__por_altsig {
     struct lu__por_sig first, block;
     struct lu__por_bidx idx; /* of block */
+    bool ev_ok;              /* the first step's event is known: its share of the prefix's name */
+    uint64_t ev_h1, ev_h2;
 };
 
 #define LU__PA_FIRST 0x01
