@@ -416,9 +416,8 @@ struct lu_sched_stats {
     uint64_t pc_pruned;  /* of those, ended where the prefix's trace had been explored from before */
     uint64_t pc_skipped; /* DFS alternatives not started: the node they lead to had been explored from */
     uint64_t pc_ahead_checked; /* events of an alternative's step predicted (for pc_skipped), then seen */
-    uint64_t pc_ahead_wrong; /* of those, predicted wrong: 0 unless a step depends on what the reduction does
-                                not see */
-    uint64_t spin_dropped;   /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
+    uint64_t pc_ahead_wrong;   /* of those, wrong: 0 unless a step depends on more than the reduction sees */
+    uint64_t spin_dropped;     /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
 };
 
 struct lu_sched;
