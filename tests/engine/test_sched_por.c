@@ -824,12 +824,12 @@ static void print_prog(const struct prog *p)
     }
 }
 
-/* The outcomes with reduction equal those without, at this bound. */
 /* alternatives the cache skipped before they ran (lu__pc_ahead), and the
  * predicted events checked against the step that then ran: both must come
  * up in the random programs, and no prediction may be wrong */
 static uint64_t ahead_skipped, ahead_checked;
 
+/* The outcomes with reduction equal those without, at this bound. */
 static bool same_outcomes(const struct prog *p, int bound, const char *what, uint64_t *n_off, uint64_t *n_on)
 {
     struct run off, on;

@@ -440,9 +440,9 @@ oom)
     # status 3 and says so, never the assertion the program makes next.
     # Every 8 MB from 72 MB (below 64 MB the request cannot fit whatever
     # runs it, and the program sees it fail) to 256 MB more than what lineup
-    # needs plus the 64 MB is tried: up to what lineup needs plus 64 MB the
-    # request fails (how many of those limits make it fail depends on how
-    # glibc lays out its arenas), above it succeeds.
+    # needs plus the 64 MB is tried: below what lineup needs plus 64 MB the
+    # request fails beside lineup's mappings (at which of those limits
+    # depends on how glibc lays out its arenas), above it succeeds.
     lo=16384 hi=1048576
     while ((hi - lo > 4096)); do
         mid=$(((lo + hi) / 2))
