@@ -296,16 +296,6 @@ size_t lu_drv_seen_min_size(void);
  * lu_drv_seen_full_size: a full set then names that limit. */
 bool lu_drv_seen_limited(const struct lu_drv_seen *s);
 
-/* Flips the deepest step of g[base..*len) that has an unexplored
- * alternative within bound, as the scheduler's backtracking does; false
- * when there is none. */
-bool lu_drv_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, int bound, int bound_kind,
-                       uint64_t *pruned);
-/* The shallowest step of g[base..len) with unexplored alternatives within
- * bound, or -1. */
-int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound,
-                            int bound_kind);
-
 /* Queue of work items given away by busy explorers, in shared memory. */
 struct lu_drv_items;
 struct lu_drv_items *lu_drv_items_create(void);

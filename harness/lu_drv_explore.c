@@ -1,8 +1,7 @@
 /*
  * Support for phase 2's search across processes: the shared set of distinct
- * histories, DFS stacks as work items (the scheduler's backtracking rule,
- * applied to a saved stack), the queue of items given to idle explorers and
- * the explorers' lock. Everything lives in MAP_SHARED memory mapped before
+ * histories, the queue of work items (DFS stacks, lu_sched_stack_next) given
+ * to idle explorers and the explorers' lock. Everything lives in MAP_SHARED memory mapped before
  * the explorers are forked, so its addresses are the same in all of them.
  * None of it runs on a controlled thread.
  */
@@ -145,59 +144,6 @@ int lu_drv_seen_insert(struct lu_drv_seen *s, uint64_t h)
 uint64_t lu_drv_seen_count(const struct lu_drv_seen *s)
 {
     return s->count;
-}
-
-/* ---- DFS stacks ---- */
-
-/* Costs come from lu_sched_step_cost, the scheduler's own rule: a
- * difference would show as different execution counts with restarts or
- * parallel explorers, which the lineup.explorers_* tests compare. */
-static void lu__take_alt(struct lu_sched_step *g, uint32_t i, int a, unsigned cost)
-{
-    struct lu_sched_step *st = &g[i];
-    uint16_t base = i ? g[i - 1].preempts : 0;
-    bool pre = st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev;
-    st->chosen = (uint8_t)a;
-    st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) | (pre ? LU_SCHED_STEP_PREEMPT : 0));
-    st->preempts = (uint16_t)(base + cost);
-}
-
-bool lu_drv_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, int bound, int bound_kind,
-                       uint64_t *pruned)
-{
-    for (uint32_t i = *len; i-- > base;) {
-        struct lu_sched_step *st = &g[i];
-        unsigned b = i ? g[i - 1].preempts : 0;
-        uint64_t alts = st->enabled & ~st->done;
-        while (alts) {
-            int a = __builtin_ctzll(alts);
-            alts &= alts - 1;
-            st->done |= 1ULL << a;
-            unsigned c = lu_sched_step_cost(bound_kind, st, a);
-            if (bound >= 0 && b + c > (unsigned)bound) {
-                if (pruned)
-                    (*pruned)++;
-                continue;
-            }
-            lu__take_alt(g, i, a, c);
-            *len = i + 1;
-            return true;
-        }
-    }
-    return false;
-}
-
-int lu_drv_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound,
-                            int bound_kind)
-{
-    for (uint32_t i = base; i < len; i++) {
-        const struct lu_sched_step *st = &g[i];
-        unsigned b = i ? g[i - 1].preempts : 0;
-        for (uint64_t alts = st->enabled & ~st->done; alts; alts &= alts - 1)
-            if (bound < 0 || b + lu_sched_step_cost(bound_kind, st, __builtin_ctzll(alts)) <= (unsigned)bound)
-                return (int)i;
-    }
-    return -1;
 }
 
 /* ---- the queue of given-away items ---- */

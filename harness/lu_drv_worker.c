@@ -1153,7 +1153,7 @@ static void lu__give_away(void)
 {
     struct lu_drv_pool *p = &W->pool;
     lu_drv_pool_lock(p);
-    int i = lu_drv_stack_shallowest(L->g, L->g_len, L->g_base, p->round, p->bound_kind);
+    int i = lu_sched_stack_shallowest(L->g, L->g_len, L->g_base, p->round, p->bound_kind);
     if (i >= 0) {
         struct lu_sched_step *st = &L->g[i], keep = *st;
         unsigned b = i ? L->g[i - 1].preempts : 0;
@@ -1164,12 +1164,7 @@ static void lu__give_away(void)
             if (p->round >= 0 && b + c > (unsigned)p->round)
                 continue;
             *st = keep;
-            st->chosen = (uint8_t)a;
-            st->preempts = (uint16_t)(b + c);
-            st->flags =
-                (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) |
-                          ((st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev ? LU_SCHED_STEP_PREEMPT
-                                                                                    : 0));
+            lu_sched_stack_take(L->g, (uint32_t)i, a, p->bound_kind);
             if (!lu_drv_items_push(lu__items, L->g, (uint32_t)i + 1))
                 break;
             keep.done |= 1ULL << a;
@@ -1287,7 +1282,7 @@ static void lu__explore_item(struct lu_spec *spec)
         lu__sched_done(s);
         uint64_t pruned = 0;
         lu_drv_pool_lock(p);
-        bool more = lu_drv_stack_next(L->g, &L->g_len, L->g_base, bound, kind, &pruned);
+        bool more = lu_sched_stack_next(L->g, &L->g_len, L->g_base, bound, kind, &pruned);
         atomic_fetch_add(&p->pruned, pruned);
         if (!more) {
             L->has_item = false;

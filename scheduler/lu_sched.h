@@ -483,6 +483,29 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
  * Data choices cost nothing. Not a scheduling point. */
 unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int a);
 
+/* DFS stacks as work items. A stack g[0..len) is the trace a DFS leaves
+ * after lu_sched_more: each step's chosen alternative and those explored
+ * (done). Exploring an item means the subtree below the whole stack (a DFS
+ * given it as config.replay with frozen_len = len), then every unexplored
+ * alternative at steps base..len-1, deepest first: what one DFS from that
+ * stack does, so an item can be resumed in another process or have its
+ * shallow alternatives handed to another searcher without changing the set
+ * of executions. None of these is a scheduling point.
+ *
+ * lu_sched_stack_next flips the deepest step of g[base..*len) that has an
+ * unexplored alternative within bound (-1: none), marks the ones it passes
+ * over as done (counting those the bound cuts in *pruned, may be NULL) and
+ * cuts the stack after it; false when there is none.
+ * lu_sched_stack_shallowest: the shallowest step of g[base..len) with an
+ * unexplored alternative within bound, or -1.
+ * lu_sched_stack_take: makes alternative a the choice at step i, with its
+ * cost and preemption flag (done is the caller's). */
+bool lu_sched_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, int bound, int bound_kind,
+                         uint64_t *pruned);
+int lu_sched_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound,
+                              int bound_kind);
+void lu_sched_stack_take(struct lu_sched_step *g, uint32_t i, int a, int bound_kind);
+
 /* Counters since creation. */
 void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out);
 
