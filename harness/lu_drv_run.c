@@ -64,6 +64,7 @@ struct lu__ropts {
     bool spin_set;
     int tls; /* enum lu_sched_tls */
     bool tls_set;
+    unsigned jobs;
     uint32_t cache_mb; /* LINEUP_PC_MB */
     const char *replay;
     const char *replay_dir;
@@ -99,6 +100,9 @@ static void lu__usage(FILE *f)
         "                      0: none (dfs, ipb and idb only)\n"
         "  --seed S            seed of default, random, pct and pos (default: from the clock;\n"
         "                      printed); dfs, ipb and idb draw nothing and refuse it\n"
+        "  --jobs N            executions run at once, each in its process (default 1; at most\n"
+        "                      %d): the exhaustive search splits its schedule tree, the samplers\n"
+        "                      draw in parallel; which failing execution is found first may differ\n"
         "  --all               report every distinct failure, not just the first\n"
         "  --max-timeouts N    with --all: stop after N executions timed out (default 3; 0: no\n"
         "                      limit); without --all the first one stops the search\n"
@@ -133,7 +137,7 @@ static void lu__usage(FILE *f)
         "output or the --json file could not be written, or lineup's own processes, threads or memory\n"
         "ran into a limit, which the message names). With --all, a failure found (1) outranks a\n"
         "timeout's 2.\n",
-        LU__DEFAULT_BUDGET, LU__DEFAULT_STEPS);
+        LU__DEFAULT_BUDGET, LU_RUN_MAX_JOBS, LU__DEFAULT_STEPS);
 }
 
 static void lu__die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -187,7 +191,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         O_HELP,
         O_VERSION,
         O_MAXTO,
-        O_TLS
+        O_TLS,
+        O_JOBS
     };
     static const struct option lo[] = {
         {"strategy", required_argument, 0, O_STRAT},
@@ -213,6 +218,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
         {"version", no_argument, 0, O_VERSION},
         {"max-timeouts", required_argument, 0, O_MAXTO},
         {"tls", required_argument, 0, O_TLS},
+        {"jobs", required_argument, 0, O_JOBS},
         {0, 0, 0, 0},
     };
     memset(o, 0, sizeof *o);
@@ -225,6 +231,7 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     o->max_steps = LU__DEFAULT_STEPS;
     o->timeout_ms = 30000;
     o->max_timeouts = 3;
+    o->jobs = 1;
     o->spin_bound = 1000;
     o->watchdog_ms = 1000;
     o->replay_dir = ".";
@@ -311,6 +318,11 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
             o->timeout_ms = (uint32_t)lu__u64("--timeout", optarg, 86400) * 1000;
             o->timeout_set = true;
             break;
+        case O_JOBS:
+            o->jobs = (unsigned)lu__u64("--jobs", optarg, LU_RUN_MAX_JOBS);
+            if (!o->jobs)
+                lu__die_usage("--jobs must be at least 1");
+            break;
         case O_MAXTO:
             o->max_timeouts = (uint32_t)lu__u64("--max-timeouts", optarg, 10000000);
             break;
@@ -363,8 +375,8 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     }
     /* options that would change nothing: accepting them would let the user
      * believe they did */
-    static const int replay_ignores[] = {O_STRAT, O_PRE, O_DEPTH, O_REDUCTION, O_BUDGET,
-                                         O_SEED,  O_ALL, O_RDIR,  O_JSON,      O_MAXTO};
+    static const int replay_ignores[] = {O_STRAT, O_PRE,  O_DEPTH, O_REDUCTION, O_BUDGET, O_SEED,
+                                         O_ALL,   O_RDIR, O_JSON,  O_MAXTO,     O_JOBS};
     for (size_t i = 0; o->replay && i < sizeof replay_ignores / sizeof replay_ignores[0]; i++)
         for (const struct option *l = lo; l->name; l++)
             if (l->val == replay_ignores[i] && (given & (1ull << (l->val - O_STRAT))))
@@ -994,7 +1006,7 @@ static int lu__json_end(struct lu__ctx *x, int outcome, int sig, int rc, const c
     else
         fputs(", \"budget\": null", f);
     fprintf(f, ", \"all\": %s, \"races\": %s", o->all ? "true" : "false", o->races ? "true" : "false");
-    fprintf(f, ", \"tls\": \"%s\"", lu_drv_tls_name(o->tls));
+    fprintf(f, ", \"tls\": \"%s\", \"jobs\": %u", lu_drv_tls_name(o->tls), o->jobs);
     if (o->expect_set)
         fprintf(f, ", \"expect_exit\": %d", o->expect);
     else
@@ -1143,6 +1155,7 @@ static void lu__fill_cfg(const struct lu__ropts *o, struct lu_run_cfg *c)
     c->races = o->races;
     c->all = o->all;
     c->max_timeouts = o->max_timeouts;
+    c->jobs = o->jobs;
     c->reduction = o->reduction;
     c->tls = o->tls;
     c->cache_mb = o->cache_mb;

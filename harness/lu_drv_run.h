@@ -35,7 +35,7 @@
 
 #define LU_RUN_ENV "LINEUP_RUN"
 #define LU_RUN_MAGIC 0x4e55522d70756e4cULL /* "Lnup-RUN" */
-#define LU_RUN_VERSION 4
+#define LU_RUN_VERSION 5
 
 #define LU_RUN_OUT_CAP (64 * 1024) /* output kept per reported execution (its tail) */
 #define LU_RUN_FRAMES 8            /* call sites kept per thread */
@@ -45,6 +45,7 @@
 #define LU_RUN_MAX_SIGS 64    /* distinct failures counted */
 #define LU_RUN_MAX_STATUS 16  /* distinct exit statuses counted */
 #define LU_RUN_NONDET_MAX 63  /* --nondet-range bound: a data choice has at most 64 values */
+#define LU_RUN_MAX_JOBS 64    /* --jobs: executions at once */
 
 /* Strategies of `lineup run --strategy`. */
 enum lu_run_strategy {
@@ -237,6 +238,7 @@ struct lu_run_cfg {
     int expect_exit_set;
     int expect_exit;
     uint32_t max_timeouts; /* --all: timeouts before the search stops (0: no limit) */
+    uint32_t jobs;         /* executions at once (lanes of the fork server) */
     uint32_t replay_len;
     int tls; /* enum lu_sched_tls */
 };

@@ -549,7 +549,6 @@ static const struct {
     {"matrix", false, NULL},
     {"samples", false, NULL},
     {"test", false, NULL},
-    {"jobs", false, NULL},
     {"harness", false, NULL},
     {"shard", false, NULL},
     {"no-minimize", false, NULL},

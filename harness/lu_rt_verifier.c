@@ -58,9 +58,48 @@
 static struct lu_run_shm *R;
 static bool lu__in_child;
 
+/*
+ * Lanes: with --jobs J the server runs J executions at once, each lane with
+ * a child, a scheduler and the areas its children write (the execution's
+ * record, its schedule, its point log, its output) of its own. With one
+ * lane those areas are R's, which the driver reads; with more, each lane
+ * has a mapping of its own, and an execution the driver is to see is
+ * copied into R first (lu__report). DFS lanes explore items: DFS stacks
+ * (lu_sched_stack_next) whose shallow alternatives a lane gives away to
+ * idle ones, as the Line-Up driver's explorers do.
+ */
+struct lu__lane {
+    struct lu_run_exec *exec;
+    struct lu_sched_trace *trace;
+    struct lu_run_point *plog;
+    int out_fd;
+    /* the execution under way (pid 0: none), or prepared (ready) */
+    pid_t pid;
+    int pfd;
+    double waited; /* seconds it has run, without time lineup spent stopped */
+    bool ready;    /* s holds an execution prepared by lu_sched_fork_prepare, not started */
+    struct lu_sched *s;
+    uint64_t *tally; /* the summary's count of such executions (exhaustive, sampled) */
+    int strategy, bound, bound_kind, depth;
+    uint64_t seed;
+    /* DFS: the item g[0..g_len), of which the first g_base steps are frozen */
+    bool has_item;
+    struct lu_sched_step *g;
+    uint32_t g_len, g_base;
+    uint64_t ran; /* executions on s */
+    /* randomized strategies: one scheduler per member of the rotation */
+    struct lu_sched *mix[8];
+};
+
+static struct lu__lane lu__lanes[LU_RUN_MAX_JOBS];
+static unsigned lu__nlanes = 1;
+/* The lane whose execution this process runs (a child) or handles (the
+ * server). */
+static struct lu__lane *X = &lu__lanes[0];
+
 static struct lu_run_exec *lu__E(void)
 {
-    return R && lu__in_child ? &R->exec : NULL;
+    return R && lu__in_child ? X->exec : NULL;
 }
 
 static void lu__copy(char *dst, size_t n, const char *src)
@@ -388,7 +427,7 @@ static void lu__threads_at_death(struct lu_run_exec *E)
 static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t label, uintptr_t pc)
 {
     (void)arg;
-    struct lu_run_exec *E = &R->exec;
+    struct lu_run_exec *E = X->exec;
     if (tid < 0 || tid >= LU_SCHED_MAX_THREADS)
         return;
     struct lu_run_thread *th = &E->th[tid];
@@ -418,8 +457,7 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
     if (tid == lu_sched_self_any())
         lu__shadows[tid] = lu__ipose_shadow_self();
     if (E->nplog < R->trace_cap)
-        lu_run_shm_plog(R)[E->nplog++] =
-            (struct lu_run_point){lu_run_shm_trace(R)->len, (int16_t)tid, label, pc};
+        X->plog[E->nplog++] = (struct lu_run_point){X->trace->len, (int16_t)tid, label, pc};
 }
 
 /* Called on the dying thread: a signal, exit() (or main returning), the
@@ -428,7 +466,7 @@ static void lu__on_point(void *arg, int tid, enum lu_sched_kind k, uint16_t labe
 static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     (void)arg;
-    struct lu_run_exec *E = &R->exec;
+    struct lu_run_exec *E = X->exec;
     if (kind == LU_SCHED_FATAL_EXIT) {
         E->exited = 1;
         E->status = code & 0xff;
@@ -483,7 +521,7 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 static void lu__on_race(void *arg, const struct lu_ipose_race *r)
 {
     (void)arg;
-    struct lu_run_exec *E = &R->exec;
+    struct lu_run_exec *E = X->exec;
     E->races++;
     if (E->race)
         return;
@@ -512,7 +550,7 @@ static void *lu__main_body(void *arg)
     lu_sched_exit_point(LU_RT_L_MAIN_RETURN);
     lu__ipose_exit_handlers(rc, false);
     lu__sched_pc = (uintptr_t)lu__main + 1;
-    R->exec.main_returned = 1;
+    X->exec->main_returned = 1;
     lu__sched_fatal_exit(rc, LU_SCHED_EXIT_EXIT);
 }
 
@@ -523,7 +561,7 @@ static void *lu__main_body(void *arg)
 static void lu__on_alloc_failed(const char *fn, size_t size, uintptr_t pc, int64_t live)
 {
     (void)live;
-    struct lu_run_exec *E = &R->exec;
+    struct lu_run_exec *E = X->exec;
     E->oom_size = size ? size : 1;
     lu__copy(E->oom_fn, sizeof E->oom_fn, fn);
     E->oom_tid = lu_sched_self();
@@ -554,13 +592,17 @@ static void lu__child(struct lu_sched *s)
         sigaction(lu__stop_sigs[i], &lu__prog_sa[i], NULL);
     close(lu__cmd_fd);
     close(lu__rep_fd);
-    dup2(lu__out_fd, STDOUT_FILENO);
-    dup2(lu__out_fd, STDERR_FILENO);
-    close(lu__out_fd);
+    dup2(X->out_fd, STDOUT_FILENO);
+    dup2(X->out_fd, STDERR_FILENO);
+    for (unsigned i = 0; i < lu__nlanes; i++) {
+        close(lu__lanes[i].out_fd);
+        if (lu__lanes[i].pfd >= 0)
+            close(lu__lanes[i].pfd);
+    }
     /* crashing is a finding here, not a reason for a core file */
     struct rlimit rl = {0, 0};
     setrlimit(RLIMIT_CORE, &rl);
-    struct lu_run_exec *E = &R->exec;
+    struct lu_run_exec *E = X->exec;
 #if LU__HAVE_RACES
     if (R->cfg.races) {
         lu_ipose_race_set_handler(lu__on_race, NULL);
@@ -630,7 +672,8 @@ static char lu__answer(void)
 }
 
 static struct {
-    uint64_t started; /* executions started, all rounds */
+    uint64_t started; /* executions started, all rounds (less those cut off by a stop) */
+    uint64_t counted; /* executions ended and counted: the next one's index */
     double t0;
     bool stop; /* a finding ended the run, or the driver asked */
     int error; /* tool error that ended the run */
@@ -725,11 +768,11 @@ static void lu__read_output(struct lu_run_exec *E)
     struct stat st;
     E->out_total = 0;
     E->out_len = 0;
-    if (fstat(lu__out_fd, &st) != 0 || st.st_size <= 0)
+    if (fstat(X->out_fd, &st) != 0 || st.st_size <= 0)
         return;
     uint64_t total = (uint64_t)st.st_size;
     uint64_t from = total > LU_RUN_OUT_CAP ? total - LU_RUN_OUT_CAP : 0;
-    ssize_t n = pread(lu__out_fd, E->out, (size_t)(total - from), (off_t)from);
+    ssize_t n = pread(X->out_fd, E->out, (size_t)(total - from), (off_t)from);
     E->out_total = total;
     E->out_len = n > 0 ? (uint32_t)n : 0;
 }
@@ -772,7 +815,7 @@ static void lu__threads_last_seen(struct lu_run_exec *E)
  * at once, before its creator went on). */
 static int lu__ran_last(struct lu_run_exec *E)
 {
-    const struct lu_sched_trace *tr = lu_run_shm_trace(R);
+    const struct lu_sched_trace *tr = X->trace;
     int last = tr->len ? tr->steps[tr->len - 1].chosen : 0;
     if (E->starting >= 0 && E->starting < LU_SCHED_MAX_THREADS) {
         last = E->starting;
@@ -788,7 +831,7 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
 {
     E->wstatus = wstatus;
     E->timed_out = timed_out;
-    E->steps = lu_run_shm_trace(R)->len;
+    E->steps = X->trace->len;
     int k = LU_RUN_K_PASS;
     if (E->oom_size) {
         /* whatever followed was not the program's own doing */
@@ -972,11 +1015,11 @@ static int lu__blocked_syscall(pid_t pid)
 /* An execution that ran out of time blocks in a call lineup does not
  * control: ask the child where (LU_SCHED_WHERE_SIGVAL) before it is killed,
  * and give it a moment to answer. */
-static void lu__ask_where(pid_t pid)
+static void lu__ask_where(struct lu__lane *L)
 {
-    if (lu_sched_ask_where(pid) != 0)
+    if (lu_sched_ask_where(L->pid) != 0)
         return;
-    for (int i = 0; i < 500 && !__atomic_load_n(&R->exec.fatal_kind, __ATOMIC_ACQUIRE); i++) {
+    for (int i = 0; i < 500 && !__atomic_load_n(&L->exec->fatal_kind, __ATOMIC_ACQUIRE); i++) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
@@ -1001,81 +1044,105 @@ static bool lu__killed_by_stop(int st)
     return stop_sig && lu__stop_sig;
 }
 
-/* Waits for the child, killing it after the per-execution time limit, or
- * at once when the search is being stopped (*stopped: the execution was
- * cut off and shows nothing). */
-static int lu__wait_child(pid_t pid, bool *timed_out, bool *stopped)
+static void lu__reap(struct lu__lane *L, int st, bool timed_out, bool stopped);
+
+/* Ends lane L's execution at once: a timeout (asked where it blocks
+ * first), or a stop (a signal, or a finding of another lane's), after
+ * which it shows nothing. */
+static void lu__kill(struct lu__lane *L, bool timeout)
 {
-    int st = 0;
-    *timed_out = *stopped = false;
-    uint32_t limit = R->cfg.timeout_ms;
-    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-    if (pfd >= 0) {
-        struct pollfd p = {pfd, POLLIN, 0};
-        int r;
-        /* in slices, so that time lineup spent stopped (Ctrl-Z, SIGSTOP
-         * to its process group: the execution was stopped too) does not
-         * count against the limit, and so that a stop request that came
-         * just before the poll is seen */
-        double waited = 0;
-        for (;;) {
-            if (lu__stop_sig) {
-                r = 0;
-                break;
-            }
-            int slice = limit && limit - waited * 1000.0 < 100 ? (int)(limit - waited * 1000.0) + 1 : 100;
-            double a = lu__now();
-            r = poll(&p, 1, slice);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r != 0)
-                break;
-            double d = lu__now() - a;
-            waited += d > slice / 1000.0 + 1.0 ? slice / 1000.0 : d;
-            if (limit && waited * 1000.0 >= limit)
-                break;
-        }
-        close(pfd);
-        if (r == 0) {
-            if (!lu__stop_sig) {
-                R->exec.blocked_syscall = lu__blocked_syscall(pid);
-                lu__ask_where(pid);
-            }
-            kill(pid, SIGKILL);
-            *stopped = lu__stop_sig != 0;
-            *timed_out = !*stopped;
-        }
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-        }
-        if (!*timed_out && lu__killed_by_stop(st))
-            *stopped = true;
-        return st;
+    if (timeout) {
+        L->exec->blocked_syscall = lu__blocked_syscall(L->pid);
+        lu__ask_where(L);
     }
-    /* kernels without pidfd: poll with a growing nap */
-    double t0 = lu__now();
-    long nap = 20000;
+    kill(L->pid, SIGKILL);
+    int st = 0;
+    while (waitpid(L->pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    lu__reap(L, st, timeout, !timeout);
+}
+
+/* Cuts off every execution under way: the search stops. */
+static void lu__kill_all(void)
+{
+    for (unsigned i = 0; i < lu__nlanes; i++)
+        if (lu__lanes[i].pid)
+            lu__kill(&lu__lanes[i], false);
+}
+
+/* Waits until at least one execution under way has ended, and reaps it:
+ * killed after the per-execution time limit, or all of them at once when
+ * a signal stops the search. Time is counted in slices, so that time
+ * lineup spent stopped (Ctrl-Z, SIGSTOP to its process group: the
+ * executions were stopped too) does not count against the limit, and so
+ * that a stop request that came just before a poll is seen. Kernels
+ * without pidfd are polled with waitpid every millisecond. */
+static void lu__wait_any(void)
+{
+    uint32_t limit = R->cfg.timeout_ms;
     for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid || (r < 0 && errno != EINTR)) {
-            *stopped = lu__killed_by_stop(st);
-            return st;
+        if (lu__stop_sig) {
+            lu__kill_all();
+            return;
         }
-        if (lu__stop_sig || (limit && (lu__now() - t0) * 1000.0 > limit)) {
-            if (!lu__stop_sig) {
-                R->exec.blocked_syscall = lu__blocked_syscall(pid);
-                lu__ask_where(pid);
+        struct pollfd p[LU_RUN_MAX_JOBS];
+        struct lu__lane *of[LU_RUN_MAX_JOBS];
+        unsigned n = 0;
+        bool blind = false;
+        int slice = 100;
+        for (unsigned i = 0; i < lu__nlanes; i++) {
+            struct lu__lane *L = &lu__lanes[i];
+            if (!L->pid)
+                continue;
+            if (L->pfd < 0)
+                blind = true;
+            else {
+                p[n] = (struct pollfd){L->pfd, POLLIN, 0};
+                of[n++] = L;
             }
-            kill(pid, SIGKILL);
-            *stopped = lu__stop_sig != 0;
-            *timed_out = !*stopped;
-            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+            if (limit) {
+                double left = limit - L->waited * 1000.0;
+                if (left < slice)
+                    slice = left > 0 ? (int)left + 1 : 1;
             }
-            return st;
         }
-        struct timespec ts = {0, nap};
-        nanosleep(&ts, NULL);
-        if (nap < 1000000)
-            nap *= 2;
+        if (blind)
+            slice = 1;
+        double a = lu__now();
+        int r = poll(p, n, slice);
+        if (r < 0 && errno != EINTR)
+            r = 0;
+        double d = lu__now() - a;
+        if (d > slice / 1000.0 + 1.0)
+            d = slice / 1000.0;
+        bool reaped = false;
+        for (unsigned i = 0; r > 0 && i < n; i++) {
+            if (!p[i].revents)
+                continue;
+            int st = 0;
+            if (waitpid(of[i]->pid, &st, WNOHANG) != of[i]->pid)
+                continue;
+            lu__reap(of[i], st, false, lu__killed_by_stop(st));
+            reaped = true;
+        }
+        for (unsigned i = 0; i < lu__nlanes; i++) {
+            struct lu__lane *L = &lu__lanes[i];
+            if (!L->pid)
+                continue;
+            int st = 0;
+            if (L->pfd < 0 && waitpid(L->pid, &st, WNOHANG) == L->pid) {
+                lu__reap(L, st, false, lu__killed_by_stop(st));
+                reaped = true;
+                continue;
+            }
+            L->waited += d;
+            if (limit && L->waited * 1000.0 >= limit && !lu__stop_sig) {
+                lu__kill(L, true);
+                reaped = true;
+            }
+        }
+        if (reaped)
+            return;
     }
 }
 
@@ -1095,10 +1162,21 @@ static struct lu_run_status *lu__status_find(int status)
     return NULL;
 }
 
-/* Hands the execution to the driver and waits until it has read it. */
+/* Hands lane X's execution to the driver and waits until it has read it.
+ * The driver reads R: a lane of its own is copied there first (its areas
+ * stay the lane's, which may start its next execution at once). */
 static void lu__report(char msg)
 {
     struct lu_run_exec *E = &R->exec;
+    if (X->exec != E) {
+        memcpy(E, X->exec, offsetof(struct lu_run_exec, out));
+        struct lu_sched_trace *tr = lu_run_shm_trace(R);
+        tr->len = X->trace->len;
+        uint32_t len = tr->len < tr->cap ? tr->len : tr->cap;
+        memcpy(tr->steps, X->trace->steps, len * sizeof tr->steps[0]);
+        uint32_t np = E->nplog < R->trace_cap ? E->nplog : R->trace_cap;
+        memcpy(lu_run_shm_plog(R), X->plog, np * sizeof X->plog[0]);
+    }
     lu__resolve_exec(E);
     lu__resolve_plog(E);
     lu__read_output(E);
@@ -1191,25 +1269,26 @@ static void lu__resource_stop(void)
     S.started--;
 }
 
-/* Runs execution n of scheduler s in a child; false if it was cut off by
- * a stop request (then it is not counted: it shows nothing). */
-static bool lu__execute(struct lu_sched *s, int strategy, int bound, int bound_kind, int depth, uint64_t seed)
+/* Starts lane L's prepared execution in a child; false (a resource stop)
+ * when the process cannot be made. */
+static bool lu__launch(struct lu__lane *L)
 {
-    struct lu_run_exec *E = &R->exec;
+    X = L;
+    struct lu_run_exec *E = L->exec;
     memset(E, 0, offsetof(struct lu_run_exec, out));
-    E->index = S.started++;
-    E->strategy = strategy;
-    E->bound = bound;
-    E->bound_kind = bound_kind;
-    E->pct_depth = depth;
-    E->seed = seed;
+    E->strategy = L->strategy;
+    E->bound = L->bound;
+    E->bound_kind = L->bound_kind;
+    E->pct_depth = L->depth;
+    E->seed = L->seed;
     E->assert_tid = E->reach_tid = -1;
     E->exit_tid = E->fatal_tid = E->culprit = E->starting = E->starter = E->creating = -1;
     memset(lu__shadows, 0, sizeof lu__shadows);
-    if (ftruncate(lu__out_fd, 0) != 0) {
+    if (ftruncate(L->out_fd, 0) != 0) {
         /* the output of this execution then follows the last one's */
     }
     fflush(NULL);
+    S.started++;
     pid_t pid = fork();
     if (pid < 0) {
         lu_sched_syserr(R->sum.error_text, sizeof R->sum.error_text, LU_SCHED_NEED_PROCESS, errno,
@@ -1218,30 +1297,48 @@ static bool lu__execute(struct lu_sched *s, int strategy, int bound, int bound_k
         return false;
     }
     if (pid == 0)
-        lu__child(s);
-    bool timed_out, stopped;
-    int st = lu__wait_child(pid, &timed_out, &stopped);
-    lu_sched_fork_done(s);
+        lu__child(L->s);
+    L->pid = pid;
+    L->pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    L->waited = 0;
+    return true;
+}
+
+/* Lane L's execution ended (waitpid status st): classified and counted,
+ * unless it was cut off by a stop (then it shows nothing) or lineup could
+ * not run it. */
+static void lu__reap(struct lu__lane *L, int st, bool timed_out, bool stopped)
+{
+    X = L;
+    L->pid = 0;
+    if (L->pfd >= 0)
+        close(L->pfd);
+    L->pfd = -1;
+    lu_sched_fork_done(L->s);
+    struct lu_run_exec *E = L->exec;
     if (E->done && E->outcome == LU_SCHED_OUT_ERROR) {
         /* what the program did after the failure would be no behaviour
          * of its own: no verdict from this execution */
         lu__copy(R->sum.error_text, sizeof R->sum.error_text, E->message);
         lu__resource_stop();
-        return false;
+        return;
     }
     if (stopped) {
         S.started--;
         lu__stopped();
-        return false;
+        return;
     }
-    atomic_store(&R->executions, S.started);
+    E->index = S.counted++;
+    atomic_store(&R->executions, S.counted);
+    L->ran++;
     lu__classify(E, st, timed_out);
     lu__account(E);
-    return true;
+    if (L->tally)
+        (*L->tally)++;
 }
 
-static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int bound_kind, int depth,
-                                      uint64_t seed, bool por, struct lu_sched_cache *cache)
+static struct lu_sched *lu__sched_new(struct lu__lane *L, enum lu_sched_strategy st, int bound, int bound_kind,
+                                      int depth, uint64_t seed, bool por, struct lu_sched_cache *cache)
 {
     struct lu_sched_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -1259,13 +1356,17 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int 
     cfg.spin_bound = R->cfg.spin_bound;
     cfg.watchdog_ms = R->cfg.watchdog_ms;
     cfg.tls = R->cfg.tls;
-    cfg.trace = lu_run_shm_trace(R);
+    cfg.trace = L->trace;
     cfg.trace->cap = R->trace_cap;
     cfg.on_fatal = lu__on_fatal;
     cfg.on_point = lu__on_point;
     if (st == LU_SCHED_REPLAY) {
         cfg.replay = lu_run_shm_replay(R);
         cfg.replay_len = R->cfg.replay_len;
+    } else if (st == LU_SCHED_DFS && L->g_len) {
+        /* the subtree below the lane's item */
+        cfg.replay = L->g;
+        cfg.replay_len = cfg.frozen_len = L->g_len;
     }
     int err = 0;
     struct lu_sched *s = lu_sched_create(&cfg, &err);
@@ -1283,7 +1384,214 @@ static struct lu_sched *lu__sched_new(enum lu_sched_strategy st, int bound, int 
     return s;
 }
 
+/* One lane per --jobs. A single lane writes into R itself, as the driver
+ * reads it, and has no items (it never splits its search); more have a
+ * mapping each for their areas and their item, touched only as far as
+ * executions reach, like R's. */
+static bool lu__lanes_init(void)
+{
+    unsigned j = R->cfg.strategy == LU_RUN_REPLAY || !R->cfg.jobs ? 1 : R->cfg.jobs;
+    if (j > LU_RUN_MAX_JOBS)
+        j = LU_RUN_MAX_JOBS;
+    uint32_t cap = R->trace_cap;
+    size_t o_trace = lu_run_align(sizeof(struct lu_run_exec));
+    size_t o_plog = o_trace + lu_run_align(lu_sched_trace_size(cap));
+    size_t o_g = o_plog + lu_run_align((size_t)cap * sizeof(struct lu_run_point));
+    size_t size = o_g + (size_t)cap * sizeof(struct lu_sched_step);
+    for (unsigned i = 0; i < j; i++) {
+        struct lu__lane *L = &lu__lanes[i];
+        L->pfd = L->out_fd = -1;
+        if (j == 1) {
+            L->exec = &R->exec;
+            L->trace = lu_run_shm_trace(R);
+            L->plog = lu_run_shm_plog(R);
+            L->out_fd = lu__out_fd;
+            break;
+        }
+        void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
+            lu_sched_syserr(R->sum.error_text, sizeof R->sum.error_text, LU_SCHED_NEED_MEMORY, errno,
+                            "cannot map the memory of --jobs' executions", size);
+            return false;
+        }
+        L->exec = m;
+        L->trace = (struct lu_sched_trace *)((char *)m + o_trace);
+        L->plog = (struct lu_run_point *)((char *)m + o_plog);
+        L->g = (struct lu_sched_step *)((char *)m + o_g);
+        L->trace->cap = cap;
+        L->out_fd = (int)syscall(SYS_memfd_create, "lineup-output", 1u /* MFD_CLOEXEC */);
+        if (L->out_fd < 0 || fcntl(L->out_fd, F_SETFL, O_APPEND) < 0) {
+            snprintf(R->sum.error_text, sizeof R->sum.error_text,
+                     "cannot create the output file of --jobs' executions: %s (ulimit -n)", strerror(errno));
+            return false;
+        }
+        lu__nlanes = i + 1;
+    }
+    return true;
+}
+
+/* Where an execution comes from: prepares lane L's next one in L->s
+ * (L->ready), or leaves it idle. */
+struct lu__src {
+    bool (*next)(struct lu__src *src, struct lu__lane *L);
+    uint64_t launched; /* executions this source started */
+};
+
 enum { LU__ROUND_EXHAUSTED, LU__ROUND_LIMIT, LU__ROUND_STOPPED };
+
+/* Runs src's executions on every lane until it has none left, the search
+ * stops, or the budget or this round's own share (max_execs, deadline;
+ * 0 = none) runs out. Executions under way when the share runs out are
+ * finished and counted; on a stop they are cut off. */
+static int lu__lanes_run(struct lu__src *src, uint64_t max_execs, double deadline)
+{
+    bool limit = false;
+    for (;;) {
+        if (lu__stopped()) {
+            lu__kill_all();
+            return LU__ROUND_STOPPED;
+        }
+        unsigned running = 0;
+        for (unsigned i = 0; i < lu__nlanes && !S.stop; i++) {
+            struct lu__lane *L = &lu__lanes[i];
+            if (L->pid) {
+                running++;
+                continue;
+            }
+            if (!L->ready)
+                L->ready = src->next(src, L);
+            if (!L->ready)
+                continue;
+            if (!lu__budget_left() || (max_execs && src->launched >= max_execs) ||
+                (deadline > 0 && lu__now() >= deadline)) {
+                limit = true;
+                continue;
+            }
+            L->ready = false;
+            if (!lu__launch(L))
+                break;
+            src->launched++;
+            running++;
+        }
+        if (lu__stopped()) {
+            lu__kill_all();
+            return LU__ROUND_STOPPED;
+        }
+        if (!running)
+            return limit ? LU__ROUND_LIMIT : LU__ROUND_EXHAUSTED;
+        lu__wait_any();
+    }
+}
+
+/* ---- exhaustive rounds: DFS items on the lanes ---- */
+
+/* Executions on a scheduler before its lane gives work away: a new
+ * scheduler costs ~0.2 ms, an execution about as much. LINEUP_SPLIT_AFTER
+ * overrides it (tests split as often as they can). */
+static uint64_t lu__give_after = 64;
+
+struct lu__dfs {
+    struct lu__src src;
+    int strategy, bound, bound_kind;
+    bool por;
+    struct lu_sched_cache *cache;
+    uint64_t execs, cut; /* over the round's schedulers */
+    /* items given away, first in first out */
+    struct lu_sched_step **q;
+    uint32_t *qlen;
+    unsigned qhead, qn;
+};
+
+static void lu__dfs_drop_sched(struct lu__dfs *D, struct lu__lane *L)
+{
+    struct lu_sched_stats ss;
+    lu_sched_stats(L->s, &ss);
+    D->execs += ss.executions;
+    D->cut += ss.pruned;
+    lu_sched_destroy(L->s);
+    L->s = NULL;
+}
+
+/* Gives the unexplored alternatives of the shallowest step of L's item
+ * that has some to the queue: those are the largest subtrees left. */
+static void lu__dfs_give(struct lu__dfs *D, struct lu__lane *L)
+{
+    int i = lu_sched_stack_shallowest(L->g, L->g_len, L->g_base, D->bound, D->bound_kind);
+    if (i < 0)
+        return;
+    struct lu_sched_step *st = &L->g[i], keep = *st;
+    unsigned b = i ? L->g[i - 1].preempts : 0;
+    for (uint64_t alts = keep.enabled & ~keep.done; alts && D->qn < LU_RUN_MAX_JOBS * 4; alts &= alts - 1) {
+        int a = __builtin_ctzll(alts);
+        if (D->bound >= 0 && b + lu_sched_step_cost(D->bound_kind, &keep, a) > (unsigned)D->bound)
+            continue;
+        struct lu_sched_step *g = malloc(((size_t)i + 1) * sizeof *g);
+        if (!g)
+            break; /* kept: L explores it itself */
+        *st = keep;
+        lu_sched_stack_take(L->g, (uint32_t)i, a, D->bound_kind);
+        memcpy(g, L->g, ((size_t)i + 1) * sizeof *g);
+        unsigned k = (D->qhead + D->qn++) % (LU_RUN_MAX_JOBS * 4);
+        D->q[k] = g;
+        D->qlen[k] = (uint32_t)i + 1;
+        keep.done |= 1ULL << a;
+    }
+    *st = keep;
+}
+
+static bool lu__dfs_next(struct lu__src *src, struct lu__lane *L)
+{
+    struct lu__dfs *D = (struct lu__dfs *)src;
+    L->strategy = D->strategy;
+    L->bound = D->bound;
+    L->bound_kind = D->bound_kind;
+    L->depth = 0;
+    L->seed = 0;
+    L->tally = &R->sum.exhaustive;
+    for (;;) {
+        if (!L->s) {
+            if (!L->has_item) {
+                if (!D->qn)
+                    return false;
+                unsigned k = D->qhead;
+                D->qhead = (D->qhead + 1) % (LU_RUN_MAX_JOBS * 4);
+                D->qn--;
+                memcpy(L->g, D->q[k], D->qlen[k] * sizeof *L->g);
+                L->g_len = L->g_base = D->qlen[k];
+                free(D->q[k]);
+                L->has_item = true;
+            }
+            L->s = lu__sched_new(L, LU_SCHED_DFS, D->bound, D->bound_kind, 0, 0, D->por, D->cache);
+            if (!L->s)
+                return false;
+            L->ran = 0;
+        }
+        if (lu_sched_fork_prepare(L->s, S.started) == LU_SCHED_EDONE) {
+            lu__dfs_drop_sched(D, L);
+            uint64_t pruned = 0;
+            if (!lu_sched_stack_next(L->g, &L->g_len, L->g_base, D->bound, D->bound_kind, &pruned))
+                L->has_item = false;
+            D->cut += pruned;
+            continue;
+        }
+        /* a lane without work and none queued: give the shallowest
+         * alternatives away. The scheduler's part of the stack (the trace
+         * holds the next execution's DFS stack) goes into the item first;
+         * the new scheduler's first execution is the one just prepared. */
+        bool idle = false;
+        for (unsigned i = 0; i < lu__nlanes; i++)
+            idle |= !lu__lanes[i].has_item;
+        if (idle && !D->qn && L->ran >= lu__give_after) {
+            uint32_t n = L->trace->len;
+            memcpy(L->g + L->g_len, L->trace->steps + L->g_len, (n - L->g_len) * sizeof *L->g);
+            L->g_len = n;
+            lu__dfs_drop_sched(D, L);
+            lu__dfs_give(D, L);
+            continue;
+        }
+        return true;
+    }
+}
 
 /* What a DFS round did: whether nothing was cut by the bound, so that
  * every schedule was explored; its executions; the alternatives the bound
@@ -1299,45 +1607,42 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
                          struct lu__round *rd)
 {
     memset(rd, 0, sizeof *rd);
+    struct lu_sched_step *q[LU_RUN_MAX_JOBS * 4];
+    uint32_t qlen[LU_RUN_MAX_JOBS * 4];
+    struct lu__dfs D = {.src = {.next = lu__dfs_next},
+                        .strategy = strategy,
+                        .bound = bound,
+                        .bound_kind = bound_kind,
+                        .q = q,
+                        .qlen = qlen};
     /* delay bounding has no reduction (docs/por.md) */
-    bool por = R->cfg.reduction && bound_kind == LU_SCHED_BOUND_PREEMPTIONS;
-    /* a round's own: the fork server's children fill it (a shared mapping);
-     * none (no room) only costs executions */
-    struct lu_sched_cache *cache =
-        por && R->cfg.cache_mb ? lu_sched_cache_create((size_t)R->cfg.cache_mb << 20) : NULL;
-    struct lu_sched *s = lu__sched_new(LU_SCHED_DFS, bound, bound_kind, 0, 0, por, cache);
-    if (!s) {
-        lu_sched_cache_destroy(cache);
-        return LU__ROUND_STOPPED;
+    D.por = R->cfg.reduction && bound_kind == LU_SCHED_BOUND_PREEMPTIONS;
+    /* a round's own, shared by its lanes: the fork server's children fill
+     * it (a shared mapping); none (no room) only costs executions */
+    D.cache = D.por && R->cfg.cache_mb ? lu_sched_cache_create((size_t)R->cfg.cache_mb << 20) : NULL;
+    /* the whole tree is lane 0's first item */
+    lu__lanes[0].has_item = true;
+    lu__lanes[0].g_len = lu__lanes[0].g_base = 0;
+    int r = lu__lanes_run(&D.src, max_execs, deadline);
+    for (unsigned i = 0; i < lu__nlanes; i++) {
+        struct lu__lane *L = &lu__lanes[i];
+        if (L->s)
+            lu__dfs_drop_sched(&D, L);
+        L->ready = L->has_item = false;
     }
-    int r;
-    for (uint64_t n = 0;; n++) {
-        if (lu__stopped()) {
-            r = LU__ROUND_STOPPED;
-            break;
-        }
-        if (lu_sched_fork_prepare(s, n) == LU_SCHED_EDONE) {
-            r = LU__ROUND_EXHAUSTED;
-            break;
-        }
-        if (!lu__budget_left() || (max_execs && n >= max_execs) || (deadline > 0 && lu__now() >= deadline)) {
-            r = LU__ROUND_LIMIT;
-            break;
-        }
-        if (lu__execute(s, strategy, bound, bound_kind, 0, 0))
-            R->sum.exhaustive++;
+    while (D.qn) {
+        free(q[D.qhead]);
+        D.qhead = (D.qhead + 1) % (LU_RUN_MAX_JOBS * 4);
+        D.qn--;
     }
-    struct lu_sched_stats ss;
-    lu_sched_stats(s, &ss);
-    /* Alternatives the reduction skipped are not in ss.pruned, and need not
-     * be: the least schedule of any trace is never asleep (docs/por.md,
-     * section 4, holds without the bound), so a round that cut nothing by
-     * the bound has reached every trace. */
-    rd->whole = r == LU__ROUND_EXHAUSTED && ss.pruned == 0;
-    rd->execs = ss.executions;
-    rd->cut = ss.pruned;
-    lu_sched_destroy(s);
-    lu_sched_cache_destroy(cache);
+    /* Alternatives the reduction skipped are not in the pruned counts, and
+     * need not be: the least schedule of any trace is never asleep
+     * (docs/por.md, section 4, holds without the bound), so a round that
+     * cut nothing by the bound has reached every trace. */
+    rd->whole = r == LU__ROUND_EXHAUSTED && D.cut == 0;
+    rd->execs = D.execs;
+    rd->cut = D.cut;
+    lu_sched_cache_destroy(D.cache);
     return r;
 }
 
@@ -1369,6 +1674,8 @@ static int lu__iterate(int strategy, int bound_kind, int max_bound, uint64_t max
     }
 }
 
+/* ---- randomized executions ---- */
+
 /* One randomized scheduler of a rotation: the strategy the reports name,
  * the scheduler's strategy, and PCT's depth. */
 struct lu__mix {
@@ -1377,45 +1684,77 @@ struct lu__mix {
     int depth;
 };
 
+struct lu__smp {
+    struct lu__src src;
+    const struct lu__mix *mix;
+    int nd;
+    uint64_t n; /* executions drawn: n's schedule is a function of (seed, n) */
+};
+
+/* Execution n is member n % nd's, drawn with that member's seed and n / nd
+ * (lu_sched_fork_prepare), on whichever lane is free: each lane has its
+ * own scheduler per member, which only PCT's learned length differs in. */
+static bool lu__smp_next(struct lu__src *src, struct lu__lane *L)
+{
+    struct lu__smp *M = (struct lu__smp *)src;
+    unsigned k = (unsigned)(M->n % (uint64_t)M->nd);
+    if (!L->mix[k]) {
+        L->mix[k] = lu__sched_new(L, M->mix[k].st, -1, LU_SCHED_BOUND_PREEMPTIONS, M->mix[k].depth,
+                                  R->cfg.seed + k, false, NULL);
+        if (!L->mix[k])
+            return false;
+    }
+    if (lu_sched_fork_prepare(L->mix[k], M->n / (uint64_t)M->nd) == LU_SCHED_EDONE)
+        return false;
+    M->n++;
+    L->s = L->mix[k];
+    L->strategy = M->mix[k].strategy;
+    L->bound = -1;
+    L->bound_kind = 0;
+    L->depth = M->mix[k].depth;
+    L->seed = R->cfg.seed + k;
+    L->tally = &R->sum.sampled;
+    return true;
+}
+
 /* Randomized executions, rotating over the given schedulers (one each, so
  * that each PCT depth learns its own k), until the budget or the share runs
  * out. */
 static int lu__sample(const struct lu__mix *mix, int nd, uint64_t max_execs)
 {
-    struct lu_sched *s[8];
-    if (nd > 8)
-        nd = 8;
-    for (int i = 0; i < nd; i++) {
-        s[i] = lu__sched_new(mix[i].st, -1, LU_SCHED_BOUND_PREEMPTIONS, mix[i].depth,
-                             R->cfg.seed + (uint64_t)i, false, NULL);
-        if (!s[i]) {
-            while (i-- > 0)
-                lu_sched_destroy(s[i]);
-            return LU__ROUND_STOPPED;
-        }
+    struct lu__smp M = {.src = {.next = lu__smp_next}, .mix = mix, .nd = nd > 8 ? 8 : nd};
+    int r = lu__lanes_run(&M.src, max_execs, 0);
+    for (unsigned i = 0; i < lu__nlanes; i++) {
+        struct lu__lane *L = &lu__lanes[i];
+        for (int k = 0; k < 8; k++)
+            if (L->mix[k])
+                lu_sched_destroy(L->mix[k]);
+        memset(L->mix, 0, sizeof L->mix);
+        L->s = NULL;
+        L->ready = false;
     }
-    int r;
-    for (uint64_t n = 0;; n++) {
-        if (lu__stopped()) {
-            r = LU__ROUND_STOPPED;
-            break;
-        }
-        if (!lu__budget_left() || (max_execs && n >= max_execs)) {
-            r = LU__ROUND_LIMIT;
-            break;
-        }
-        unsigned k = (unsigned)(n % (uint64_t)nd);
-        struct lu_sched *si = s[k];
-        if (lu_sched_fork_prepare(si, n / (uint64_t)nd) == LU_SCHED_EDONE) {
-            r = LU__ROUND_EXHAUSTED;
-            break;
-        }
-        if (lu__execute(si, mix[k].strategy, -1, 0, mix[k].depth, R->cfg.seed + k))
-            R->sum.sampled++;
-    }
-    for (int i = 0; i < nd; i++)
-        lu_sched_destroy(s[i]);
     return r;
+}
+
+/* ---- a replay: one execution ---- */
+
+struct lu__one {
+    struct lu__src src;
+    bool given;
+};
+
+static bool lu__one_next(struct lu__src *src, struct lu__lane *L)
+{
+    struct lu__one *O = (struct lu__one *)src;
+    if (O->given || lu_sched_fork_prepare(L->s, 0) != 0)
+        return false;
+    O->given = true;
+    L->strategy = LU_RUN_REPLAY;
+    L->bound = -1;
+    L->bound_kind = L->depth = 0;
+    L->seed = 0;
+    L->tally = NULL;
+    return true;
 }
 
 /* The strategy of the run; fills the summary's coverage fields. */
@@ -1427,15 +1766,19 @@ static void lu__explore(void)
     struct lu__round rd;
     switch (c->strategy) {
     case LU_RUN_REPLAY: {
-        struct lu_sched *s = lu__sched_new(LU_SCHED_REPLAY, -1, 0, 0, 0, false, NULL);
-        if (!s)
+        struct lu__lane *L = &lu__lanes[0];
+        L->s = lu__sched_new(L, LU_SCHED_REPLAY, -1, 0, 0, 0, false, NULL);
+        if (!L->s)
             break;
+        struct lu__one one = {.src = {.next = lu__one_next}};
+        lu__lanes_run(&one.src, 0, 0);
         /* the replayed execution is shown whatever it does */
-        if (lu_sched_fork_prepare(s, 0) == 0) {
-            lu__execute(s, LU_RUN_REPLAY, -1, 0, 0, 0);
+        if (one.given) {
+            X = L;
             lu__report('R');
         }
-        lu_sched_destroy(s);
+        lu_sched_destroy(L->s);
+        L->s = NULL;
         return;
     }
     case LU_RUN_DFS:
@@ -1551,6 +1894,11 @@ static int lu__server(int argc, char **argv, char **envp)
                  "--races: this liblineup.so was built without the data-race detector");
     }
     lu__copy(R->watchdog, sizeof R->watchdog, lu_sched_watchdog_name());
+    if (!S.error && !lu__lanes_init())
+        S.error = LU_RUN_K_RESOURCE;
+    const char *split = getenv("LINEUP_SPLIT_AFTER");
+    if (split && *split)
+        lu__give_after = strtoull(split, NULL, 10);
     if (R->cfg.strategy != LU_RUN_REPLAY) {
         /* a replay is one execution: interrupted, everything just ends */
         struct sigaction sa;

@@ -96,6 +96,16 @@ interrupt)
     has "^verdict: INTERRUPTED \(no failure so far\)$"
     [[ $(grep -c '^summary: ' "$out") == 1 ]] || fail "not one summary"
     same_count
+    # with two executions at once (--jobs 2): both are cut off and neither
+    # counted, and no process is left
+    interrupt_after 2 INT group run --jobs 2 --preemptions -1 --budget 100000000 --seed 1 -- "$P/long_search_fixed"
+    [[ $rc == 130 ]] || fail "--jobs 2: exit status $rc after SIGINT, expected 130 (killed by SIGINT)"
+    has "^  interrupted \(Interrupt\): the search stopped after [0-9]+ executions"
+    has "^verdict: INTERRUPTED \(no failure so far\)$"
+    lacks "^FAIL|crash|internal error"
+    same_count
+    sleep 0.5
+    ! pgrep -g "$pgid" >/dev/null || fail "--jobs 2: processes of the interrupted run are left: $(pgrep -g "$pgid")"
     ;;
 interrupt_late)
     # A signal that reaches lineup after the server finished the search
@@ -194,7 +204,7 @@ PY
     }
     # a pass, explored completely
     lu 0 run --quiet --strategy dfs --preemptions -1 --json pass.json -- "$P/lost_fixed"
-    jq_ pass.json 'd["mode"] == "run" and d["strategy"] == "dfs" and d["preemptions"] == -1' \
+    jq_ pass.json 'd["mode"] == "run" and d["strategy"] == "dfs" and d["preemptions"] == -1 and d["jobs"] == 1' \
         'd["seed"] is None and d["findings"] == [] and d["program"].endswith("/lost_fixed")' \
         's["verdict"] == "PASS" and s["exit"] == 0 and s["exit_meaning"] == "no failure found"' \
         's["executions"] > 0 and s["complete"] == s["executions"] - s["cut_executions"] - s["discarded"] - s["dropped"]' \
@@ -208,13 +218,14 @@ PY
     # a bug, with --json -: the JSON alone on standard output, although the
     # program prints a JSON object of its own, quotes, control characters
     # and bytes that are not UTF-8; the report, with that output, on
-    # standard error
+    # standard error. With --jobs 2 the execution's record, schedule and
+    # output are a lane's own, copied for the driver.
     rc=0
-    timeout 100 "$LINEUP" run --quiet --strategy dfs --json - -- "$P/noisy" fail >bug.json 2>"$out" || rc=$?
+    timeout 100 "$LINEUP" run --quiet --jobs 2 --strategy dfs --json - -- "$P/noisy" fail >bug.json 2>"$out" || rc=$?
     [[ $rc == 1 ]] || fail "noisy fail: exit status $rc, expected 1"
     has "^verdict: FAIL \(bug found\)$"
     has "^  \| \{\"verdict\": \"PASS\", \"exit\": 0\}$"
-    jq_ bug.json 's["verdict"] == "FAIL" and s["exit"] == 1 and s["failing"] == 1' \
+    jq_ bug.json 's["verdict"] == "FAIL" and s["exit"] == 1 and s["failing"] == 1 and d["jobs"] == 2' \
         's["coverage"]["stopped_by"] == "failure" and d["args"] == ["fail"]' \
         'len(d["findings"]) == 1 and d["findings"][0]["verdict"] == "ASSERT"' \
         'd["findings"][0]["kind"] == "assertion failure" and d["findings"][0]["thread"] == 0' \

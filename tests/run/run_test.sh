@@ -746,6 +746,71 @@ reduction)
     run 2 --reduction maybe -- "$P/independent"
     has "--reduction takes on or off"
     ;;
+jobs)
+    # --jobs 2: two executions at once. LINEUP_SPLIT_AFTER=1 makes a lane
+    # give work away after every execution, so that the exhaustive search's
+    # tree is split as often as it can be: without reduction it must run
+    # exactly the schedules of one process (the golden counts of the
+    # reduction case), with reduction reach the same coverage and verdicts.
+    export LINEUP_SPLIT_AFTER=1
+    run 0 --jobs 2 --strategy dfs --preemptions -1 --budget 0 --reduction off -- "$P/independent"
+    has "summary: 1121 executions in"
+    has "every schedule of the program was explored"
+    run 0 --jobs 2 --strategy ipb --preemptions 2 --budget 0 --reduction off -- "$P/independent"
+    has "summary: 353 executions in"
+    run 0 --jobs 2 --strategy dfs --preemptions -1 --budget 0 -- "$P/independent"
+    has "every schedule of the program was explored"
+    has "verdict: PASS"
+    run 1 --jobs 2 --all --strategy dfs --preemptions 1 --budget 0 --reduction off -- "$P/independent_bug"
+    has "summary: 160 executions in"
+    has ", 23 failing"
+    grep -qE "^    23 executions \(first: [0-9]+\): assertion failure: \`atomic_load\(&counter\) == N - 1' in the main thread" "$out" ||
+        fail "not the 23 failing executions of one process"
+    [[ $(grep -c '^FAIL: ' "$out") == 1 ]] || fail "one failure reported more than once"
+    run 1 --jobs 2 --all --strategy dfs --preemptions 1 --budget 0 -- "$P/independent_bug"
+    [[ $(grep -c '^FAIL: ' "$out") == 1 ]] || fail "with reduction: not the one distinct failure"
+    # the executions do run at once: each logs its start and its end, and
+    # some start before another ended (never with one lane)
+    for j in 1 2; do
+        rm -f overlap.log
+        OVERLAP_LOG=$WORK/overlap.log run 0 --jobs $j --strategy dfs --preemptions -1 --budget 0 --reduction off -- "$P/overlap"
+        has "summary: 19 executions in"
+        [[ $(grep -c S overlap.log) == 19 && $(grep -c E overlap.log) == 19 ]] || fail "not 19 starts and ends"
+        overlapped=$(tr -d '\n' <overlap.log | grep -c SS || true)
+        if [[ $j == 1 && $overlapped != 0 ]]; then fail "one lane ran executions at once"; fi
+        if [[ $j == 2 && $overlapped == 0 ]]; then fail "two lanes never ran executions at once"; fi
+    done
+    # a failure found by one of several lanes (each report is copied from
+    # the lane's own areas): its report, and a replay file that replays it
+    run 1 --jobs 2 --strategy dfs -- "$P/lost_update"
+    has "FAIL: assertion failure: \`atomic_load(&counter) == 2' in the main thread at main (lost_update.c:39)"
+    has "step 2: thread 1 preempted before atomic_store(32) at incr (lost_update.c:24); thread 2 runs"
+    has "| lost_update: counter is 1"
+    rf=$(replay_file)
+    [[ -f $rf ]] || fail "no replay file"
+    run 1 --replay "$rf" -- "$P/lost_update"
+    has "verdict: assertion failure (reproduced)"
+    unset LINEUP_SPLIT_AFTER
+    run 2 --replay "$rf" --jobs 2 -- "$P/lost_update"
+    has "lineup run: --jobs has no effect with --replay"
+    # the samplers draw on both lanes, the default strategy too
+    run 1 --jobs 2 --strategy random --seed 3 -- "$P/lost_update"
+    has "FAIL: assertion failure"
+    run 1 --jobs 2 --seed 3 -- "$P/lost_update"
+    has "FAIL: assertion failure"
+    run 0 --jobs 2 --seed 3 --budget 300 -- "$P/correct"
+    grep -qE "^summary: [0-9]+ executions in" "$out" || fail "no summary"
+    # a lane's execution that blocks times out while the other lane goes on
+    run 2 --jobs 2 --timeout 1 -- "$P/block"
+    has "INCONCLUSIVE: timeout: the execution did not end within 1.0 s: blocked in the system call read"
+    # what --jobs takes
+    run 2 --jobs 0 -- "$P/correct"
+    has "lineup run: --jobs must be at least 1"
+    run 2 --jobs 65 -- "$P/correct"
+    has "lineup run: --jobs"
+    run 2 --jobs two -- "$P/correct"
+    has "lineup run: --jobs"
+    ;;
 reduction_replay)
     # failures found with reduction replay (replay runs without it)
     for bound in 1 -1; do
