@@ -1490,6 +1490,8 @@ static int lu__lanes_run(struct lu__src *src, uint64_t max_execs, double deadlin
  * overrides it (tests split as often as they can). */
 static uint64_t lu__give_after = 64;
 
+#define LU__QUEUE (LU_RUN_MAX_JOBS * 4) /* items given away and not yet taken, at most */
+
 struct lu__dfs {
     struct lu__src src;
     int strategy, bound, bound_kind;
@@ -1512,31 +1514,47 @@ static void lu__dfs_drop_sched(struct lu__dfs *D, struct lu__lane *L)
     L->s = NULL;
 }
 
-/* Gives the unexplored alternatives of the shallowest step of L's item
- * that has some to the queue: those are the largest subtrees left. */
-static void lu__dfs_give(struct lu__dfs *D, struct lu__lane *L)
+/* Queues the unexplored alternatives within the bound of the shallowest
+ * step of g[base..len) that has some, and marks them done there; how many. */
+static unsigned lu__dfs_give_from(struct lu__dfs *D, struct lu_sched_step *g, uint32_t len, uint32_t base)
 {
-    int i = lu_sched_stack_shallowest(L->g, L->g_len, L->g_base, D->bound, D->bound_kind);
+    int i = lu_sched_stack_shallowest(g, len, base, D->bound, D->bound_kind);
     if (i < 0)
-        return;
-    struct lu_sched_step *st = &L->g[i], keep = *st;
-    unsigned b = i ? L->g[i - 1].preempts : 0;
-    for (uint64_t alts = keep.enabled & ~keep.done; alts && D->qn < LU_RUN_MAX_JOBS * 4; alts &= alts - 1) {
+        return 0;
+    struct lu_sched_step keep = g[i];
+    unsigned b = i ? g[i - 1].preempts : 0, given = 0;
+    for (uint64_t alts = keep.enabled & ~keep.done; alts && D->qn < LU__QUEUE; alts &= alts - 1) {
         int a = __builtin_ctzll(alts);
         if (D->bound >= 0 && b + lu_sched_step_cost(D->bound_kind, &keep, a) > (unsigned)D->bound)
             continue;
-        struct lu_sched_step *g = malloc(((size_t)i + 1) * sizeof *g);
-        if (!g)
-            break; /* kept: L explores it itself */
-        *st = keep;
-        lu_sched_stack_take(L->g, (uint32_t)i, a, D->bound_kind);
-        memcpy(g, L->g, ((size_t)i + 1) * sizeof *g);
-        unsigned k = (D->qhead + D->qn++) % (LU_RUN_MAX_JOBS * 4);
-        D->q[k] = g;
+        struct lu_sched_step *item = malloc(((size_t)i + 1) * sizeof *item);
+        if (!item)
+            break; /* kept: this lane explores it itself */
+        memcpy(item, g, (size_t)i * sizeof *item);
+        item[i] = keep;
+        lu_sched_stack_take(item, (uint32_t)i, a, D->bound_kind);
+        unsigned k = (D->qhead + D->qn++) % LU__QUEUE;
+        D->q[k] = item;
         D->qlen[k] = (uint32_t)i + 1;
         keep.done |= 1ULL << a;
+        given++;
     }
-    *st = keep;
+    g[i].done = keep.done;
+    return given;
+}
+
+/* Gives the largest subtrees left in lane L to idle lanes: the
+ * alternatives of the shallowest step that has some, in its item's own
+ * steps or else in its scheduler's DFS stack (the trace holds the next
+ * execution's, whose backtracking skips the alternatives marked done).
+ * The scheduler goes on with its sleep sets and its noted nodes: a node
+ * it leaves counts as explored once the lanes given its alternatives
+ * finish them, which they do unless the search stops, and then the round
+ * claims no coverage. */
+static void lu__dfs_give(struct lu__dfs *D, struct lu__lane *L)
+{
+    if (!lu__dfs_give_from(D, L->g, L->g_len, L->g_base))
+        lu__dfs_give_from(D, L->trace->steps, L->trace->len, L->g_len);
 }
 
 static bool lu__dfs_next(struct lu__src *src, struct lu__lane *L)
@@ -1554,7 +1572,7 @@ static bool lu__dfs_next(struct lu__src *src, struct lu__lane *L)
                 if (!D->qn)
                     return false;
                 unsigned k = D->qhead;
-                D->qhead = (D->qhead + 1) % (LU_RUN_MAX_JOBS * 4);
+                D->qhead = (D->qhead + 1) % (LU__QUEUE);
                 D->qn--;
                 memcpy(L->g, D->q[k], D->qlen[k] * sizeof *L->g);
                 L->g_len = L->g_base = D->qlen[k];
@@ -1574,20 +1592,13 @@ static bool lu__dfs_next(struct lu__src *src, struct lu__lane *L)
             D->cut += pruned;
             continue;
         }
-        /* a lane without work and none queued: give the shallowest
-         * alternatives away. The scheduler's part of the stack (the trace
-         * holds the next execution's DFS stack) goes into the item first;
-         * the new scheduler's first execution is the one just prepared. */
+        /* a lane without work and none queued: give it some */
         bool idle = false;
         for (unsigned i = 0; i < lu__nlanes; i++)
             idle |= !lu__lanes[i].has_item;
         if (idle && !D->qn && L->ran >= lu__give_after) {
-            uint32_t n = L->trace->len;
-            memcpy(L->g + L->g_len, L->trace->steps + L->g_len, (n - L->g_len) * sizeof *L->g);
-            L->g_len = n;
-            lu__dfs_drop_sched(D, L);
+            L->ran = 0;
             lu__dfs_give(D, L);
-            continue;
         }
         return true;
     }
@@ -1607,8 +1618,8 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
                          struct lu__round *rd)
 {
     memset(rd, 0, sizeof *rd);
-    struct lu_sched_step *q[LU_RUN_MAX_JOBS * 4];
-    uint32_t qlen[LU_RUN_MAX_JOBS * 4];
+    struct lu_sched_step *q[LU__QUEUE];
+    uint32_t qlen[LU__QUEUE];
     struct lu__dfs D = {.src = {.next = lu__dfs_next},
                         .strategy = strategy,
                         .bound = bound,
@@ -1632,7 +1643,7 @@ static int lu__dfs_round(int strategy, int bound, int bound_kind, uint64_t max_e
     }
     while (D.qn) {
         free(q[D.qhead]);
-        D.qhead = (D.qhead + 1) % (LU_RUN_MAX_JOBS * 4);
+        D.qhead = (D.qhead + 1) % (LU__QUEUE);
         D.qn--;
     }
     /* Alternatives the reduction skipped are not in the pruned counts, and

@@ -886,7 +886,8 @@ reduction_suite)
     # Soundness on the buggy-program suite (benchmarks/programs): for each
     # program and correct twin, dfs with --all, with reduction and without:
     # the same exit status, the same distinct failures (kind and place),
-    # the same coverage, and never more executions with reduction. Bound 2,
+    # the same coverage, and never more executions with reduction; and with
+    # reduction on two lanes (--jobs 2) the same as on one. Bound 2,
     # or 1 where bound 2 takes more than about 1000 executions; reorder_5,
     # reorder_10 and twostage_4 are left out (tens of thousands at bound 1).
     # That is the long tier's run (reduction_suite_full). The default tier
@@ -954,6 +955,22 @@ reduction_suite)
             fi
         fi
         ((execs[on] <= execs[off])) || fail "$name: ${execs[on]} executions with reduction, ${execs[off]} without"
+        # two lanes splitting the tree as often as they can (--jobs 2,
+        # LINEUP_SPLIT_AFTER=1): the same failures and coverage as one
+        rc=0
+        LINEUP_SPLIT_AFTER=1 timeout 100 "$LINEUP" run --quiet --all --strategy dfs --preemptions "$b" --budget 0 \
+            --jobs 2 "${rf[@]}" -- "$BENCH/$name" >"$WORK/jobs.txt" 2>&1 || rc=$?
+        [[ $rc == "${st[on]}" ]] || { cat "$WORK/jobs.txt"; fail "$name: exit status $rc with --jobs 2, ${st[on]} without"; }
+        if ! diff <(digest "$WORK/on.txt") <(digest "$WORK/jobs.txt"); then
+            fail "$name: distinct failures differ (< one lane, > --jobs 2)"
+        fi
+        # (or the bound's claim where one lane claims every schedule: an
+        # item handed to another lane starts without the sleep sets, and
+        # alternatives the reduction had put to sleep count as cut by the
+        # bound there)
+        c_jobs=$(coverage "$WORK/jobs.txt")
+        [[ $c_jobs == "$c_on" || ($c_on == "$every" && $c_jobs == "$c_off") ]] ||
+            fail "$name: coverage with --jobs 2: '$c_jobs', with one lane: '$c_on'"
         echo "  $name: ${execs[on]} executions with reduction, ${execs[off]} without, status ${st[on]}"
         fewer=$((fewer + (execs[on] < execs[off])))
         total_on=$((total_on + execs[on]))
