@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `lineup run --jobs`: wall time of whole-program searches with one lane
 # and with JOBS lanes (executions at once, each a forked child of the
-# program's server), on three searches of tests/run/programs: an
-# exhaustive DFS at bound 2 (the tree split among the lanes), the default
-# strategy with a budget (bounds 0-2, then the samplers), and random
-# sampling. Runs interleaved, REPS of each; prints the median wall seconds,
+# program's server): exhaustive DFS at bound 2 (the tree split among the
+# lanes) on tests/run/programs/long_search_fixed (1,614 executions) and on
+# benchmarks/programs/token_ring.fixed (26,324), the default strategy with
+# a budget (bounds 0-2, then the samplers), and random sampling. Runs interleaved, REPS of each; prints the median wall seconds,
 # the executions (median), executions per second and the ratio of one
 # lane's time to JOBS lanes'.
 #
@@ -17,16 +17,17 @@ root=$(cd -- "$here/.." && pwd)
 # shellcheck source=benchmarks/common.sh
 source "$here/common.sh"
 lu_bench_build run_jobs.sh "${1:-build}" bin/lineup tests/run/programs/long_search_fixed \
-    tests/run/programs/correct
+    tests/run/programs/correct benchmarks/programs/token_ring.fixed
 REPS=${REPS:-5}
 JOBS=${JOBS:-2}
 BUDGET=${BUDGET:-3000}
 lu_bench_tmp run_jobs
 
 searches=(
-    "exhaustive|--strategy dfs --preemptions 2 --budget 0|long_search_fixed"
-    "default|--seed 1 --budget $BUDGET|long_search_fixed"
-    "random|--strategy random --seed 1 --budget $BUDGET|correct"
+    "exhaustive|--strategy dfs --preemptions 2 --budget 0|tests/run/programs/long_search_fixed"
+    "exhaustive|--strategy dfs --preemptions 2 --budget 0|benchmarks/programs/token_ring.fixed"
+    "default|--seed 1 --budget $BUDGET|tests/run/programs/long_search_fixed"
+    "random|--strategy random --seed 1 --budget $BUDGET|tests/run/programs/correct"
 )
 
 # one_run JOBS ARGS PROGRAM: "seconds executions" of one run
@@ -34,7 +35,7 @@ one_run() {
     local j=$1 args=$2 prog=$3 s e n
     s=$(date +%s.%N)
     # shellcheck disable=SC2086 # ARGS is a list of options
-    "$build/bin/lineup" run --quiet --jobs "$j" $args -- "$build/tests/run/programs/$prog" >"$tmp/out" 2>&1 || true
+    "$build/bin/lineup" run --quiet --jobs "$j" $args -- "$build/$prog" >"$tmp/out" 2>&1 || true
     e=$(date +%s.%N)
     n=$(sed -n 's/^summary: \([0-9]*\) executions\{0,1\} in .*/\1/p' "$tmp/out")
     [[ -n $n ]] || {
@@ -46,7 +47,7 @@ one_run() {
 }
 
 echo "lineup run --jobs 1 and --jobs $JOBS ($(nproc) cores), median of $REPS interleaved runs"
-printf '%-11s %-18s %10s %9s %8s %10s %9s %8s %7s\n' search program "1: s" execs "exec/s" "$JOBS: s" execs \
+printf '%-11s %-24s %10s %9s %8s %10s %9s %8s %7s\n' search program "1: s" execs "exec/s" "$JOBS: s" execs \
     "exec/s" ratio
 for entry in "${searches[@]}"; do
     IFS='|' read -r name args prog <<<"$entry"
@@ -60,6 +61,6 @@ for entry in "${searches[@]}"; do
     n1=$(cut -d' ' -f2 "$tmp/one" | lu_bench_median)
     tj=$(cut -d' ' -f1 "$tmp/many" | lu_bench_median)
     nj=$(cut -d' ' -f2 "$tmp/many" | lu_bench_median)
-    printf '%-11s %-18s %9.2fs %9d %8.0f %9.2fs %9d %8.0f %6.2fx\n' "$name" "$prog" "$t1" "$n1" \
+    printf '%-11s %-24s %9.2fs %9d %8.0f %9.2fs %9d %8.0f %6.2fx\n' "$name" "${prog##*/}" "$t1" "$n1" \
         "$(echo "$n1 / $t1" | bc -l)" "$tj" "$nj" "$(echo "$nj / $tj" | bc -l)" "$(echo "$t1 / $tj" | bc -l)"
 done

@@ -64,9 +64,10 @@ static bool lu__in_child;
  * record, its schedule, its point log, its output) of its own. With one
  * lane those areas are R's, which the driver reads; with more, each lane
  * has a mapping of its own, and an execution the driver is to see is
- * copied into R first (lu__report). DFS lanes explore items: DFS stacks
- * (lu_sched_stack_next) whose shallow alternatives a lane gives away to
- * idle ones, as the Line-Up driver's explorers do.
+ * copied into R first (lu__report). In an exhaustive round the lanes
+ * explore items, DFS stacks (lu_sched_stack_next): a lane with work gives
+ * the alternatives nearest the root to idle ones, and goes on with its
+ * own scheduler (lu__dfs_give). docs/run.md, "Parallel search".
  */
 struct lu__lane {
     struct lu_run_exec *exec;
@@ -332,6 +333,11 @@ static pid_t lu__server_pid;
  * are given back to each execution. */
 static const int lu__stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 static struct sigaction lu__prog_sa[3];
+/* The program's SIGCHLD disposition: a constructor that ignores it would
+ * have the kernel reap the server's children, whose status then says
+ * nothing (a crash would look like exit status 0). The server waits with
+ * the default, each execution gets the program's back. */
+static struct sigaction lu__prog_chld;
 static bool lu__stop_handled;
 static volatile sig_atomic_t lu__stop_sig;
 
@@ -590,6 +596,7 @@ static void lu__child(struct lu_sched *s)
         _exit(127);
     for (size_t i = 0; lu__stop_handled && i < sizeof lu__stop_sigs / sizeof lu__stop_sigs[0]; i++)
         sigaction(lu__stop_sigs[i], &lu__prog_sa[i], NULL);
+    sigaction(SIGCHLD, &lu__prog_chld, NULL);
     close(lu__cmd_fd);
     close(lu__rep_fd);
     dup2(X->out_fd, STDOUT_FILENO);
@@ -1120,8 +1127,10 @@ static void lu__wait_any(void)
             if (!p[i].revents)
                 continue;
             int st = 0;
-            if (waitpid(of[i]->pid, &st, WNOHANG) != of[i]->pid)
+            pid_t w = waitpid(of[i]->pid, &st, WNOHANG);
+            if (w == 0 || (w < 0 && errno == EINTR))
                 continue;
+            /* (w < 0: reaped by someone else, the status is lost) */
             lu__reap(of[i], st, false, lu__killed_by_stop(st));
             reaped = true;
         }
@@ -1485,10 +1494,14 @@ static int lu__lanes_run(struct lu__src *src, uint64_t max_execs, double deadlin
 
 /* ---- exhaustive rounds: DFS items on the lanes ---- */
 
-/* Executions on a scheduler before its lane gives work away: a new
- * scheduler costs ~0.2 ms, an execution about as much. LINEUP_SPLIT_AFTER
- * overrides it (tests split as often as they can). */
-static uint64_t lu__give_after = 64;
+/* Executions a lane runs between two gifts of work: a gift costs the giver
+ * a copy of a prefix, the taker a new scheduler (~0.2 ms, about one
+ * execution) without the sleep sets above its item. Between 1 and 256 the
+ * executions of an exhaustive search change by under 1%; a small value
+ * puts the lanes to work early (a search of a few dozen executions, or
+ * one whose executions time out). LINEUP_SPLIT_AFTER overrides it (tests
+ * split as often as they can). */
+static uint64_t lu__give_after = 8;
 
 #define LU__QUEUE (LU_RUN_MAX_JOBS * 4) /* items given away and not yet taken, at most */
 
@@ -1905,6 +1918,11 @@ static int lu__server(int argc, char **argv, char **envp)
                  "--races: this liblineup.so was built without the data-race detector");
     }
     lu__copy(R->watchdog, sizeof R->watchdog, lu_sched_watchdog_name());
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGCHLD, &dfl, &lu__prog_chld);
     if (!S.error && !lu__lanes_init())
         S.error = LU_RUN_K_RESOURCE;
     const char *split = getenv("LINEUP_SPLIT_AFTER");

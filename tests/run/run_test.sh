@@ -136,6 +136,14 @@ replay)
     has "verdict: assertion failure (reproduced)"
     ;;
 segv)
+    # a program that ignores SIGCHLD (in a constructor) keeps its
+    # disposition, and its executions' crashes are still seen as crashes,
+    # on one lane or two
+    for j in 1 2; do
+        run 1 --jobs $j --strategy dfs -- "$P/sigchld_ign"
+        has "FAIL: crash: SIGSEGV (Segmentation fault) in thread 1 at worker (sigchld_ign.c:23)"
+        lacks "assertion failure"
+    done
     run 1 -- "$P/segv"
     has "FAIL: crash: SIGSEGV (Segmentation fault) in thread 1 at reader (segv.c:26)"
     has "preempted before atomic_load(64) at reader (segv.c:25)"
@@ -807,9 +815,9 @@ jobs)
     run 2 --jobs 0 -- "$P/correct"
     has "lineup run: --jobs must be at least 1"
     run 2 --jobs 65 -- "$P/correct"
-    has "lineup run: --jobs"
+    has "lineup run: --jobs takes a whole number up to 64, not '65'"
     run 2 --jobs two -- "$P/correct"
-    has "lineup run: --jobs"
+    has "lineup run: --jobs takes a whole number, not 'two'"
     ;;
 reduction_replay)
     # failures found with reduction replay (replay runs without it)
