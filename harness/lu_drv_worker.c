@@ -1147,33 +1147,49 @@ static void lu__charge_budget(void)
     }
 }
 
-/* Gives the unexplored alternatives of the shallowest step that has some
- * to idle explorers: those are the largest subtrees left. */
+/* Queues the unexplored alternatives within the bound of the shallowest
+ * step of g[base..len) that has some, marking them done there; how many. */
+static unsigned lu__give_from(struct lu_sched_step *g, uint32_t len, uint32_t base)
+{
+    struct lu_drv_pool *p = &W->pool;
+    int i = lu_sched_stack_shallowest(g, len, base, p->round, p->bound_kind);
+    if (i < 0)
+        return 0;
+    struct lu_sched_step *st = &g[i], keep = *st;
+    unsigned b = i ? g[i - 1].preempts : 0;
+    unsigned given = 0;
+    for (uint64_t alts = keep.enabled & ~keep.done; alts; alts &= alts - 1) {
+        int a = __builtin_ctzll(alts);
+        unsigned c = lu_sched_step_cost(p->bound_kind, &keep, a);
+        if (p->round >= 0 && b + c > (unsigned)p->round)
+            continue;
+        *st = keep;
+        lu_sched_stack_take(g, (uint32_t)i, a, p->bound_kind);
+        if (!lu_drv_items_push(lu__items, g, (uint32_t)i + 1))
+            break;
+        keep.done |= 1ULL << a;
+        given++;
+    }
+    *st = keep;
+    return given;
+}
+
+/* Gives idle explorers the largest subtrees left: the alternatives of the
+ * shallowest step that has some, in the item's own steps or else in the
+ * running scheduler's DFS stack (after lu_sched_more the trace holds the
+ * next execution's, whose backtracking then skips the alternatives marked
+ * done). The scheduler goes on with its sleep sets; a node it leaves is
+ * noted in the cache before the explorers given its alternatives finish
+ * them, which they do before the round ends (docs/por.md, section 7). */
 static void lu__give_away(void)
 {
     struct lu_drv_pool *p = &W->pool;
     lu_drv_pool_lock(p);
-    int i = lu_sched_stack_shallowest(L->g, L->g_len, L->g_base, p->round, p->bound_kind);
-    if (i >= 0) {
-        struct lu_sched_step *st = &L->g[i], keep = *st;
-        unsigned b = i ? L->g[i - 1].preempts : 0;
-        unsigned given = 0;
-        for (uint64_t alts = keep.enabled & ~keep.done; alts; alts &= alts - 1) {
-            int a = __builtin_ctzll(alts);
-            unsigned c = lu_sched_step_cost(p->bound_kind, &keep, a);
-            if (p->round >= 0 && b + c > (unsigned)p->round)
-                continue;
-            *st = keep;
-            lu_sched_stack_take(L->g, (uint32_t)i, a, p->bound_kind);
-            if (!lu_drv_items_push(lu__items, L->g, (uint32_t)i + 1))
-                break;
-            keep.done |= 1ULL << a;
-            given++;
-        }
-        *st = keep;
-        if (given)
-            lu_drv_pool_wake(p);
-    }
+    unsigned given = lu__give_from(L->g, L->g_len, L->g_base);
+    if (!given)
+        given = lu__give_from(L->trace->steps, L->trace->len, L->g_len);
+    if (given)
+        lu_drv_pool_wake(p);
     lu_drv_pool_unlock(p);
 }
 
@@ -1238,9 +1254,9 @@ static bool lu__get_item(void)
 
 /* Explores the lane's item: the subtree below its stack with the
  * scheduler's DFS, then the stack's own alternatives, deepest first. To
- * restart or give work away the scheduler's part of the stack is first
- * taken into the item (the trace holds the DFS stack of the next
- * execution after lu_sched_more). */
+ * restart, the scheduler's part of the stack is first taken into the item
+ * (the trace holds the DFS stack of the next execution after
+ * lu_sched_more). */
 static void lu__explore_item(struct lu_spec *spec)
 {
     struct lu_drv_pool *p = &W->pool;
@@ -1253,32 +1269,28 @@ static void lu__explore_item(struct lu_spec *spec)
                                                    .prefix = L->g,
                                                    .prefix_len = L->g_len,
                                                    .por = W->job.por && kind == LU_SCHED_BOUND_PREEMPTIONS});
-        uint64_t ran = 0;
-        bool rerooted = false;
+        uint64_t ran = 0, since_give = 0;
         while (lu_sched_more(s)) {
             if (ran) {
                 lu__check_stop();
-                bool recycle = lu__should_recycle();
-                bool give = !recycle && p->nexp > 1 && ran >= lu__give_after &&
-                            atomic_load(&p->want_work) > 0 && lu_drv_items_count(lu__items) == 0;
-                if (recycle || give) {
+                if (lu__should_recycle()) {
                     uint32_t n = L->trace->len;
                     memcpy(L->g + L->g_len, L->trace->steps + L->g_len, (n - L->g_len) * sizeof *L->g);
                     L->g_len = n;
                     lu__sched_done(s);
-                    if (recycle)
-                        lu__explorer_exit(LU_DRV_EXIT_RECYCLE);
+                    lu__explorer_exit(LU_DRV_EXIT_RECYCLE);
+                }
+                if (p->nexp > 1 && since_give >= lu__give_after && atomic_load(&p->want_work) > 0 &&
+                    lu_drv_items_count(lu__items) == 0) {
+                    since_give = 0;
                     lu__give_away();
-                    rerooted = true;
-                    break;
                 }
             }
             lu__charge_budget();
             lu__phase2_execution(spec, s);
             ran++;
+            since_give++;
         }
-        if (rerooted)
-            continue;
         lu__sched_done(s);
         uint64_t pruned = 0;
         lu_drv_pool_lock(p);
