@@ -1346,8 +1346,9 @@ static void lu__reap(struct lu__lane *L, int st, bool timed_out, bool stopped)
         (*L->tally)++;
 }
 
-static struct lu_sched *lu__sched_new(struct lu__lane *L, enum lu_sched_strategy st, int bound, int bound_kind,
-                                      int depth, uint64_t seed, bool por, struct lu_sched_cache *cache)
+static struct lu_sched *lu__sched_new(struct lu__lane *L, enum lu_sched_strategy st, int bound,
+                                      int bound_kind, int depth, uint64_t seed, bool por,
+                                      struct lu_sched_cache *cache)
 {
     struct lu_sched_config cfg;
     memset(&cfg, 0, sizeof cfg);
