@@ -1147,31 +1147,10 @@ static void lu__charge_budget(void)
     }
 }
 
-/* Queues the unexplored alternatives within the bound of the shallowest
- * step of g[base..len) that has some, marking them done there; how many. */
-static unsigned lu__give_from(struct lu_sched_step *g, uint32_t len, uint32_t base)
+static bool lu__give_item(void *arg, const struct lu_sched_step *item, uint32_t n)
 {
-    struct lu_drv_pool *p = &W->pool;
-    int i = lu_sched_stack_shallowest(g, len, base, p->round, p->bound_kind);
-    if (i < 0)
-        return 0;
-    struct lu_sched_step *st = &g[i], keep = *st;
-    unsigned b = i ? g[i - 1].preempts : 0;
-    unsigned given = 0;
-    for (uint64_t alts = keep.enabled & ~keep.done; alts; alts &= alts - 1) {
-        int a = __builtin_ctzll(alts);
-        unsigned c = lu_sched_step_cost(p->bound_kind, &keep, a);
-        if (p->round >= 0 && b + c > (unsigned)p->round)
-            continue;
-        *st = keep;
-        lu_sched_stack_take(g, (uint32_t)i, a, p->bound_kind);
-        if (!lu_drv_items_push(lu__items, g, (uint32_t)i + 1))
-            break;
-        keep.done |= 1ULL << a;
-        given++;
-    }
-    *st = keep;
-    return given;
+    (void)arg;
+    return lu_drv_items_push(lu__items, item, n);
 }
 
 /* Gives idle explorers the largest subtrees left: the alternatives of the
@@ -1185,9 +1164,11 @@ static void lu__give_away(void)
 {
     struct lu_drv_pool *p = &W->pool;
     lu_drv_pool_lock(p);
-    unsigned given = lu__give_from(L->g, L->g_len, L->g_base);
+    unsigned given =
+        lu_sched_stack_give(L->g, L->g_len, L->g_base, p->round, p->bound_kind, lu__give_item, NULL);
     if (!given)
-        given = lu__give_from(L->trace->steps, L->trace->len, L->g_len);
+        given = lu_sched_stack_give(L->trace->steps, L->trace->len, L->g_len, p->round, p->bound_kind,
+                                    lu__give_item, NULL);
     if (given)
         lu_drv_pool_wake(p);
     lu_drv_pool_unlock(p);

@@ -1528,33 +1528,19 @@ static void lu__dfs_drop_sched(struct lu__dfs *D, struct lu__lane *L)
     L->s = NULL;
 }
 
-/* Queues the unexplored alternatives within the bound of the shallowest
- * step of g[base..len) that has some, and marks them done there; how many. */
-static unsigned lu__dfs_give_from(struct lu__dfs *D, struct lu_sched_step *g, uint32_t len, uint32_t base)
+/* Queues a copy of a given item; false when the queue is full or there is
+ * no memory (the giver then explores it itself). */
+static bool lu__dfs_take(void *arg, const struct lu_sched_step *item, uint32_t n)
 {
-    int i = lu_sched_stack_shallowest(g, len, base, D->bound, D->bound_kind);
-    if (i < 0)
-        return 0;
-    struct lu_sched_step keep = g[i];
-    unsigned b = i ? g[i - 1].preempts : 0, given = 0;
-    for (uint64_t alts = keep.enabled & ~keep.done; alts && D->qn < LU__QUEUE; alts &= alts - 1) {
-        int a = __builtin_ctzll(alts);
-        if (D->bound >= 0 && b + lu_sched_step_cost(D->bound_kind, &keep, a) > (unsigned)D->bound)
-            continue;
-        struct lu_sched_step *item = malloc(((size_t)i + 1) * sizeof *item);
-        if (!item)
-            break; /* kept: this lane explores it itself */
-        memcpy(item, g, (size_t)i * sizeof *item);
-        item[i] = keep;
-        lu_sched_stack_take(item, (uint32_t)i, a, D->bound_kind);
-        unsigned k = (D->qhead + D->qn++) % LU__QUEUE;
-        D->q[k] = item;
-        D->qlen[k] = (uint32_t)i + 1;
-        keep.done |= 1ULL << a;
-        given++;
-    }
-    g[i].done = keep.done;
-    return given;
+    struct lu__dfs *D = arg;
+    struct lu_sched_step *copy = D->qn < LU__QUEUE ? malloc(n * sizeof *copy) : NULL;
+    if (!copy)
+        return false;
+    memcpy(copy, item, n * sizeof *copy);
+    unsigned k = (D->qhead + D->qn++) % LU__QUEUE;
+    D->q[k] = copy;
+    D->qlen[k] = n;
+    return true;
 }
 
 /* Gives the largest subtrees left in lane L to idle lanes: the
@@ -1567,8 +1553,9 @@ static unsigned lu__dfs_give_from(struct lu__dfs *D, struct lu_sched_step *g, ui
  * claims no coverage. */
 static void lu__dfs_give(struct lu__dfs *D, struct lu__lane *L)
 {
-    if (!lu__dfs_give_from(D, L->g, L->g_len, L->g_base))
-        lu__dfs_give_from(D, L->trace->steps, L->trace->len, L->g_len);
+    if (!lu_sched_stack_give(L->g, L->g_len, L->g_base, D->bound, D->bound_kind, lu__dfs_take, D))
+        lu_sched_stack_give(L->trace->steps, L->trace->len, L->g_len, D->bound, D->bound_kind, lu__dfs_take,
+                            D);
 }
 
 static bool lu__dfs_next(struct lu__src *src, struct lu__lane *L)

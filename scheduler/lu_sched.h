@@ -498,13 +498,20 @@ unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int 
  * cuts the stack after it; false when there is none.
  * lu_sched_stack_shallowest: the shallowest step of g[base..len) with an
  * unexplored alternative within bound, or -1.
- * lu_sched_stack_take: makes alternative a the choice at step i, with its
- * cost and preemption flag (done is the caller's). */
+ * lu_sched_stack_give hands out the largest subtrees left: for each
+ * unexplored alternative within bound of that shallowest step, it calls
+ * give(arg, item, i + 1), item being g[0..i] with step i taking the
+ * alternative (valid during the call), and marks the alternative done in g
+ * when give took it (true); it stops at the first refusal. g may be the
+ * trace of a DFS between lu_sched_more and the execution (its backtracking
+ * then skips what was given). Returns how many were given. */
 bool lu_sched_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, int bound, int bound_kind,
                          uint64_t *pruned);
 int lu_sched_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint32_t base, int bound,
                               int bound_kind);
-void lu_sched_stack_take(struct lu_sched_step *g, uint32_t i, int a, int bound_kind);
+unsigned lu_sched_stack_give(struct lu_sched_step *g, uint32_t len, uint32_t base, int bound, int bound_kind,
+                             bool (*give)(void *arg, const struct lu_sched_step *item, uint32_t n),
+                             void *arg);
 
 /* Counters since creation. */
 void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out);

@@ -7,7 +7,9 @@
 #define _GNU_SOURCE
 #include "lu_sched_int.h"
 
-void lu_sched_stack_take(struct lu_sched_step *g, uint32_t i, int a, int bound_kind)
+/* Makes alternative a the choice at step i, with its cost and preemption
+ * flag (done is the caller's). */
+static void lu__take(struct lu_sched_step *g, uint32_t i, int a, int bound_kind)
 {
     struct lu_sched_step *st = &g[i];
     uint16_t base = i ? g[i - 1].preempts : 0;
@@ -42,7 +44,7 @@ bool lu_sched_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, 
                     (*pruned)++;
                 continue;
             }
-            lu_sched_stack_take(g, i, a, bound_kind);
+            lu__take(g, i, a, bound_kind);
             *len = i + 1;
             return true;
         }
@@ -58,4 +60,27 @@ int lu_sched_stack_shallowest(const struct lu_sched_step *g, uint32_t len, uint3
             if (lu__within(g, i, __builtin_ctzll(alts), bound, bound_kind))
                 return (int)i;
     return -1;
+}
+
+unsigned lu_sched_stack_give(struct lu_sched_step *g, uint32_t len, uint32_t base, int bound, int bound_kind,
+                             bool (*give)(void *arg, const struct lu_sched_step *item, uint32_t n), void *arg)
+{
+    int i = lu_sched_stack_shallowest(g, len, base, bound, bound_kind);
+    if (i < 0)
+        return 0;
+    struct lu_sched_step keep = g[i];
+    unsigned given = 0;
+    for (uint64_t alts = keep.enabled & ~keep.done; alts; alts &= alts - 1) {
+        int a = __builtin_ctzll(alts);
+        if (!lu__within(g, (uint32_t)i, a, bound, bound_kind))
+            continue;
+        g[i] = keep;
+        lu__take(g, (uint32_t)i, a, bound_kind);
+        if (!give(arg, g, (uint32_t)i + 1))
+            break;
+        keep.done |= 1ULL << a;
+        given++;
+    }
+    g[i] = keep;
+    return given;
 }
