@@ -1,6 +1,6 @@
 /* Shows whether executions overlap in time (lineup run --jobs): each one
  * appends "S" when main starts and "E" before it returns to the file that
- * OVERLAP_LOG names, and takes a few milliseconds in between, so that two
+ * OVERLAP_LOG names, and takes 10 ms in between, so that two
  * lanes' executions meet. Two threads increment a counter twice each: a
  * few dozen schedules. */
 #include <fcntl.h>
@@ -36,7 +36,7 @@ int main(void)
     clock_gettime(CLOCK_MONOTONIC, &a);
     do
         clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 3000000L);
+    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 10000000L);
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, incr, NULL);
