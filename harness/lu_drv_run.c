@@ -1387,6 +1387,8 @@ int lu_drv_run_main(int argc, char **argv)
             printf(", no budget");
         if (o.strategy != LU_RUN_DFS && o.strategy != LU_RUN_IPB && o.strategy != LU_RUN_IDB)
             printf(", seed %" PRIu64, o.seed); /* nothing is drawn otherwise */
+        if (o.jobs > 1)
+            printf(", %u executions at once (--jobs)", o.jobs);
         printf("%s\n", o.races ? ", data races" : "");
     }
     fflush(stdout);

@@ -766,6 +766,7 @@ jobs)
     has "every schedule of the program was explored"
     run 0 --jobs 2 --strategy ipb --preemptions 2 --budget 0 --reduction off -- "$P/independent"
     has "summary: 353 executions in"
+    has ", no budget, 2 executions at once (--jobs)"
     run 0 --jobs 2 --strategy dfs --preemptions -1 --budget 0 -- "$P/independent"
     has "every schedule of the program was explored"
     has "verdict: PASS"
