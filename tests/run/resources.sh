@@ -51,6 +51,13 @@ nproc)
         lacks_verdict
         ! ls -- "$NOBODY_DIR"/*.replay >/dev/null 2>&1 || fail "a replay file was written for $prog"
     done
+    # --jobs 3 runs three executions at once: room for one only is the
+    # same resource error, never a verdict from fewer executions than asked
+    nobody_lu 3 3 run --quiet --budget 50 --jobs 3 -- ./correct
+    has "^lineup run: cannot start the process of an execution: Resource temporarily unavailable \(RLIMIT_NPROC is [0-9]+, and lineup's own processes and threads count against it: raise it with ulimit -u\)"
+    lacks_verdict
+    nobody_lu 0 5 run --quiet --budget 50 --jobs 3 -- ./correct
+    has "^verdict: PASS"
     # and with room, the verdicts are the program's
     nobody_lu 0 64 run --quiet --budget 50 -- ./correct
     has "^verdict: PASS"
