@@ -120,7 +120,7 @@ static void lu__usage(FILE *f)
         "  --tls auto|per-thread|shared  the threads' TLS (default auto: shared unless some code has\n"
         "                      thread-local variables; see docs/architecture.md)\n"
         "  --replay FILE       re-run a reported execution deterministically and show it; --strategy,\n"
-        "                      --preemptions, --depth, --reduction, --budget, --seed, --all,\n"
+        "                      --preemptions, --depth, --reduction, --budget, --seed, --jobs, --all,\n"
         "                      --max-timeouts, --replay-dir and --json do nothing there and are\n"
         "                      rejected\n"
         "  --replay-dir DIR    where to write replay files (an existing directory; default .)\n"

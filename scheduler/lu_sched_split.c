@@ -22,7 +22,7 @@ static void lu__take(struct lu_sched_step *g, uint32_t i, int a, int bound_kind)
 
 /* Costs come from lu_sched_step_cost, DFS's own rule: a difference would
  * show as different execution counts with restarts or parallel explorers,
- * which the lineup.explorers_* and run.cli.jobs tests compare. */
+ * which the lineup.explorers, run.jobs and engine.sched_split tests compare. */
 static bool lu__within(const struct lu_sched_step *g, uint32_t i, int a, int bound, int bound_kind)
 {
     unsigned b = i ? g[i - 1].preempts : 0;
