@@ -477,12 +477,6 @@ bool lu_sched_more(struct lu_sched *s);
  * stop with a tool error, never a verdict about the code under test. */
 int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res);
 
-/* What taking alternative a at step st costs against the bound of kind
- * bound_kind (enum lu_sched_bound_kind): the rule DFS itself uses, for
- * callers that manage parts of the search stack (splitting, restarts).
- * Data choices cost nothing. Not a scheduling point. */
-unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int a);
-
 /* DFS stacks as work items. A stack g[0..len) is the trace a DFS leaves
  * after lu_sched_more: each step's chosen alternative and those explored
  * (done). Exploring an item means the subtree below the whole stack (a DFS

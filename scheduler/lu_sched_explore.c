@@ -1554,7 +1554,7 @@ int lu__choose_data(struct lu__thread *t, int n)
     return chosen;
 }
 
-unsigned lu_sched_step_cost(int bound_kind, const struct lu_sched_step *st, int a)
+unsigned lu__step_cost(int bound_kind, const struct lu_sched_step *st, int a)
 {
     if (st->kind != LU_SCHED_CHOOSE_THREAD)
         return 0;
@@ -1687,7 +1687,7 @@ void lu__backtrack(struct lu_sched *s)
             st->done |= 1ULL << a;
             if ((asleep >> a & 1) && !(st->spin >> a & 1))
                 continue;
-            unsigned c = lu_sched_step_cost(s->cfg.bound_kind, st, a);
+            unsigned c = lu__step_cost(s->cfg.bound_kind, st, a);
             if (bound >= 0 && base + c > (unsigned)bound) {
                 s->stats.pruned++;
                 continue;

@@ -606,6 +606,10 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur);
 void lu__backtrack(struct lu_sched *s);
 uint64_t lu__rand(struct lu_sched *s);
 unsigned lu__cost(int bound_kind, uint64_t cand, int prev, uint8_t flags, int a);
+/* What taking alternative a at step st costs against the bound of kind
+ * bound_kind: the rule DFS's backtracking and the work items' stack
+ * functions (lu_sched_split.c) share. Data choices cost nothing. */
+unsigned lu__step_cost(int bound_kind, const struct lu_sched_step *st, int a);
 void lu__por_blocks_reset(struct lu_sched *s); /* an execution starts */
 /* t's running step wrote shared state that no scheduling point shows (the
  * allocator, the table of thread-specific keys), named by word */

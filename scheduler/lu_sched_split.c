@@ -13,20 +13,20 @@ static void lu__take(struct lu_sched_step *g, uint32_t i, int a, int bound_kind)
 {
     struct lu_sched_step *st = &g[i];
     uint16_t base = i ? g[i - 1].preempts : 0;
-    unsigned cost = lu_sched_step_cost(bound_kind, st, a);
+    unsigned cost = lu__step_cost(bound_kind, st, a);
     bool pre = st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_PREEMPTIBLE) && a != st->prev;
     st->chosen = (uint8_t)a;
     st->flags = (uint8_t)((st->flags & ~LU_SCHED_STEP_PREEMPT) | (pre ? LU_SCHED_STEP_PREEMPT : 0));
     st->preempts = (uint16_t)(base + cost);
 }
 
-/* Costs come from lu_sched_step_cost, DFS's own rule: a difference would
+/* Costs come from lu__step_cost, DFS's own rule: a difference would
  * show as different execution counts with restarts or parallel explorers,
  * which the lineup.explorers, run.jobs and engine.sched_split tests compare. */
 static bool lu__within(const struct lu_sched_step *g, uint32_t i, int a, int bound, int bound_kind)
 {
     unsigned b = i ? g[i - 1].preempts : 0;
-    return bound < 0 || b + lu_sched_step_cost(bound_kind, &g[i], a) <= (unsigned)bound;
+    return bound < 0 || b + lu__step_cost(bound_kind, &g[i], a) <= (unsigned)bound;
 }
 
 bool lu_sched_stack_next(struct lu_sched_step *g, uint32_t *len, uint32_t base, int bound, int bound_kind,
