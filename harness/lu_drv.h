@@ -210,7 +210,6 @@ struct lu_drv_lane {
     int exit_reason; /* LU_DRV_EXIT_*: why the explorer ended */
     bool has_item;   /* g holds work */
     uint32_t g_len, g_base;
-    uint64_t chunk;               /* randomized strategies: next chunk of executions */
     uint32_t max_steps;           /* randomized strategies: longest execution so far */
     struct lu_sched_trace *trace; /* LU_DRV_TRACE_CAP steps */
     struct lu_sched_step *g;      /* LU_DRV_TRACE_CAP steps */
@@ -224,7 +223,8 @@ struct lu_drv_pool {
     _Atomic int want_work; /* explorers without an item */
     _Atomic int claim;     /* lane + 1 of the explorer that owns the result, 0: none */
     _Atomic uint64_t budget_used;
-    _Atomic uint64_t pruned; /* this round: alternatives cut by the bound */
+    _Atomic uint64_t next_chunk; /* randomized strategies: the next chunk of executions to run */
+    _Atomic uint64_t pruned;     /* this round: alternatives cut by the bound */
     unsigned nexp;
     unsigned busy;  /* explorers holding an item */
     int round;      /* bound of the current round */

@@ -85,9 +85,15 @@ bool lu_drv_strategy_randomized(int s)
     return s == LU_DRV_S_RANDOM || s == LU_DRV_S_PCT || s == LU_DRV_S_POS;
 }
 
+/* An exhaustive search splits its tree; random and POS split their
+ * chunks, each drawn from the test's seed and its number, so that the
+ * executions are the same with any number of explorers. A budgeted DFS
+ * would cover a different part of the tree each run, and PCT learns the
+ * length of an execution from the chunks before: both stay alone. */
 unsigned lu_drv_job_explorers(const struct lu_drv_job *j)
 {
-    if (!j->explorers || j->max_executions || lu_drv_strategy_randomized(j->strategy))
+    bool chunks = j->strategy == LU_DRV_S_RANDOM || j->strategy == LU_DRV_S_POS;
+    if (!j->explorers || j->strategy == LU_DRV_S_PCT || (j->max_executions && !chunks))
         return 1;
     return j->explorers < LU_DRV_MAX_EXPLORERS ? j->explorers : LU_DRV_MAX_EXPLORERS;
 }

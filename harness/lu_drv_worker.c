@@ -1303,19 +1303,21 @@ static void lu__explore_dfs(struct lu_spec *spec)
 }
 
 /* Randomized strategies: chunks of executions, each with a seed derived
- * from the test's and the chunk's number, so that restarts (at chunk
- * boundaries) do not change which schedules are drawn. */
+ * from the test's and the chunk's number, so that neither restarts (at
+ * chunk boundaries) nor explorers taking chunks in turn change which
+ * schedules are drawn. */
 static void lu__explore_random(struct lu_spec *spec)
 {
     static const enum lu_sched_strategy map[LU_DRV_S_COUNT] = {
         [LU_DRV_S_RANDOM] = LU_SCHED_RANDOM, [LU_DRV_S_PCT] = LU_SCHED_PCT, [LU_DRV_S_POS] = LU_SCHED_POS};
     uint64_t max = W->job.max_executions;
     for (;;) {
-        uint64_t start = L->chunk * LU__RANDOM_CHUNK;
+        uint64_t chunk = atomic_fetch_add(&W->pool.next_chunk, 1);
+        uint64_t start = chunk * LU__RANDOM_CHUNK;
         if (max && start >= max)
             return;
         uint64_t n = max && max - start < LU__RANDOM_CHUNK ? max - start : LU__RANDOM_CHUNK;
-        uint64_t z = W->job.seed ^ (L->chunk + 1) * 0x9e3779b97f4a7c15ULL;
+        uint64_t z = W->job.seed ^ (chunk + 1) * 0x9e3779b97f4a7c15ULL;
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         /* the bound shapes the random walk; PCT and POS have their own
@@ -1338,7 +1340,6 @@ static void lu__explore_random(struct lu_spec *spec)
         }
         L->max_steps = longest;
         lu__sched_done(s);
-        L->chunk++;
         if (lu__should_recycle())
             lu__explorer_exit(LU_DRV_EXIT_RECYCLE);
     }
@@ -1458,8 +1459,8 @@ static void lu__phase2(struct lu_spec *spec)
     if (!lu__seen)
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the table of distinct histories",
                      lu_drv_seen_min_size());
-    lu__items = nexp > 1 ? lu_drv_items_create() : NULL;
-    if (nexp > 1 && !lu__items)
+    lu__items = nexp > 1 && !randomized ? lu_drv_items_create() : NULL;
+    if (nexp > 1 && !randomized && !lu__items)
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", lu_drv_items_size());
     /* one prefix-trace cache for the test's explorers and their restarts;
      * without it (no room) the reduction only runs more executions */
@@ -1471,7 +1472,6 @@ static void lu__phase2(struct lu_spec *spec)
             lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map an explorer's shared memory", lu__lane_size());
     for (unsigned k = 0; k < nexp; k++) {
         lu__lanes[k]->has_item = false;
-        lu__lanes[k]->chunk = 0;
         lu__lanes[k]->max_steps = 0;
     }
     if (!randomized) {

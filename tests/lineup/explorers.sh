@@ -5,7 +5,8 @@
 # with a single exhaustive test; forced to split after every execution
 # here) must not change what is explored: the same
 # executions, distinct histories, checks and verdict as one explorer that
-# never restarts. Also with a crash, which must be reported the same way
+# never restarts; and random or POS sampling split among explorers (the
+# same chunks of executions). Also with a crash, which must be reported the same way
 # (parallel explorers stop when one crashes: only the verdict is the same).
 # The exact comparisons run without partial-order reduction: an explorer
 # that restarts, or takes over part of another's tree, starts without the
@@ -71,9 +72,19 @@ same counter.dfs gcc/counter_fixed.so 'inc(0) get(0) | inc(0) | get(0)' 2 --max-
     --reduction off
 # a budget: one explorer, cut at the same execution with restarts
 same queue.budget gcc/queue.so "$Q" 1 --max-executions 700 --reduction off
+# random and POS: explorers take chunks of executions in turn, each drawn
+# from the seed and the chunk's number, so that the executions are the
+# same however many explorers run them (restarts come between chunks of
+# 256). PCT learns from the chunks before: one explorer.
+every=40
+same queue.random gcc/queue.so "$Q" 2 --max-executions 1500 --strategy random --seed 3
+same queue.pos gcc/queue.so "$Q" 2 --max-executions 1500 --strategy pos --seed 3
+same queue.pct gcc/queue.so "$Q" 1 --max-executions 1500 --strategy pct --seed 3
 # a crash in phase 2: the same report whatever the explorers do
 every=3
 same crash gcc/crash.so 'push(1) | pop(0) | pop(0)' 2 --max-executions 0
+# (seed 29: the crash comes in the third chunk, after two restarts)
+same crash.random gcc/crash.so 'push(1) | pop(0) | pop(0)' 2 --max-executions 3000 --strategy random --seed 29
 # with reduction (the default): the same distinct histories (and checks and
 # verdict) however the explorers restart and split the tree. And not many
 # more executions: the explorers share one prefix-trace cache, so what one
