@@ -41,6 +41,8 @@ static int lu__opid[LU_DRV_MAX_THREADS][LU_DRV_MAX_CALLS];
 static int lu__setup_id[LU_DRV_MAX_SEQ], lu__teardown_id[LU_DRV_MAX_SEQ];
 static struct lu_hist lu__hist;
 static bool lu__serial;
+/* phase 1 switched threads only at calls' boundaries (lu__phase1) */
+static bool lu__serial_only;
 static void *lu__obj;
 static bool lu__created;
 
@@ -801,12 +803,15 @@ static struct lu_spec *lu__phase1(void)
     struct lu_hist conflict;
     lu_hist_init(&conflict);
     uint64_t n = 0;
+    int most_threads = 0;
     while (lu_sched_more(s)) {
         if (n++ >= LU_DRV_MAX_SERIAL)
             lu__fail(LU_DRV_V_HARNESS, 1,
                      "phase 1 needs more than %u serial executions; use a smaller matrix\n",
                      LU_DRV_MAX_SERIAL);
         lu__run_one(s, &res, 1);
+        if (res.nthreads > most_threads)
+            most_threads = res.nthreads;
         lu__outcome_finding(&res, 1);
         lu__note_returned();
         if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK) {
@@ -847,6 +852,14 @@ static struct lu_spec *lu__phase1(void)
             lu__finish(LU_DRV_V_NONDET, 1);
         }
     }
+    /* Phase 2's schedules without a preemption are phase 1's when every
+     * switch here was at a call's boundary: no thread but the driver's
+     * (thread 0, which waits for the others) ever stalled inside a call,
+     * and no thread besides the test's ran. A stalled thread would let the
+     * others run in the middle of its call at no cost in phase 2. */
+    struct lu_sched_stats st;
+    lu_sched_stats(s, &st);
+    lu__serial_only = !(st.stalled & ~1ULL) && most_threads == (int)W->job.test.nthreads + 1;
     lu_sched_destroy(s);
     lu_hist_free(&conflict);
     W->serial_full = lu_spec_full_count(spec);
@@ -1454,6 +1467,16 @@ static void lu__phase2(struct lu_spec *spec)
         break;
     }
     W->complete_bound = -2;
+    /* Iterative bounding's first round, every schedule without a
+     * preemption, would only run phase 1's serial executions again when
+     * phase 1 switched threads only at calls' boundaries (docs/guide.md,
+     * section 5): its histories are serial ones phase 1 recorded. Phase 1
+     * covered bound 0, and the budget goes to bound 1 on. */
+    if (lu__serial_only && p->bound_kind == LU_SCHED_BOUND_PREEMPTIONS && p->round == 0 &&
+        p->last_round != 0 && !getenv("LINEUP_ROUND0")) {
+        p->round = 1;
+        W->complete_bound = 0;
+    }
     W->explorers = nexp;
     lu__seen = lu_drv_seen_create();
     if (!lu__seen)

@@ -418,6 +418,12 @@ struct lu_sched_stats {
     uint64_t pc_ahead_checked; /* events of an alternative's step predicted (for pc_skipped), then seen */
     uint64_t pc_ahead_wrong;   /* of those, wrong: 0 unless a step depends on more than the reduction sees */
     uint64_t spin_dropped;     /* DFS: a spinning thread chosen at a cost kept spinning (DISCARDED) */
+    /* Threads (bit t: thread t, t < 64; bit 63 for the others) that were
+     * live between free points and could not go on at a choice: blocked,
+     * spinning or in a timed wait. A search where no thread but t stalled
+     * switched away from the others only at free points and when they
+     * ended, which costs no preemption. */
+    uint64_t stalled;
 };
 
 struct lu_sched;

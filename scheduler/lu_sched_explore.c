@@ -1284,6 +1284,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         s->por->pc_nth = (int16_t)s->nthreads;
     }
 
+    if (cur_live && cur->k != LU_SCHED_K_FREE && (!(enabled >> me & 1) || (spinning >> me & 1)))
+        s->stats.stalled |= 1ULL << (me < 63 ? me : 63);
+
     if (!enabled) {
         bool stuck = false;
         for (int i = 0; i < s->nthreads; i++)

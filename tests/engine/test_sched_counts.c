@@ -142,7 +142,7 @@ static void *spin_main(void *arg)
 }
 
 struct spin_tally {
-    uint64_t executions, complete, early_give_up, redundant, dropped;
+    uint64_t executions, complete, early_give_up, redundant, dropped, stalled;
 };
 
 static struct spin_tally spin_explore(bool is_bounded, int bound)
@@ -163,8 +163,34 @@ static struct spin_tally spin_explore(bool is_bounded, int bound)
     struct lu_sched_stats st;
     lu_sched_stats(s, &st);
     t.dropped = st.spin_dropped;
+    t.stalled = st.stalled;
     lu_sched_destroy(s);
     return t;
+}
+
+/* stats.stalled: which threads stopped between free points, unable to go
+ * on. The Line-Up driver skips a bound-0 round on its "nobody but thread
+ * 0". Increments never stall; main does, in its join; the waiter does
+ * when it spins, which it does in some schedule at every bound. */
+static void test_stalled(void)
+{
+    k_steps = 2;
+    nthreads = 3;
+    struct lu_sched *s = dfs_new(2);
+    struct lu_sched_result res;
+    while (lu_sched_more(s) && lu_sched_run(s, main_thread, NULL, &res) == 0)
+        ;
+    struct lu_sched_stats st;
+    lu_sched_stats(s, &st);
+    lu_sched_destroy(s);
+    CHECK(st.stalled == 1, "increments: stalled threads %#llx, expected main's alone (0x1)",
+          (unsigned long long)st.stalled);
+    for (int bound = 0; bound <= 2; bound++) {
+        struct spin_tally t = spin_explore(false, bound);
+        CHECK(t.stalled == 0x3,
+              "real spin, bound %d: stalled threads %#llx, expected main and the waiter (0x3)", bound,
+              (unsigned long long)t.stalled);
+    }
 }
 
 static void test_spinners(void)
@@ -194,6 +220,7 @@ static void test_spinners(void)
 int main(void)
 {
     test_spinners();
+    test_stalled();
     long bad;
     for (int k = 1; k <= 5; k++) {
         uint64_t n = count_executions(2, k, -1, &bad);

@@ -336,7 +336,7 @@ print(p["executions"] - p["cut_executions"])' names.json)
             fail "jobs $jobs $extra: $(wc -l <names.txt) names for $complete complete executions"
         ! grep -q ' -$' names.txt || fail "jobs $jobs $extra: executions without a name"
         n=$(sort -u names.txt | wc -l)
-        [[ $n == 9244 ]] || fail "jobs $jobs $extra: $n traces, expected 9244"
+        [[ $n == 9104 ]] || fail "jobs $jobs $extra: $n traces, expected 9104"
     done
     # a file it cannot open: a usage error before anything runs
     LINEUP_TRACE_NAMES=no/such/dir/names.txt lu 2 --quiet --test "inc(0) | inc(0)" "$G/counter_fixed.so"

@@ -42,7 +42,7 @@ golden() { # name so test want lineup-options...
         fail=$((fail + 1))
     fi
 }
-golden counter gcc/counter_fixed.so 'inc(0) | inc(0) get(0)' "default PASS 3 3 3 47 8 8 2"
+golden counter gcc/counter_fixed.so 'inc(0) | inc(0) get(0)' "default PASS 3 3 3 44 8 8 2"
 golden queue gcc/queue.so 'enqueue(200) try_dequeue(0) | take(0) enqueue(400)' "default PASS 4 4 4 96 17 17 2"
 # the summary names the strategy and shows all three numbers of each phase
 if grep -q "phase 1: 4 serial executions, 4 distinct serial histories, 4 determinism checks" "$out" &&
@@ -56,14 +56,14 @@ fi
 S='push(1) pop(0) | push(2) | pop(0)'
 golden stack.dfs gcc/stack.so "$S" "dfs PASS 12 12 12 499 119 119 2" --strategy dfs
 golden stack.dfs.full gcc/stack.so "$S" "dfs PASS 12 12 12 851 119 119 2" --strategy dfs --reduction off
-golden stack.ipb gcc/stack.so "$S" "ipb PASS 12 12 12 634 119 119 2" --strategy ipb
+golden stack.ipb gcc/stack.so "$S" "ipb PASS 12 12 12 622 119 119 2" --strategy ipb
 golden stack.idb gcc/stack.so "$S" "idb PASS 12 12 12 164 44 44 2" --strategy idb
-golden stack.default gcc/stack.so "$S" "default PASS 12 12 12 634 119 119 2"
-golden stack.default.full gcc/stack.so "$S" "default PASS 12 12 12 994 119 119 2" --reduction off
+golden stack.default gcc/stack.so "$S" "default PASS 12 12 12 622 119 119 2"
+golden stack.default.full gcc/stack.so "$S" "default PASS 12 12 12 982 119 119 2" --reduction off
 # unbounded: one DFS, or rounds until a bound cuts nothing
 C='inc(0) | inc(0) get(0)'
 golden counter.dfs.unbounded gcc/counter_fixed.so "$C" "dfs PASS 3 3 3 14 8 8 -1" --strategy dfs --preemptions -1
-golden counter.ipb.unbounded gcc/counter_fixed.so "$C" "ipb PASS 3 3 3 47 8 8 2" --strategy ipb --preemptions -1
+golden counter.ipb.unbounded gcc/counter_fixed.so "$C" "ipb PASS 3 3 3 44 8 8 2" --strategy ipb --preemptions -1
 golden counter.idb.unbounded gcc/counter_fixed.so "$C" "idb PASS 3 3 3 126 8 8 4" --strategy idb --preemptions -1
 
 # randomized: the budget is spent exactly, each distinct history checked once

@@ -80,9 +80,11 @@ every=40
 same queue.random gcc/queue.so "$Q" 2 --max-executions 1500 --strategy random --seed 3
 same queue.pos gcc/queue.so "$Q" 2 --max-executions 1500 --strategy pos --seed 3
 same queue.pct gcc/queue.so "$Q" 1 --max-executions 1500 --strategy pct --seed 3
-# a crash in phase 2: the same report whatever the explorers do
-every=3
+# a crash in phase 2: the same report whatever the explorers do (found in
+# phase 2's second execution: a restart after each)
+every=1
 same crash gcc/crash.so 'push(1) | pop(0) | pop(0)' 2 --max-executions 0
+every=3
 # (seed 29: the crash comes in the third chunk, after two restarts)
 same crash.random gcc/crash.so 'push(1) | pop(0) | pop(0)' 2 --max-executions 3000 --strategy random --seed 29
 # with reduction (the default): the same distinct histories (and checks and

@@ -3,7 +3,10 @@
 # serial executions, distinct serial histories, phase 2 executions and
 # distinct histories, exhaustive at the given bound. A change here is a
 # change in the search (scheduling points, spin detection, bounding) and must
-# be deliberate: update the numbers in the same commit and say why. Histories
+# be deliberate: update the numbers in the same commit and say why (the
+# last: iterative bounding no longer runs its bound-0 round when phase 1
+# switched threads only at calls' boundaries; each count fell by the
+# test's serial orders, the histories stayed). Histories
 # that differ only in the order of consecutive calls or of consecutive
 # returns count as one.
 set -uo pipefail
@@ -34,18 +37,18 @@ print(t['verdict'], t['phase1_executions'], t.get('serial_histories','-'), t.get
 }
 # with partial-order reduction (the default): the same distinct histories
 # as without, in fewer executions
-check counter gcc/counter_fixed.so 2 'inc(0) | inc(0) get(0)' "PASS 3 3 0 47 8"
+check counter gcc/counter_fixed.so 2 'inc(0) | inc(0) get(0)' "PASS 3 3 0 44 8"
 check queue gcc/queue.so 2 'enqueue(200) try_dequeue(0) | take(0) enqueue(400)' "PASS 4 2 2 96 17"
-check stack gcc/stack.so 2 'push(1) pop(0) | push(2) pop(0)' "PASS 6 6 0 192 30"
-check stack3 gcc/stack.so 1 'push(1) pop(0) | push(2) | pop(0)' "PASS 12 12 0 135 64"
+check stack gcc/stack.so 2 'push(1) pop(0) | push(2) pop(0)' "PASS 6 6 0 186 30"
+check stack3 gcc/stack.so 1 'push(1) pop(0) | push(2) | pop(0)' "PASS 12 12 0 123 64"
 # alternatives the cache covers before they run are not started (docs/por.md,
 # section 8, "Ahead"): 1079 executions before that
 check latch gcc/latch.so 2 'remaining(0) await(0) | remaining(0) remaining(0) | await(0) await(0)' "PASS 15 0 15 931 56"
 # without: every schedule within the bound
-check counter.full gcc/counter_fixed.so 2 'inc(0) | inc(0) get(0)' "PASS 3 3 0 68 8" off
+check counter.full gcc/counter_fixed.so 2 'inc(0) | inc(0) get(0)' "PASS 3 3 0 65 8" off
 check queue.full gcc/queue.so 2 'enqueue(200) try_dequeue(0) | take(0) enqueue(400)' "PASS 4 2 2 154 17" off
-check stack.full gcc/stack.so 2 'push(1) pop(0) | push(2) pop(0)' "PASS 6 6 0 272 30" off
-check stack3.full gcc/stack.so 1 'push(1) pop(0) | push(2) | pop(0)' "PASS 12 12 0 143 64" off
+check stack.full gcc/stack.so 2 'push(1) pop(0) | push(2) pop(0)' "PASS 6 6 0 266 30" off
+check stack3.full gcc/stack.so 1 'push(1) pop(0) | push(2) | pop(0)' "PASS 12 12 0 131 64" off
 check latch.full gcc/latch.so 2 'remaining(0) await(0) | remaining(0) remaining(0) | await(0) await(0)' "PASS 15 0 15 1990 56" off
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
