@@ -1515,6 +1515,7 @@ void lu_sched_point_free(uint16_t label)
 {
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
+    lu__progress(t);
     lu__point(t, LU_SCHED_K_FREE, NULL, label);
 }
 

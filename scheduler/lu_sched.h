@@ -641,7 +641,9 @@ bool lu_sched_own_stack(void **addr, size_t *size);
 
 /* An operation boundary: a point where switching threads costs no
  * preemption. With config.por, the calling thread's call event belongs right
- * after it (see config.por). Scheduling point. */
+ * after it (see config.por). It is progress: the thread's spin detection
+ * starts afresh, so that a call reading what the one before it read last
+ * (two pops of an empty stack) is not taken for a spin. Scheduling point. */
 void lu_sched_point_free(uint16_t label);
 
 /* A spin hint (sched_yield, sleep, lineup_yield): the caller is spinning, so
