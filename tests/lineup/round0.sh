@@ -52,6 +52,11 @@ compare stack3 gcc/stack.so 'push(1) pop(0) | push(2) | pop(0)' yes --preemption
 compare stack.ipb gcc/stack.so 'push(1) pop(0) | push(2) pop(0)' yes --strategy ipb
 # a serial take() on an empty queue blocks: the round runs
 compare queue.take gcc/queue.so 'take(0) enqueue(200) | enqueue(400) take(0) | try_dequeue(0)' no
+# a timed wait that gives up in a serial execution (poll_ of an empty work
+# queue): the round runs; where every poll_ follows a submit in its own
+# thread, no serial execution waits, and it is skipped
+compare workq.timedwait gcc/user_workq.so 'poll_(0) | submit(8)' no
+compare workq gcc/user_workq.so 'submit(7) poll_(0) | submit(8)' yes
 # one round at the bound (dfs), and delay bounding: nothing skipped
 compare stack.dfs gcc/stack.so 'push(1) pop(0) | push(2) pop(0)' no --strategy dfs
 compare stack.idb gcc/stack.so 'push(1) pop(0) | push(2) pop(0)' no --strategy idb
