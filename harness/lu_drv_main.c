@@ -2395,7 +2395,7 @@ int main(int argc, char **argv)
                "); no bound is covered completely\n",
                o.max_executions, lu_drv_strategy_text(o.strategy), o.seed);
     else if (tt.truncated && tt.min_complete < 0 &&
-             (o.strategy == LU_DRV_S_DEFAULT || o.strategy == LU_DRV_S_IPB))
+             ((o.strategy == LU_DRV_S_DEFAULT && o.preemptions >= 0) || o.strategy == LU_DRV_S_IPB))
         /* iterative bounding still at bound 0, which phase 1 could not
          * stand for (a call blocks or waits in a serial execution): the
          * budget ran no preemption at all (docs/guide.md, section 5) */
