@@ -2394,20 +2394,19 @@ int main(int argc, char **argv)
         printf("  phase 2 coverage: %" PRIu64 " sampled schedules per test (%s, seed %" PRIu64
                "); no bound is covered completely\n",
                o.max_executions, lu_drv_strategy_text(o.strategy), o.seed);
-    else if (tt.truncated && tt.min_complete < 0 &&
-             ((o.strategy == LU_DRV_S_DEFAULT && o.preemptions >= 0) || o.strategy == LU_DRV_S_IPB))
-        /* iterative bounding still at bound 0, which phase 1 could not
-         * stand for (a call blocks or waits in a serial execution): the
-         * budget ran no preemption at all (docs/guide.md, section 5) */
+    else if (tt.truncated && tt.min_complete < 0)
+        /* the advice: under bounded iterative bounding, a test still at
+         * bound 0, which phase 1 could not stand for (a call blocks or
+         * waits in a serial execution), ran no preemption at all
+         * (docs/guide.md, section 5) */
         printf(
             "  phase 2 coverage: in %u passing test%s the budget of %" PRIu64 " executions ran out before "
-            "any bound was covered completely (in the worst, only schedules without preemptions ran: raise "
-            "--max-executions, or sample schedules with preemptions with --strategy pos)\n",
-            tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions);
-    else if (tt.truncated && tt.min_complete < 0)
-        printf("  phase 2 coverage: in %u passing test%s the budget of %" PRIu64 " executions ran out before "
-               "any bound was covered completely (raise --max-executions)\n",
-               tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions);
+            "any bound was covered completely (%s)\n",
+            tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions,
+            (o.strategy == LU_DRV_S_DEFAULT && o.preemptions >= 0) || o.strategy == LU_DRV_S_IPB
+                ? "in the worst, only schedules without preemptions ran: raise --max-executions, or sample "
+                  "schedules with preemptions with --strategy pos"
+                : "raise --max-executions");
     else if (tt.truncated)
         printf("  phase 2 coverage: in %u passing test%s the budget of %" PRIu64 " executions ran out; every "
                "schedule with at most %d %s was covered (raise --max-executions for more)\n",

@@ -1482,8 +1482,9 @@ static void lu__phase2(struct lu_spec *spec)
     if (!lu__seen)
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the table of distinct histories",
                      lu_drv_seen_min_size());
-    lu__items = nexp > 1 && !randomized ? lu_drv_items_create() : NULL;
-    if (nexp > 1 && !randomized && !lu__items)
+    bool split_tree = nexp > 1 && !randomized; /* the samplers split chunks, not a tree */
+    lu__items = split_tree ? lu_drv_items_create() : NULL;
+    if (split_tree && !lu__items)
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map the explorers' work queue", lu_drv_items_size());
     /* one prefix-trace cache for the test's explorers and their restarts;
      * without it (no room) the reduction only runs more executions */
