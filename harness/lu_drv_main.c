@@ -2203,6 +2203,9 @@ int main(int argc, char **argv)
             if (r->verdict != LU_DRV_V_PASS) {
                 if (json)
                     fputs(", \"findings\": [", json);
+                /* findings past --max-reports are left out: the separator
+                 * goes by what was written, not by the index */
+                bool first_f = true;
                 for (unsigned fi = 0; fi < r->nf; fi++) {
                     int kind = r->f[fi].verdict;
                     if (o.max_reports && reports_of[kind] >= o.max_reports) {
@@ -2322,8 +2325,9 @@ int main(int argc, char **argv)
                         }
                     }
                     if (json) {
-                        fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", fi ? ", " : "",
+                        fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", first_f ? "" : ", ",
                                 lu__vids[kind]);
+                        first_f = false;
                         lu_drv_json_str(json, mt.s);
                         fputs(", \"report\": ", json);
                         lu_drv_json_str(json, mf ? mf->report : "");

@@ -101,6 +101,18 @@ t = [x["seconds"] for h in d["harnesses"] for x in h["tests"]]
 s = d["summary"]["seconds"]
 sys.exit(0 if len(t) == 2 and min(t) > 0.01 and sum(t) >= 0.5 * s else 1)' secs.json ||
         fail "the tests' seconds do not add up to the run's: $(tr -d '\n' <secs.json | grep -o '"seconds": [0-9.]*' | tr '\n' ' ')"
+    # a test whose first finding is past --max-reports: the findings it
+    # lists are still a JSON array (it had "[, {")
+    if [[ -f $G/queue_trydeq.so ]]; then
+        lu 1 --quiet --matrix 3x3 --samples 6 --seed 1 --max-executions 10000 --no-minimize --max-reports 1 \
+            --json reports.json "$G/queue_trydeq.so"
+        json_ok reports.json
+        python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+t = [x for h in d["harnesses"] for x in h["tests"]]
+sys.exit(0 if any(x["verdict"] == "VIOLATION" and [f["verdict"] for f in x["findings"]] == ["STUCK"] for x in t) else 1)' \
+            reports.json || fail "no test in reports.json lists only its STUCK finding after its unreported violation"
+    fi
     # the harness is not overwritten
     cp "$G/counter_fixed.so" self.so
     usage_error "${QUICK[@]}" --json self.so self.so
