@@ -94,8 +94,10 @@ struct lu_drv_test {
 unsigned lu_drv_test_calls(const struct lu_drv_test *t);
 
 /* Phase-2 strategies (--strategy). DEFAULT is iterative preemption
- * bounding up to --preemptions under the execution budget, as IPB, except
- * that an unbounded --preemptions -1 is one unbounded DFS. */
+ * bounding up to --preemptions, as IPB, except that an unbounded
+ * --preemptions -1 is one unbounded DFS; under a budget it has half of it,
+ * and what it leaves unexplored is sampled by POS with the rest
+ * (lu_drv_default_samples). */
 #define LU_DRV_STRATEGIES(X)                                                                                 \
     X(DEFAULT, "default", "iterative preemption bounding (default)")                                         \
     X(DFS, "dfs", "depth-first search within the preemption bound")                                          \
@@ -118,6 +120,14 @@ int lu_drv_strategy_parse(const char *id); /* -1: unknown */
 /* Randomized strategies sample schedules: they need a budget and have no
  * notion of a completely covered bound. */
 bool lu_drv_strategy_randomized(int s);
+/* DEFAULT under a budget: the systematic search gets the first
+ * lu_drv_default_systematic(max) executions, and when they run out before
+ * it is complete, POS samples the rest. A budgeted DFS covers the corner
+ * of the tree nearest its end (preemptions late in the execution): on 3x3
+ * tests of the subject suite it missed whole kinds of bug that POS finds
+ * in most tests (benchmarks/RESULTS.md, S23.1). */
+bool lu_drv_default_samples(int strategy, uint64_t max_executions);
+uint64_t lu_drv_default_systematic(uint64_t max_executions);
 
 #define LU_DRV_MAX_EXPLORERS 64
 
@@ -224,6 +234,8 @@ struct lu_drv_pool {
     _Atomic int claim;     /* lane + 1 of the explorer that owns the result, 0: none */
     _Atomic uint64_t budget_used;
     _Atomic uint64_t next_chunk; /* randomized strategies: the next chunk of executions to run */
+    int sampling;                /* DEFAULT's second part: POS chunks instead of the DFS */
+    uint64_t sample_max;         /* executions that part may run */
     _Atomic uint64_t pruned;     /* this round: alternatives cut by the bound */
     unsigned nexp;
     unsigned busy;  /* explorers holding an item */
@@ -257,6 +269,7 @@ struct lu_drv_shm {
     uint64_t serial_full, serial_stuck;
     int complete_bound; /* phase 2 covered every schedule up to this bound */
     bool truncated;     /* phase 2 stopped at the execution budget */
+    uint64_t sampled;   /* DEFAULT: executions POS sampled after the systematic part ran out */
     unsigned explorers; /* explorer processes phase 2 used at once */
     _Atomic uint64_t explorer_executions[LU_DRV_MAX_EXPLORERS]; /* phase-2 executions each explorer ran */
     char harnesses[2048]; /* list_only: "name nops\n" lines, ops after */

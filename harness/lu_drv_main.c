@@ -211,8 +211,9 @@ static void lu__usage(FILE *f)
         "options:\n"
         "  --matrix TxN        T threads, N calls each (default 3x3)\n"
         "  --samples K         random test matrices to check (default 100)\n"
-        "  --seed S            seed of the random matrices and of the randomized strategies (default: from\n"
-        "                      the clock; printed whenever something is drawn)\n"
+        "  --seed S            seed of the random matrices and of the sampled schedules (default: from\n"
+        "                      the clock, 0 for the default strategy's with --test; printed whenever\n"
+        "                      something is drawn)\n"
         "  --preemptions P     preemption bound of phase 2 (default 2; -1: unbounded); with idb, the\n"
         "                      delay bound\n"
         "  --strategy S        phase 2 search: default, dfs, ipb, idb, random, pct or pos (see the guide)\n"
@@ -234,9 +235,10 @@ static void lu__usage(FILE *f)
         "  --replay FILE       re-run a reported failure and show it; only --timeout, --spin-bound,\n"
         "                      --watchdog-ms, --tls and --quiet apply, other options are rejected\n"
         "  --replay-dir DIR    where to write replay files (an existing directory; default .)\n"
-        "  --max-executions N  phase 2 budget per test (default 20000; 0: none). Phase 2 covers\n"
-        "                      bound 0 (unless phase 1 covered it), then 1, ... up to --preemptions,\n"
-        "                      until the budget runs out\n"
+        "  --max-executions N  phase 2 budget per test (default 20000; 0: none). The default strategy\n"
+        "                      covers bound 0 (unless phase 1 covered it), then 1, ... up to\n"
+        "                      --preemptions, until half of the budget runs out, then samples\n"
+        "                      schedules with POS (partial order sampling) with the other half\n"
         "  --timeout SEC       a test times out when none of its executions finished for SEC\n"
         "                      seconds of wall-clock time (default 600; 0: none)\n"
         "  --max-timeouts N    after N tests of a harness timed out, run no more of its tests\n"
@@ -640,11 +642,13 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
                       "would draw its own from the clock");
     if (o->depth_given && o->strategy != LU_DRV_S_PCT)
         lu__die_usage("--depth is the bug depth of --strategy pct");
-    if (o->seed_given && o->test && !lu_drv_strategy_randomized(o->strategy))
-        lu__die_usage(
-            "--seed draws the random tests of --samples and the schedules of --strategy random, pct "
-            "and pos; with --test and --strategy %s nothing is drawn",
-            lu_drv_strategy_id(o->strategy));
+    if (o->seed_given && o->test && !lu_drv_strategy_randomized(o->strategy) &&
+        !lu_drv_default_samples(o->strategy, o->max_executions))
+        lu__die_usage("--seed draws the random tests of --samples, the schedules of --strategy random, pct "
+                      "and pos, and those the default strategy samples under a budget; with --test and %s%s "
+                      "nothing is drawn",
+                      o->strategy == LU_DRV_S_DEFAULT ? "--max-executions 0" : "--strategy ",
+                      o->strategy == LU_DRV_S_DEFAULT ? "" : lu_drv_strategy_id(o->strategy));
     if (!o->depth)
         o->depth = 3;
     if (lu_drv_strategy_randomized(o->strategy) && o->max_executions == 0)
@@ -765,6 +769,7 @@ struct lu__res {
     int phase;
     int complete_bound;
     bool truncated;
+    uint64_t sampled; /* DEFAULT: executions POS sampled after iterative bounding's share */
     uint64_t ex1, ex2, histories, digest, serial_full, serial_stuck;
     uint64_t checks, spec_checks, stuck, cut, recycles;
     unsigned explorers;
@@ -1041,6 +1046,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
         r->serial_stuck = shm->serial_stuck;
         r->complete_bound = shm->complete_bound;
         r->truncated = shm->truncated;
+        r->sampled = shm->sampled;
         r->report = strdup(shm->report);
         r->sched_len = shm->sched_len;
         /* the worker can end on a verdict of its own (nondeterminism seen on
@@ -1663,8 +1669,10 @@ static unsigned lu__want_of(int verdict)
 }
 
 /* Tries cand; when it shows the same kind of bug, it becomes the test. */
+/* *incomplete: a smaller test passed without its search covering its
+ * bound (the budget ran out), so "already minimal" would claim too much */
 static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict,
-                            struct lu__res *r, unsigned *runs, bool *timed_out)
+                            struct lu__res *r, unsigned *runs, bool *timed_out, bool *incomplete)
 {
     if (lu_drv_interrupted)
         return false;
@@ -1676,6 +1684,7 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
     (*runs)++;
     if (!lu__res_find(&r2, verdict)) {
         *timed_out = lu__res_find(&r2, LU_DRV_V_TIMEOUT) != NULL;
+        *incomplete |= r2.truncated;
         lu__res_free(&r2);
         return false;
     }
@@ -1691,21 +1700,22 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
  * such wait ends the minimization (*cut), so that it costs at most one
  * --timeout beyond its quick runs. Timeouts themselves are not minimized
  * (the caller), since every successful step would wait --timeout. */
-static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res *r, bool *cut)
+static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res *r, bool *cut,
+                             bool *incomplete)
 {
     unsigned runs = 0;
     bool progress = true;
-    *cut = false;
+    *cut = *incomplete = false;
     while (progress && !*cut) {
         progress = false;
         struct lu_drv_test cand;
         for (unsigned th = 0; th < job->test.nthreads && !progress && !*cut; th++)
             if (lu__remove_thread(&job->test, th, &cand))
-                progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut);
+                progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut, incomplete);
         for (unsigned th = 0; th < job->test.nthreads && !progress && !*cut; th++)
             for (unsigned k = job->test.len[th]; k-- > 0 && !progress && !*cut;)
                 if (lu__remove_call(&job->test, th, k, &cand))
-                    progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut);
+                    progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut, incomplete);
     }
     return runs;
 }
@@ -1934,13 +1944,20 @@ int main(int argc, char **argv)
     }
     struct lu__harness *hs;
     unsigned nh = lu__probe(&o, o.path, &hs);
-    if (!o.seed_given) {
+    bool randomized = lu_drv_strategy_randomized(o.strategy);
+    /* the schedules the default strategy samples under a budget are drawn
+     * too; with --test they come from seed 0 unless --seed is given, so
+     * that a regression test runs the same schedules every time */
+    bool mixed = lu_drv_default_samples(o.strategy, o.max_executions);
+    bool draws = randomized || mixed;
+    if (!o.seed_given && o.test && mixed) {
+        o.seed = 0;
+    } else if (!o.seed_given) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         o.seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
         o.seed %= 1000000000ULL;
     }
-    bool randomized = lu_drv_strategy_randomized(o.strategy);
 
     /* written beside the target and renamed at the end, so that a run
      * that stops early (a usage error found later, an internal error,
@@ -2016,7 +2033,7 @@ int main(int argc, char **argv)
         }
         printf("lineup %s: harness %s (%s), %s", LINEUP_VERSION, h->name, o.path,
                o.test ? "one explicit test" : "random tests");
-        if (!o.test || randomized) /* nothing is drawn otherwise */
+        if (!o.test || draws) /* nothing is drawn otherwise */
             printf(", seed %" PRIu64, o.seed);
         printf(", %s", lu_drv_strategy_text(o.strategy));
         if (randomized)
@@ -2025,6 +2042,8 @@ int main(int argc, char **argv)
             printf(", depth %d", o.depth);
         if (o.strategy == LU_DRV_S_RANDOM || !randomized)
             printf(", %s bound %d", o.strategy == LU_DRV_S_IDB ? "delay" : "preemption", o.preemptions);
+        if (mixed)
+            printf(", then partial order sampling if half of the budget runs out");
         printf("\n");
         if (!o.test) {
             printf("  %u samples of %ux%u matrices over %u operations", o.samples, o.threads, o.calls,
@@ -2195,6 +2214,8 @@ int main(int argc, char **argv)
                 if (r->verdict == LU_DRV_V_PASS && !randomized)
                     fprintf(json, ", \"complete_bound\": %d, \"truncated\": %s", r->complete_bound,
                             r->truncated ? "true" : "false");
+                if (mixed)
+                    fprintf(json, ", \"sampled_executions\": %" PRIu64, r->sampled);
                 /* the set of distinct phase-2 histories in 64 bits (sum of
                  * their hashes): runs that explore the same set agree */
                 fprintf(json, ", \"histories_digest\": \"%016" PRIx64 "\"", r->digest);
@@ -2220,7 +2241,7 @@ int main(int argc, char **argv)
                      * with the schedules --test draws from the same seed,
                      * so that 'lineup --test MINIMIZED' with the same
                      * options fails again */
-                    if (randomized)
+                    if (draws)
                         mj.seed = lu__test_seed(o.seed, 0);
                     /* minimize a copy that holds just this finding */
                     struct lu__res mr;
@@ -2228,7 +2249,7 @@ int main(int argc, char **argv)
                     mr.phase = r->phase;
                     lu__add_finding(&mr, kind, r->f[fi].report, r->f[fi].sched, r->f[fi].sched_len);
                     unsigned runs = 0;
-                    bool cut = false;
+                    bool cut = false, incomplete = false;
                     bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
                     /* a timeout was not minimized: say so */
                     bool unminimized = !o.no_minimize && !lu_drv_interrupted && kind == LU_DRV_V_TIMEOUT;
@@ -2244,7 +2265,7 @@ int main(int argc, char **argv)
                         lu_buf_free(&k0);
                     }
                     if (minimize)
-                        runs = lu__minimize(&mj, kind, &mr, &cut);
+                        runs = lu__minimize(&mj, kind, &mr, &cut, &incomplete);
                     /* a signal during it, or before it began */
                     bool min_stopped = minimizable && lu_drv_interrupted;
                     struct lu__finding *mf = lu__res_find(&mr, kind);
@@ -2285,6 +2306,12 @@ int main(int argc, char **argv)
                              * its budget did not draw */
                             printf("  not minimized: no smaller test failed in its %" PRIu64
                                    " sampled schedules (%u tried)\n",
+                                   o.max_executions, runs);
+                        else if (runs && !cut && !min_stopped && incomplete)
+                            /* a smaller test's budget ran out before its
+                             * search was complete */
+                            printf("  not minimized: no smaller test failed within its budget of %" PRIu64
+                                   " executions (%u tried)\n",
                                    o.max_executions, runs);
                         else if (runs && !cut && !min_stopped)
                             printf("  already minimal (%u smaller tests tried)\n", runs);
@@ -2398,16 +2425,30 @@ int main(int argc, char **argv)
         printf("  phase 2 coverage: %" PRIu64 " sampled schedules per test (%s, seed %" PRIu64
                "); no bound is covered completely\n",
                o.max_executions, lu_drv_strategy_text(o.strategy), o.seed);
-    else if (tt.truncated && tt.min_complete < 0)
-        /* the advice: under bounded iterative bounding, a test still at
-         * bound 0, which phase 1 could not stand for (a call blocks or
-         * waits in a serial execution), ran no preemption at all
-         * (docs/guide.md, section 5) */
+    else if (tt.truncated && mixed) {
+        /* the default's systematic part ran out of its share, and POS
+         * sampled the rest of the budget in each of those tests */
+        uint64_t sys = lu_drv_default_systematic(o.max_executions);
+        printf("  phase 2 coverage: in %u passing test%s iterative bounding's share of the budget (%" PRIu64
+               " of %" PRIu64 " executions) ran out",
+               tt.truncated, tt.truncated == 1 ? "" : "s", sys, o.max_executions);
+        if (tt.min_complete < 0)
+            printf(" before any bound was covered completely");
+        else
+            printf("; every schedule with at most %d %s was covered", tt.min_complete,
+                   lu__bound_unit(o.strategy, tt.min_complete));
+        printf(", then %" PRIu64 " schedules were sampled (%s, seed %" PRIu64
+               "; raise --max-executions for more)\n",
+               o.max_executions - sys, lu_drv_strategy_text(LU_DRV_S_POS), o.seed);
+    } else if (tt.truncated && tt.min_complete < 0)
+        /* the advice: under ipb, a test still at bound 0, which phase 1
+         * could not stand for (a call blocks or waits in a serial
+         * execution), ran no preemption at all (docs/guide.md, section 5) */
         printf(
             "  phase 2 coverage: in %u passing test%s the budget of %" PRIu64 " executions ran out before "
             "any bound was covered completely (%s)\n",
             tt.truncated, tt.truncated == 1 ? "" : "s", o.max_executions,
-            (o.strategy == LU_DRV_S_DEFAULT && o.preemptions >= 0) || o.strategy == LU_DRV_S_IPB
+            o.strategy == LU_DRV_S_IPB
                 ? "in the worst, only schedules without preemptions ran: raise --max-executions, or sample "
                   "schedules with preemptions with --strategy pos"
                 : "raise --max-executions");

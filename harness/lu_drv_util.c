@@ -85,6 +85,16 @@ bool lu_drv_strategy_randomized(int s)
     return s == LU_DRV_S_RANDOM || s == LU_DRV_S_PCT || s == LU_DRV_S_POS;
 }
 
+bool lu_drv_default_samples(int strategy, uint64_t max_executions)
+{
+    return strategy == LU_DRV_S_DEFAULT && max_executions > 0;
+}
+
+uint64_t lu_drv_default_systematic(uint64_t max_executions)
+{
+    return max_executions - max_executions / 2;
+}
+
 /* An exhaustive search splits its tree; random and POS split their
  * chunks, each drawn from the test's seed and its number, so that the
  * executions are the same with any number of explorers. A budgeted DFS

@@ -901,9 +901,12 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
     lu__report_test(b);
     const struct lu_sched_trace *tr = L->trace;
     unsigned np = tr->len ? (unsigned)tr->steps[tr->len - 1].preempts : 0u;
-    lu_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u %s%s):\n",
+    /* a schedule the default's POS part drew is not bounded: say why it
+     * has more preemptions than --preemptions */
+    lu_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u %s%s%s):\n",
                   atomic_load(&W->executions[2]), np,
-                  W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption", np == 1 ? "" : "s");
+                  W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption", np == 1 ? "" : "s",
+                  W->pool.sampling ? ", sampled by POS" : "");
     lu_hist_render_timeline(b, &lu__htest, &lu__hist);
     /* a timed wait that gave up is part of why (the replay says where) */
     for (uint32_t i = 0; i < tr->len; i++) {
@@ -1148,10 +1151,13 @@ static void lu__check_stop(void)
 }
 
 /* The budget is per test, shared by the explorers (there is one when it
- * is finite) and kept across restarts. */
+ * is finite) and kept across restarts; DEFAULT's systematic part has its
+ * share of it. */
 static void lu__charge_budget(void)
 {
     uint64_t max = W->job.max_executions;
+    if (lu_drv_default_samples(W->job.strategy, max))
+        max = lu_drv_default_systematic(max);
     if (max && atomic_fetch_add(&W->pool.budget_used, 1) >= max) {
         W->truncated = true;
         atomic_store(&W->pool.stop, 1);
@@ -1318,12 +1324,14 @@ static void lu__explore_dfs(struct lu_spec *spec)
 /* Randomized strategies: chunks of executions, each with a seed derived
  * from the test's and the chunk's number, so that neither restarts (at
  * chunk boundaries) nor explorers taking chunks in turn change which
- * schedules are drawn. */
+ * schedules are drawn. DEFAULT's sampling part draws the chunks --strategy
+ * pos would, up to what the systematic part left of the budget. */
 static void lu__explore_random(struct lu_spec *spec)
 {
     static const enum lu_sched_strategy map[LU_DRV_S_COUNT] = {
         [LU_DRV_S_RANDOM] = LU_SCHED_RANDOM, [LU_DRV_S_PCT] = LU_SCHED_PCT, [LU_DRV_S_POS] = LU_SCHED_POS};
-    uint64_t max = W->job.max_executions;
+    int strategy = W->pool.sampling ? LU_DRV_S_POS : W->job.strategy;
+    uint64_t max = W->pool.sampling ? W->pool.sample_max : W->job.max_executions;
     for (;;) {
         uint64_t chunk = atomic_fetch_add(&W->pool.next_chunk, 1);
         uint64_t start = chunk * LU__RANDOM_CHUNK;
@@ -1335,13 +1343,11 @@ static void lu__explore_random(struct lu_spec *spec)
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         /* the bound shapes the random walk; PCT and POS have their own
          * notion of depth */
-        int bound = W->job.strategy == LU_DRV_S_RANDOM ? W->job.preemptions : -1;
+        int bound = strategy == LU_DRV_S_RANDOM ? W->job.preemptions : -1;
         /* PCT's k: what the chunks before saw, since a chunk is too short
          * to learn it */
-        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = map[W->job.strategy],
-                                                                    .bound = bound,
-                                                                    .seed = z ^ (z >> 31),
-                                                                    .pct_steps = L->max_steps});
+        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){
+            .strategy = map[strategy], .bound = bound, .seed = z ^ (z >> 31), .pct_steps = L->max_steps});
         uint32_t longest = L->max_steps;
         for (uint64_t i = 0; i < n; i++) {
             if (i)
@@ -1375,7 +1381,7 @@ static void lu__explorer_main(struct lu_spec *spec, unsigned k)
     lu__next_check = 16;
     lu__rss_base = lu__rss_anon();
     lu__heap_limits();
-    if (lu_drv_strategy_randomized(W->job.strategy))
+    if (lu_drv_strategy_randomized(W->job.strategy) || W->pool.sampling)
         lu__explore_random(spec);
     else
         lu__explore_dfs(spec);
@@ -1436,6 +1442,64 @@ static void lu__die_like(unsigned k, int status)
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 3);
 }
 
+/* Runs explorers on lanes 0..nexp-1 until every one has ended, each
+ * restarted when it ends to shed memory. Returns when they all ended
+ * cleanly, or one that owns the result (p->claim) finished it; when the
+ * code under test ended one, the keeper ends the same way. */
+static void lu__explorers_run(struct lu_spec *spec, unsigned nexp)
+{
+    struct lu_drv_pool *p = &W->pool;
+    pid_t pids[LU_DRV_MAX_EXPLORERS] = {0};
+    unsigned live = 0;
+    for (unsigned k = 0; k < nexp; k++) {
+        if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
+            lu__fail_sys(LU_SCHED_NEED_PROCESS, "cannot start an explorer process", 0);
+        live++;
+    }
+    while (live) {
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
+            lu__fail(LU_DRV_V_INTERNAL, 2, "waitpid: %s\n", strerror(errno));
+        }
+        unsigned k = 0;
+        while (k < nexp && pids[k] != pid)
+            k++;
+        if (k == nexp)
+            continue;
+        int why = lu__lanes[k]->exit_reason;
+        bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 && why != LU_DRV_EXIT_NONE;
+        if (clean && why == LU_DRV_EXIT_RECYCLE) {
+            atomic_fetch_add(&W->recycles, 1);
+            if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
+                lu__fail_sys(LU_SCHED_NEED_PROCESS, "cannot restart an explorer process", 0);
+            continue;
+        }
+        pids[k] = 0;
+        live--;
+        if (clean)
+            continue;
+        /* the code under test ended explorer k: stop the others, unless
+         * one of them already owns a result and is writing it */
+        int owner = atomic_load(&p->claim) - 1;
+        for (unsigned i = 0; i < nexp; i++)
+            if (pids[i] > 0 && (int)i != owner)
+                kill(pids[i], SIGKILL);
+        for (unsigned i = 0; i < nexp; i++) {
+            if (pids[i] > 0) {
+                int st;
+                waitpid(pids[i], &st, 0);
+                pids[i] = 0;
+            }
+        }
+        if (owner >= 0 && lu__lanes[owner]->exit_reason == LU_DRV_EXIT_FINISHED)
+            return;
+        lu__die_like(k, status);
+    }
+}
+
 /* The keeper: the worker after phase 1. It never runs code under test
  * again, so its memory stays as phase 1 left it; explorers forked from it
  * do phase 2, and one that ends to shed leaked memory is replaced by a
@@ -1490,8 +1554,15 @@ static void lu__phase2(struct lu_spec *spec)
      * without it (no room) the reduction only runs more executions */
     if (!randomized && j->por && p->bound_kind == LU_SCHED_BOUND_PREEMPTIONS && j->cache_mb)
         lu__cache = lu_sched_cache_create((size_t)j->cache_mb << 20);
+    unsigned nexp_pos = 0; /* DEFAULT's sampling part, if it runs */
+    if (lu_drv_default_samples(j->strategy, j->max_executions)) {
+        struct lu_drv_job pj = *j;
+        pj.strategy = LU_DRV_S_POS;
+        nexp_pos = lu_drv_job_explorers(&pj);
+    }
+    unsigned nlanes = nexp > nexp_pos ? nexp : nexp_pos;
     lu__lanes[0] = &W->lane;
-    for (unsigned k = 1; k < nexp; k++)
+    for (unsigned k = 1; k < nlanes; k++)
         if (!(lu__lanes[k] = lu__lane_map()))
             lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map an explorer's shared memory", lu__lane_size());
     for (unsigned k = 0; k < nexp; k++) {
@@ -1508,54 +1579,26 @@ static void lu__phase2(struct lu_spec *spec)
     if (e && *e)
         lu__give_after = strtoull(e, NULL, 10);
     lu__keeper_pid = getpid();
-    pid_t pids[LU_DRV_MAX_EXPLORERS] = {0};
-    unsigned live = 0;
-    for (unsigned k = 0; k < nexp; k++) {
-        if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
-            lu__fail_sys(LU_SCHED_NEED_PROCESS, "cannot start an explorer process", 0);
-        live++;
-    }
-    while (live) {
-        int status;
-        pid_t pid = waitpid(-1, &status, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            lu__fail(LU_DRV_V_INTERNAL, 2, "waitpid: %s\n", strerror(errno));
+    lu__explorers_run(spec, nexp);
+    /* DEFAULT's systematic part ran out of its share of the budget: POS
+     * samples with the rest, on as many explorers as --strategy pos would
+     * have */
+    if (atomic_load(&p->claim) == 0 && nexp_pos && W->truncated) {
+        uint64_t used = lu_drv_default_systematic(j->max_executions);
+        p->sampling = 1;
+        p->sample_max = j->max_executions - used;
+        p->nexp = nexp_pos;
+        atomic_store(&p->budget_used, used);
+        atomic_store(&p->next_chunk, 0);
+        atomic_store(&p->stop, 0);
+        for (unsigned k = 0; k < nexp_pos; k++) {
+            lu__lanes[k]->has_item = false;
+            lu__lanes[k]->max_steps = 0;
         }
-        unsigned k = 0;
-        while (k < nexp && pids[k] != pid)
-            k++;
-        if (k == nexp)
-            continue;
-        int why = lu__lanes[k]->exit_reason;
-        bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0 && why != LU_DRV_EXIT_NONE;
-        if (clean && why == LU_DRV_EXIT_RECYCLE) {
-            atomic_fetch_add(&W->recycles, 1);
-            if ((pids[k] = lu__fork_explorer(spec, k)) < 0)
-                lu__fail_sys(LU_SCHED_NEED_PROCESS, "cannot restart an explorer process", 0);
-            continue;
-        }
-        pids[k] = 0;
-        live--;
-        if (clean)
-            continue;
-        /* the code under test ended explorer k: stop the others, unless
-         * one of them already owns a result and is writing it */
-        int owner = atomic_load(&p->claim) - 1;
-        for (unsigned i = 0; i < nexp; i++)
-            if (pids[i] > 0 && (int)i != owner)
-                kill(pids[i], SIGKILL);
-        for (unsigned i = 0; i < nexp; i++) {
-            if (pids[i] > 0) {
-                int st;
-                waitpid(pids[i], &st, 0);
-                pids[i] = 0;
-            }
-        }
-        if (owner >= 0 && lu__lanes[owner]->exit_reason == LU_DRV_EXIT_FINISHED)
-            break;
-        lu__die_like(k, status);
+        if (nexp_pos > W->explorers)
+            W->explorers = nexp_pos;
+        lu__explorers_run(spec, nexp_pos);
+        W->sampled = atomic_load(&p->budget_used) - used;
     }
     int owner = atomic_load(&p->claim) - 1;
     if (owner >= 0) {

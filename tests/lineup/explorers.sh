@@ -70,8 +70,10 @@ every=9
 same queue.idb gcc/queue.so "$Q" 2 --max-executions 0 --strategy idb
 same counter.dfs gcc/counter_fixed.so 'inc(0) get(0) | inc(0) | get(0)' 2 --max-executions 0 --strategy dfs \
     --reduction off
-# a budget: one explorer, cut at the same execution with restarts
-same queue.budget gcc/queue.so "$Q" 1 --max-executions 700 --reduction off
+# a budget: one explorer for the DFS, cut at the same execution with
+# restarts; the default's POS part after it takes chunks as pos does
+same queue.budget.ipb gcc/queue.so "$Q" 1 --max-executions 700 --reduction off --strategy ipb
+same queue.budget gcc/queue.so "$Q" 2 --max-executions 700 --reduction off
 # random and POS: explorers take chunks of executions in turn, each drawn
 # from the seed and the chunk's number, so that the executions are the
 # same however many explorers run them (restarts come between chunks of

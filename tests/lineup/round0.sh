@@ -68,25 +68,41 @@ T4='push(1) pop(0) | push(2) pop(0) | push(1) pop(0) | push(2) pop(0)'
     "$dir/gcc/stack_push.so" >"$out" 2>&1
 rc=$?
 if [ $rc = 1 ] && grep -q '^verdict: FAIL' "$out"; then ok; else bad "stack_push 4x2, budget 2000: exit $rc, expected the bug (1)"; fi
-LINEUP_ROUND0=1 "$lineup" --jobs 1 --max-executions 2000 --test "$T4" "$dir/gcc/stack_push.so" >"$out" 2>&1
+LINEUP_ROUND0=1 "$lineup" --jobs 1 --strategy ipb --max-executions 2000 --test "$T4" "$dir/gcc/stack_push.so" \
+    >"$out" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q 'before any bound was covered completely (in the worst, only schedules without preemptions ran: raise --max-executions, or sample schedules with preemptions with --strategy pos)' "$out"; then
     ok
 else
-    bad "stack_push 4x2, budget 2000, with the bound-0 round: exit $rc, expected a pass that covered no bound, and the advice"
+    bad "stack_push 4x2, ipb, budget 2000, with the bound-0 round: exit $rc, expected a pass that covered no bound, and the advice"
 fi
-# the advice is for iterative bounding alone: dfs's one round is at the
-# bound, and so is the default's with no bound
-for args in "--strategy dfs" "--preemptions -1"; do
-    # shellcheck disable=SC2086 # args: two options
-    "$lineup" --jobs 1 $args --max-executions 2000 --test "$T4" "$dir/gcc/stack.so" >"$out" 2>&1
-    if grep -q 'before any bound was covered completely (raise --max-executions)$' "$out"; then
-        ok
-    else
-        bad "stack 4x2, $args, budget 2000: expected no advice about bound 0"
-        cat "$out"
-    fi
-done
+# the default gives bound 0 half of the budget, and POS the other half,
+# which finds the bug
+LINEUP_ROUND0=1 "$lineup" --jobs 1 --no-minimize --replay-dir "$(dirname "$json")" --max-executions 2000 \
+    --test "$T4" "$dir/gcc/stack_push.so" >"$out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q 'execution [0-9]*, [0-9]* preemptions*, sampled by POS' "$out"; then
+    ok
+else
+    bad "stack_push 4x2, default, budget 2000, with the bound-0 round: exit $rc, expected the bug found by POS"
+    cat "$out"
+fi
+# the advice is for ipb alone: dfs's one round is at the bound, and the
+# default samples with POS when its share runs out
+"$lineup" --jobs 1 --strategy dfs --max-executions 2000 --test "$T4" "$dir/gcc/stack.so" >"$out" 2>&1
+if grep -q 'before any bound was covered completely (raise --max-executions)$' "$out"; then
+    ok
+else
+    bad "stack 4x2, dfs, budget 2000: expected no advice about bound 0"
+    cat "$out"
+fi
+"$lineup" --jobs 1 --preemptions -1 --max-executions 2000 --test "$T4" "$dir/gcc/stack.so" >"$out" 2>&1
+if grep -q "iterative bounding's share of the budget (1000 of 2000 executions) ran out before any bound was covered completely, then 1000 schedules were sampled (partial order sampling, seed 0; raise --max-executions for more)$" "$out"; then
+    ok
+else
+    bad "stack 4x2, --preemptions -1, budget 2000: expected 1000 executions sampled after the unbounded search"
+    cat "$out"
+fi
 "$lineup" --jobs 1 --max-executions 2000 --test "$T4" "$dir/gcc/stack.so" >"$out" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q 'every schedule with at most 0 preemptions was covered' "$out"; then
