@@ -2437,9 +2437,10 @@ int main(int argc, char **argv)
         else
             printf("; every schedule with at most %d %s was covered", tt.min_complete,
                    lu__bound_unit(o.strategy, tt.min_complete));
-        printf(", then %" PRIu64 " schedules were sampled (%s, seed %" PRIu64
+        printf(", then %" PRIu64 " schedule%s sampled (%s, seed %" PRIu64
                "; raise --max-executions for more)\n",
-               o.max_executions - sys, lu_drv_strategy_text(LU_DRV_S_POS), o.seed);
+               o.max_executions - sys, o.max_executions - sys == 1 ? " was" : "s were",
+               lu_drv_strategy_text(LU_DRV_S_POS), o.seed);
     } else if (tt.truncated && tt.min_complete < 0)
         /* the advice: under ipb, a test still at bound 0, which phase 1
          * could not stand for (a call blocks or waits in a serial

@@ -87,7 +87,8 @@ bool lu_drv_strategy_randomized(int s)
 
 bool lu_drv_default_samples(int strategy, uint64_t max_executions)
 {
-    return strategy == LU_DRV_S_DEFAULT && max_executions > 0;
+    /* a budget of 1 leaves nothing to sample */
+    return strategy == LU_DRV_S_DEFAULT && max_executions > 1;
 }
 
 uint64_t lu_drv_default_systematic(uint64_t max_executions)

@@ -99,5 +99,14 @@ fi
 "$lineup" --quiet --max-executions 0 --json none.json --test 'push(1) pop(0) | pop(0)' "$g/stack.so" >out 2>&1
 got=$(field none.json sampled_executions)
 if [ "$got" = absent ]; then ok; else bad "stack 2x2, --max-executions 0: sampled_executions is '$got'"; fi
+# a budget of 1 leaves nothing to sample: iterative bounding has it all,
+# and with --test nothing is drawn
+"$lineup" --max-executions 1 --test 'push(1) pop(0) | pop(0)' "$g/stack.so" >out 2>&1
+if grep -q 'the budget of 1 executions ran out; every schedule with at most 0 preemptions' out && ! grep -q seed out; then
+    ok
+else
+    bad "stack 2x2, --max-executions 1: expected ipb's coverage line, and no seed"
+    cat out
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
