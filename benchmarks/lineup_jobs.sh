@@ -2,8 +2,9 @@
 # One large Line-Up test on one process and on JOBS: wall time of
 # `lineup --test T --jobs 1` against `--jobs JOBS` for the searches that
 # split a test among idle explorers: exhaustive (the schedule tree, at
-# bound 2) and random and pos sampling with a budget (chunks of 256
-# executions). The test is a fixed 3x3 test of the contract queue (correct
+# bound 2), random, pos and pct sampling with a budget (chunks of 256
+# executions), and the default strategy with that budget (iterative
+# bounding on one process with half of it, POS on all with the rest). The test is a fixed 3x3 test of the contract queue (correct
 # build). Runs interleaved, REPS of each; prints the median wall seconds,
 # the executions (median), the distinct histories, the ratio of one
 # process's time to JOBS processes', and whether both found the same
@@ -13,8 +14,9 @@
 #
 #   benchmarks/lineup_jobs.sh [BUILD_DIR]     (default: build)
 #
-# Environment: REPS (default 5), JOBS (default 2), BUDGET (random and pos,
-# default 400000), CONTRACT_DIR (default /work/shared/contract).
+# Environment: REPS (default 5), JOBS (default 2), BUDGET (the samplers and
+# the default, default 400000), ONLY (grep -E on the search names above),
+# CONTRACT_DIR (default /work/shared/contract).
 set -euo pipefail
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
@@ -38,6 +40,8 @@ searches=(
     "exhaustive|--max-executions 0"
     "random|--strategy random --seed 1 --max-executions $BUDGET"
     "pos|--strategy pos --seed 1 --max-executions $BUDGET"
+    "pct|--strategy pct --seed 1 --max-executions $BUDGET"
+    "default|--seed 1 --max-executions $BUDGET"
 )
 
 # one_run JOBS ARGS: "seconds executions histories digest" of one run
@@ -59,6 +63,7 @@ echo "lineup --test (contract queue, 3x3) --jobs 1 and --jobs $JOBS ($(nproc) co
 printf '%-11s %9s %10s %9s %10s %10s %7s %s\n' search "1: s" execs "$JOBS: s" execs histories ratio same
 for entry in "${searches[@]}"; do
     IFS='|' read -r name args <<<"$entry"
+    grep -Eq -- "${ONLY:-.}" <<<"$name" || continue
     : >"$tmp/one"
     : >"$tmp/many"
     for _ in $(seq "$REPS"); do

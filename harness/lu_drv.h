@@ -220,7 +220,6 @@ struct lu_drv_lane {
     int exit_reason; /* LU_DRV_EXIT_*: why the explorer ended */
     bool has_item;   /* g holds work */
     uint32_t g_len, g_base;
-    uint32_t max_steps;           /* randomized strategies: longest execution so far */
     struct lu_sched_trace *trace; /* LU_DRV_TRACE_CAP steps */
     struct lu_sched_step *g;      /* LU_DRV_TRACE_CAP steps */
 };

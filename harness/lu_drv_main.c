@@ -226,7 +226,7 @@ static void lu__usage(FILE *f)
         "  --harness NAME      check only this harness of the shared object\n"
         "  --jobs N            tests run in parallel (default: number of cores); with fewer tests than\n"
         "                      N, an exhaustive search (--max-executions 0) splits each test among them,\n"
-        "                      and so do random and pos (the same executions as one process)\n"
+        "                      and so do random, pct and pos (the same executions as one process)\n"
         "  --shard K/N         check only the K-th of N shares of the --samples tests (same tests and\n"
         "                      verdicts as one run of all, for spreading a run over N machines);\n"
         "                      needs --seed, so that every share draws the same tests\n"

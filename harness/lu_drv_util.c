@@ -96,15 +96,14 @@ uint64_t lu_drv_default_systematic(uint64_t max_executions)
     return max_executions - max_executions / 2;
 }
 
-/* An exhaustive search splits its tree; random and POS split their
- * chunks, each drawn from the test's seed and its number, so that the
- * executions are the same with any number of explorers. A budgeted DFS
- * would cover a different part of the tree each run, and PCT learns the
- * length of an execution from the chunks before: both stay alone. */
+/* An exhaustive search splits its tree; the samplers split their chunks,
+ * each drawn from the test's seed and its number (PCT learns the length of
+ * an execution within the chunk), so that the executions are the same with
+ * any number of explorers. A budgeted DFS would cover a different part of
+ * the tree each run: it stays alone. */
 unsigned lu_drv_job_explorers(const struct lu_drv_job *j)
 {
-    bool chunks = j->strategy == LU_DRV_S_RANDOM || j->strategy == LU_DRV_S_POS;
-    if (!j->explorers || j->strategy == LU_DRV_S_PCT || (j->max_executions && !chunks))
+    if (!j->explorers || (j->max_executions && !lu_drv_strategy_randomized(j->strategy)))
         return 1;
     return j->explorers < LU_DRV_MAX_EXPLORERS ? j->explorers : LU_DRV_MAX_EXPLORERS;
 }

@@ -1344,20 +1344,17 @@ static void lu__explore_random(struct lu_spec *spec)
         /* the bound shapes the random walk; PCT and POS have their own
          * notion of depth */
         int bound = strategy == LU_DRV_S_RANDOM ? W->job.preemptions : -1;
-        /* PCT's k: what the chunks before saw, since a chunk is too short
-         * to learn it */
-        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){
-            .strategy = map[strategy], .bound = bound, .seed = z ^ (z >> 31), .pct_steps = L->max_steps});
-        uint32_t longest = L->max_steps;
+        /* PCT learns k, the length of an execution, within the chunk (its
+         * first execution has no change point): a chunk's schedules then
+         * depend on its seed alone, whichever explorer runs it */
+        struct lu_sched *s = lu__sched_new(
+            &(struct lu__sched_opts){.strategy = map[strategy], .bound = bound, .seed = z ^ (z >> 31)});
         for (uint64_t i = 0; i < n; i++) {
             if (i)
                 lu__check_stop();
             atomic_fetch_add(&W->pool.budget_used, 1);
-            uint32_t steps = lu__phase2_execution(spec, s);
-            if (steps > longest)
-                longest = steps;
+            lu__phase2_execution(spec, s);
         }
-        L->max_steps = longest;
         lu__sched_done(s);
         if (lu__should_recycle())
             lu__explorer_exit(LU_DRV_EXIT_RECYCLE);
@@ -1565,10 +1562,8 @@ static void lu__phase2(struct lu_spec *spec)
     for (unsigned k = 1; k < nlanes; k++)
         if (!(lu__lanes[k] = lu__lane_map()))
             lu__fail_sys(LU_SCHED_NEED_MEMORY, "cannot map an explorer's shared memory", lu__lane_size());
-    for (unsigned k = 0; k < nexp; k++) {
+    for (unsigned k = 0; k < nexp; k++)
         lu__lanes[k]->has_item = false;
-        lu__lanes[k]->max_steps = 0;
-    }
     if (!randomized) {
         lu__lanes[0]->has_item = true; /* the whole tree of the first round */
         lu__lanes[0]->g_len = lu__lanes[0]->g_base = 0;
@@ -1591,10 +1586,8 @@ static void lu__phase2(struct lu_spec *spec)
         atomic_store(&p->budget_used, used);
         atomic_store(&p->next_chunk, 0);
         atomic_store(&p->stop, 0);
-        for (unsigned k = 0; k < nexp_pos; k++) {
+        for (unsigned k = 0; k < nexp_pos; k++)
             lu__lanes[k]->has_item = false;
-            lu__lanes[k]->max_steps = 0;
-        }
         if (nexp_pos > W->explorers)
             W->explorers = nexp_pos;
         lu__explorers_run(spec, nexp_pos);

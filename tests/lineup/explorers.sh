@@ -77,11 +77,11 @@ same queue.budget gcc/queue.so "$Q" 2 --max-executions 700 --reduction off
 # random and POS: explorers take chunks of executions in turn, each drawn
 # from the seed and the chunk's number, so that the executions are the
 # same however many explorers run them (restarts come between chunks of
-# 256). PCT learns from the chunks before: one explorer.
+# 256). PCT learns the length of an execution within each chunk.
 every=40
 same queue.random gcc/queue.so "$Q" 2 --max-executions 1500 --strategy random --seed 3
 same queue.pos gcc/queue.so "$Q" 2 --max-executions 1500 --strategy pos --seed 3
-same queue.pct gcc/queue.so "$Q" 1 --max-executions 1500 --strategy pct --seed 3
+same queue.pct gcc/queue.so "$Q" 2 --max-executions 1500 --strategy pct --seed 3
 # a crash in phase 2: the same report whatever the explorers do (found in
 # phase 2's second execution: a restart after each)
 every=1
