@@ -136,6 +136,9 @@ struct lu_drv_job;
  * split only when the search is exhaustive (no budget whose cut would
  * depend on the order) and systematic. */
 unsigned lu_drv_job_explorers(const struct lu_drv_job *j);
+/* Explorer processes of the default strategy's sampled part (0: it has
+ * none), which splits its chunks as --strategy pos does. */
+unsigned lu_drv_job_sampling_explorers(const struct lu_drv_job *j);
 
 /* What a worker is asked to do. */
 struct lu_drv_job {

@@ -108,6 +108,15 @@ unsigned lu_drv_job_explorers(const struct lu_drv_job *j)
     return j->explorers < LU_DRV_MAX_EXPLORERS ? j->explorers : LU_DRV_MAX_EXPLORERS;
 }
 
+unsigned lu_drv_job_sampling_explorers(const struct lu_drv_job *j)
+{
+    if (!lu_drv_default_samples(j->strategy, j->max_executions))
+        return 0;
+    struct lu_drv_job pj = *j;
+    pj.strategy = LU_DRV_S_POS;
+    return lu_drv_job_explorers(&pj);
+}
+
 ssize_t lu_drv_read_small(const char *path, char *buf, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -1551,12 +1551,7 @@ static void lu__phase2(struct lu_spec *spec)
      * without it (no room) the reduction only runs more executions */
     if (!randomized && j->por && p->bound_kind == LU_SCHED_BOUND_PREEMPTIONS && j->cache_mb)
         lu__cache = lu_sched_cache_create((size_t)j->cache_mb << 20);
-    unsigned nexp_pos = 0; /* DEFAULT's sampling part, if it runs */
-    if (lu_drv_default_samples(j->strategy, j->max_executions)) {
-        struct lu_drv_job pj = *j;
-        pj.strategy = LU_DRV_S_POS;
-        nexp_pos = lu_drv_job_explorers(&pj);
-    }
+    unsigned nexp_pos = lu_drv_job_sampling_explorers(j); /* DEFAULT's sampling part, if it runs */
     unsigned nlanes = nexp > nexp_pos ? nexp : nexp_pos;
     lu__lanes[0] = &W->lane;
     for (unsigned k = 1; k < nlanes; k++)
@@ -1720,7 +1715,8 @@ void lu_drv_worker(struct lu_drv_shm *shm)
     atomic_store(&L->pid, getpid());
     L->trace = &W->trace;
     L->g = lu_drv_shm_stack(W);
-    if (W->job.cpu >= 0 && lu_drv_job_explorers(&W->job) == 1) {
+    if (W->job.cpu >= 0 && lu_drv_job_explorers(&W->job) == 1 &&
+        lu_drv_job_sampling_explorers(&W->job) <= 1) {
         /* One thread runs at a time: a worker needs one core, and keeping
          * all its threads on it makes every baton handoff cheaper. Which
          * core is the kernel's choice (the one it started us on), so that
