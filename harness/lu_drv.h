@@ -271,7 +271,6 @@ struct lu_drv_shm {
     uint64_t serial_full, serial_stuck;
     int complete_bound; /* phase 2 covered every schedule up to this bound */
     bool truncated;     /* phase 2 stopped at the execution budget */
-    uint64_t sampled;   /* DEFAULT: executions POS sampled after the systematic part ran out */
     unsigned explorers; /* explorer processes phase 2 used at once */
     _Atomic uint64_t explorer_executions[LU_DRV_MAX_EXPLORERS]; /* phase-2 executions each explorer ran */
     char harnesses[2048]; /* list_only: "name nops\n" lines, ops after */

@@ -643,12 +643,17 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     if (o->depth_given && o->strategy != LU_DRV_S_PCT)
         lu__die_usage("--depth is the bug depth of --strategy pct");
     if (o->seed_given && o->test && !lu_drv_strategy_randomized(o->strategy) &&
-        !lu_drv_default_samples(o->strategy, o->max_executions))
+        !lu_drv_default_samples(o->strategy, o->max_executions)) {
+        char why[64];
+        if (o->strategy == LU_DRV_S_DEFAULT)
+            snprintf(why, sizeof why, "--max-executions %" PRIu64, o->max_executions);
+        else
+            snprintf(why, sizeof why, "--strategy %s", lu_drv_strategy_id(o->strategy));
         lu__die_usage("--seed draws the random tests of --samples, the schedules of --strategy random, pct "
-                      "and pos, and those the default strategy samples under a budget; with --test and %s%s "
-                      "nothing is drawn",
-                      o->strategy == LU_DRV_S_DEFAULT ? "--max-executions 0" : "--strategy ",
-                      o->strategy == LU_DRV_S_DEFAULT ? "" : lu_drv_strategy_id(o->strategy));
+                      "and pos, and those the default strategy samples under a budget of 2 or more; with "
+                      "--test and %s nothing is drawn",
+                      why);
+    }
     if (!o->depth)
         o->depth = 3;
     if (lu_drv_strategy_randomized(o->strategy) && o->max_executions == 0)
@@ -1039,6 +1044,13 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
                 r->called_cells |= 1ULL << shm->job.test.cell[i][k];
     for (unsigned k = 0; k < r->explorers && k < LU_DRV_MAX_EXPLORERS; k++)
         r->explorer_ex[k] = atomic_load(&shm->explorer_executions[k]);
+    /* the default's sampled executions, also when one of them ended the
+     * test (a crash, exit, divergence, timeout), counted as the phase's
+     * executions are: the systematic part ran its share before */
+    if (shm->pool.sampling) {
+        uint64_t sys = lu_drv_default_systematic(shm->job.max_executions);
+        r->sampled = r->ex2 > sys ? r->ex2 - sys : 0;
+    }
     if (!timed_out && atomic_load(&shm->done)) {
         r->verdict = shm->verdict;
         r->phase = shm->fail_phase;
@@ -1046,7 +1058,6 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
         r->serial_stuck = shm->serial_stuck;
         r->complete_bound = shm->complete_bound;
         r->truncated = shm->truncated;
-        r->sampled = shm->sampled;
         r->report = strdup(shm->report);
         r->sched_len = shm->sched_len;
         /* the worker can end on a verdict of its own (nondeterminism seen on
@@ -1485,9 +1496,9 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
     bool header = false, sched = false;
     /* each key once: a second schedule line would be appended to the
      * first, a second test line would replace it */
-    static const char *const keys[] = {"harness",  "name",           "test",        "kind",
-                                       "strategy", "phase",          "preemptions", "spin-bound",
-                                       "schedule", "uninstrumented", "timeout",     "watchdog-ms"};
+    static const char *const keys[] = {"harness", "name",        "test",       "kind",     "strategy",
+                                       "phase",   "preemptions", "spin-bound", "schedule", "uninstrumented",
+                                       "timeout", "watchdog-ms", "tls"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     size_t total = 0;
     char why[160];
@@ -1682,6 +1693,9 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
     struct lu__res r2;
     lu__run_sync(&j2, NULL, &r2);
     (*runs)++;
+    /* testing: Ctrl-C in the middle of a minimization, at a known point */
+    if (getenv("LINEUP_TEST_INTERRUPT_MINIMIZE"))
+        raise(SIGINT);
     if (!lu__res_find(&r2, verdict)) {
         *timed_out = lu__res_find(&r2, LU_DRV_V_TIMEOUT) != NULL;
         *incomplete |= r2.truncated;
@@ -1732,8 +1746,9 @@ struct lu__totals {
     bool interrupted; /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
     unsigned stopped; /* tests the interruption stopped (their executions are counted) */
     unsigned stopped_in_phase1, not_run;
-    unsigned timeout_stops; /* harnesses whose tests stopped at --max-timeouts */
-    unsigned inconclusive;  /* tests that only timed out: neither passed nor failed */
+    unsigned timeout_stops;    /* harnesses whose tests stopped at --max-timeouts */
+    bool minimize_interrupted; /* the signal came while failures were minimized */
+    unsigned inconclusive;     /* tests that only timed out: neither passed nor failed */
     unsigned by_verdict[LU_DRV_V_COUNT];
     int outcome; /* enum lu_drv_outcome: the worst of the tests' */
 };
@@ -1994,7 +2009,8 @@ int main(int argc, char **argv)
     memset(&tt, 0, sizeof tt);
     double t0 = lu__now();
     lu_drv_graceful = 1;
-    for (unsigned hi = 0; hi < nh && !lu_drv_interrupted; hi++) {
+    unsigned hi = 0;
+    for (; hi < nh && !lu_drv_interrupted; hi++) {
         struct lu__harness *h = &hs[hi];
         const char *const *labels = (const char *const *)h->labels;
         /* all samples are drawn in order, so that a share of a --shard run
@@ -2316,13 +2332,15 @@ int main(int argc, char **argv)
                         else if (runs && !cut && !min_stopped)
                             printf("  already minimal (%u smaller tests tried)\n", runs);
                         if (min_stopped && runs)
-                            printf("  minimization stopped after %u runs: lineup was interrupted\n", runs);
+                            printf("  minimization stopped after %u run%s: lineup was interrupted\n", runs,
+                                   runs == 1 ? "" : "s");
                         else if (min_stopped)
                             printf("  not minimized: lineup was interrupted\n");
                         else if (cut)
-                            printf("  minimization stopped after %u runs: a smaller test timed out, and each "
-                                   "would wait --timeout\n",
-                                   runs);
+                            printf(
+                                "  minimization stopped after %u run%s: a smaller test timed out, and each "
+                                "would wait --timeout\n",
+                                runs, runs == 1 ? "" : "s");
                         else if (unminimized)
                             printf("  not minimized: each attempt would wait --timeout\n");
                         printf("\n%s", mf && mf->report ? mf->report : "");
@@ -2399,6 +2417,20 @@ int main(int argc, char **argv)
         free(jobs);
         free(tests);
         free(sample);
+    }
+    /* a signal after the harness's tests ended (while its failures were
+     * minimized): the same interruption, and the harnesses after it were
+     * not run */
+    if (lu_drv_interrupted) {
+        if (!tt.interrupted)
+            tt.minimize_interrupted = true;
+        tt.interrupted = true;
+        unsigned per = 1;
+        if (!o.test)
+            per = !o.shard_n               ? o.samples
+                  : o.samples >= o.shard_k ? (o.samples - o.shard_k) / o.shard_n + 1
+                                           : 0;
+        tt.not_run += (nh - hi) * per;
     }
     double el = lu__now() - t0;
     unsigned passed = tt.tests - tt.failed - tt.inconclusive;
@@ -2479,6 +2511,8 @@ int main(int argc, char **argv)
                tt.not_run == 1 ? "" : "s");
     if (tt.interrupted) {
         printf("  interrupted:");
+        if (tt.minimize_interrupted)
+            printf(" while failing tests were minimized (the reports say which)%s", tt.not_run ? ";" : "");
         if (tt.stopped)
             printf(" %u test%s stopped unfinished (%u in phase 1): what %s ran is counted above, %s "
                    "findings are not%s",
@@ -2492,6 +2526,8 @@ int main(int argc, char **argv)
            lu_drv_outcome_verdict(tt.outcome, tt.interrupted ? "INTERRUPTED (no failure so far)" : "PASS"));
     int exit_code = lu_drv_outcome_exit(tt.outcome);
     if (json) {
+        /* an interrupted run dies of the signal, as a shell sees it */
+        int json_exit = tt.interrupted ? 128 + lu_drv_interrupted : exit_code;
         fprintf(json,
                 "], \"summary\": {\"tests\": %u, \"failed\": %u, \"inconclusive\": %u, \"seconds\": %.3f, "
                 "\"exit\": %d"
@@ -2500,7 +2536,7 @@ int main(int argc, char **argv)
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
                 ", \"restarts\": %" PRIu64
                 "}, \"interrupted\": %s, \"stopped_tests\": %u, \"not_run\": %u}}\n",
-                tt.tests, tt.failed, tt.inconclusive, el, exit_code, tt.ex1, tt.serial, tt.spec_checks,
+                tt.tests, tt.failed, tt.inconclusive, el, json_exit, tt.ex1, tt.serial, tt.spec_checks,
                 tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles,
                 tt.interrupted ? "true" : "false", tt.stopped, tt.not_run);
         if (lu_drv_json_finish("lineup", &o.json))

@@ -1118,8 +1118,6 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
         lu__fail(LU_DRV_V_INTERNAL, 2, "more distinct histories than lineup can keep\n");
     if (!fresh)
         return res.steps; /* checked before, by this explorer or another */
-    atomic_fetch_add(&W->histories, 1);
-    atomic_fetch_add(&W->digest, hash);
     struct lu_lin_verdict v;
     struct lu_lin_stats st;
     memset(&v, 0, sizeof v);
@@ -1129,6 +1127,10 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
         lu_lin_check_stuck(spec, &lu__hist, &v, &st);
     else
         lu_lin_check_full(spec, &lu__hist, &v, &st);
+    /* counted once checked: an explorer stopped during a check (Ctrl-C,
+     * another's crash) leaves the counts equal */
+    atomic_fetch_add(&W->histories, 1);
+    atomic_fetch_add(&W->digest, hash);
     atomic_fetch_add(&W->checks, st.checks);
     if (!v.ok)
         lu__found(spec, &v, &res, stuck);
@@ -1586,7 +1588,6 @@ static void lu__phase2(struct lu_spec *spec)
         if (nexp_pos > W->explorers)
             W->explorers = nexp_pos;
         lu__explorers_run(spec, nexp_pos);
-        W->sampled = atomic_load(&p->budget_used) - used;
     }
     int owner = atomic_load(&p->claim) - 1;
     if (owner >= 0) {

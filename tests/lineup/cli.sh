@@ -284,6 +284,24 @@ assert len(d["harnesses"][0]["tests"]) == s["tests"], (len(d["harnesses"][0]["te
         [[ $st == Z ]] || fail "worker $k outlived the interrupted run"
     done
     ;;
+interrupt_minimize)
+    # a signal while a failing test is minimized (a testing knob raises
+    # SIGINT after the first smaller test) is the same interruption: the
+    # summary says so, lineup dies of the signal, and the JSON's exit is
+    # what a shell sees
+    T='inc(0) inc(0) | inc(0) inc(0) | get(0) get(0)'
+    rc=0
+    LINEUP_TEST_INTERRUPT_MINIMIZE=1 "$L" --jobs 1 --json min.json --test "$T" "$G/counter.so" >"$out" 2>&1 ||
+        rc=$?
+    [[ $rc == 130 ]] || fail "exit status $rc after SIGINT during minimization, expected 130"
+    has "^  minimization stopped after 1 run: lineup was interrupted"
+    has "^  interrupted: while failing tests were minimized \(the reports say which\)$"
+    has "^verdict: FAIL \(bug found\)"
+    json_ok min.json
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]
+assert s["interrupted"] is True and s["exit"] == 130 and s["not_run"] == 0 and s["failed"] == 1, s' min.json ||
+        fail "min.json does not say the run was interrupted: $(grep -o '"summary".*' min.json)"
+    ;;
 interrupt_phase1)
     # a test stopped in phase 1 (756756 serial orders, several seconds of
     # them) says what it ran, not "0 serial executions"
@@ -440,6 +458,10 @@ replay_cli)
     { cat "$f" && grep '^schedule' "$f"; } >twice.replay
     usage_error --replay twice.replay
     has "twice.replay:[0-9]+: not a valid replay file: a repeated line"
+    # also the line that says whose TLS the threads ran on
+    { cat "$f" && echo "tls shared" && echo "tls per-thread"; } >tls_twice.replay
+    usage_error --replay tls_twice.replay
+    has "tls_twice.replay:[0-9]+: not a valid replay file: a repeated line"
     sed "s/^test .*/test $(printf 'inc(0) %.0s' {1..700})/" "$f" >long.replay
     usage_error --replay long.replay
     has "long.replay:4: not a valid replay file: a line too long"

@@ -55,6 +55,20 @@ else
     cat rout
 fi
 
+# a crash in a sampled execution ends the test: the sampled executions
+# are still counted, as the phase's are (the crashing one is not)
+M='enqueue(2) dequeue(0) enqueue(1) | enqueue(1) enqueue(2) enqueue(1) | dequeue(0) dequeue(0) enqueue(1)'
+"$lineup" --quiet --jobs 1 --no-minimize --max-executions 400 --json crash.json --test "$M" "$g/msq_missing_cas.so" \
+    >out 2>&1
+rc=$?
+got="$rc $(field crash.json verdict) $(field crash.json phase2_executions) $(field crash.json sampled_executions)"
+if [ "$got" = "1 CRASH 248 48" ]; then
+    ok
+else
+    bad "msqueue missing CAS, budget 400: got '$got', expected '1 CRASH 248 48' (exit, verdict, executions, sampled)"
+    cat out
+fi
+
 # a passing test whose bound-1 round is larger than the half: 10000
 # executions of iterative bounding, 10000 sampled; with --test from seed 0,
 # so that two runs explore the same histories
