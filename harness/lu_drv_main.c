@@ -1396,7 +1396,8 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase,
                             int preemptions, int strategy, uint32_t spin_bound, uint32_t watchdog_ms,
-                            unsigned timeout, bool uninstrumented, int tls, char *out, size_t outlen)
+                            unsigned timeout, bool uninstrumented, int tls, const uint64_t *seed, char *out,
+                            size_t outlen)
 {
     static unsigned seq;
     char real[PATH_MAX];
@@ -1439,6 +1440,10 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
      * with thread-local variables does */
     if (tls != LU_SCHED_TLS_AUTO)
         fprintf(f, "tls %s\n", lu_drv_tls_name(tls));
+    /* the run drew schedules from it: 'lineup --test' with it draws those
+     * of a minimized test again (the advice of a replay that misfits) */
+    if (seed)
+        fprintf(f, "seed %" PRIu64 "\n", *seed);
     lu_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
@@ -1457,6 +1462,8 @@ struct lu__replay {
     unsigned timeout;     /* --timeout of the run that wrote it (0: none) */
     uint32_t watchdog_ms; /* 0: not recorded */
     int tls;              /* enum lu_sched_tls; AUTO when not recorded */
+    bool seed_set;        /* the run drew schedules from seed */
+    uint64_t seed;
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1498,7 +1505,7 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
      * first, a second test line would replace it */
     static const char *const keys[] = {"harness", "name",        "test",       "kind",     "strategy",
                                        "phase",   "preemptions", "spin-bound", "schedule", "uninstrumented",
-                                       "timeout", "watchdog-ms", "tls"};
+                                       "timeout", "watchdog-ms", "tls",        "seed"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     size_t total = 0;
     char why[160];
@@ -1606,6 +1613,14 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             if (!isdigit((unsigned char)val[0]) || *end || errno || w < 1 || w > 3600000)
                 lu__replay_bad(file, ln, "bad watchdog-ms (1 to 3600000)");
             rp->watchdog_ms = (uint32_t)w;
+        } else if (strcmp(line, "seed") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long long sd = strtoull(val, &end, 10);
+            if (!isdigit((unsigned char)val[0]) || *end || errno)
+                lu__replay_bad(file, ln, "bad seed");
+            rp->seed = sd;
+            rp->seed_set = true;
         } else if (strcmp(line, "tls") == 0) {
             rp->tls = lu_drv_tls_parse(val);
             if (rp->tls < 0)
@@ -1812,11 +1827,14 @@ static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, 
     char of[32] = "";
     if (at < rp->len)
         snprintf(of, sizeof of, " of %u", rp->len);
-    char opts[128] = "";
+    char opts[192] = "";
     size_t n = 0;
     int st = rp->strategy[0] ? lu_drv_strategy_parse(rp->strategy) : LU_DRV_S_DEFAULT;
-    if (st == LU_DRV_S_IDB)
-        n += (size_t)snprintf(opts + n, sizeof opts - n, " --strategy idb");
+    if (st == LU_DRV_S_IDB || lu_drv_strategy_randomized(st))
+        n += (size_t)snprintf(opts + n, sizeof opts - n, " --strategy %s", lu_drv_strategy_id(st));
+    /* sampled schedules: those --test draws from the run's seed */
+    if (rp->seed_set)
+        n += (size_t)snprintf(opts + n, sizeof opts - n, " --seed %" PRIu64, rp->seed);
     /* pct and pos have no bound: their files record the default */
     if (st != LU_DRV_S_PCT && st != LU_DRV_S_POS && rp->preemptions != 2)
         n += (size_t)snprintf(opts + n, sizeof opts - n, " --preemptions %d", rp->preemptions);
@@ -1965,6 +1983,9 @@ int main(int argc, char **argv)
      * that a regression test runs the same schedules every time */
     bool mixed = lu_drv_default_samples(o.strategy, o.max_executions);
     bool draws = randomized || mixed;
+    /* replay files name the seed that drew their schedules, unless it is
+     * --test's implicit 0 (what the command they advise draws anyway) */
+    bool seed_in_replay = randomized || (mixed && (o.seed_given || !o.test));
     if (!o.seed_given && o.test && mixed) {
         o.seed = 0;
     } else if (!o.seed_given) {
@@ -2357,7 +2378,8 @@ int main(int argc, char **argv)
                         if (want &&
                             lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
                                              o.strategy, o.spin_bound, o.watchdog_ms, o.timeout, ins == 0,
-                                             o.tls, replay_path, sizeof replay_path) == 0) {
+                                             o.tls, seed_in_replay ? &o.seed : NULL, replay_path,
+                                             sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {

@@ -640,6 +640,16 @@ replay_fit)
     # the harness rebuilt with the fix: the schedule is the old build's
     nofit "$f" "$G/counter_fixed.so"
     has "the harness changed since the replay file was written"
+    # a sampled failure: the advice samples the same way, from the seed the
+    # file records
+    lu 1 --quiet --strategy pos --seed 7 --max-executions 500 --test "inc(0) get(0) | inc(0)" "$G/counter.so"
+    fp=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    grep -qx 'seed 7' "$fp" || fail "$fp does not record the seed"
+    nofit "$fp" "$G/counter_fixed.so"
+    has "To check a fix, run the test again: lineup --test 'inc\(0\) get\(0\) \| inc\(0\)' --harness counter --strategy pos --seed 7 "
+    sed 's/^seed .*/seed x7/' "$fp" >badseed.replay
+    lu 2 --replay badseed.replay
+    has "badseed.replay:[0-9]+: not a valid replay file: bad seed"
     # the file as written still reproduces the bug
     lu 1 --replay "$f"
     has "^verdict: linearizability violation \(reproduced\)$"
