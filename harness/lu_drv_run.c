@@ -606,6 +606,7 @@ struct lu__ctx {
     const struct lu__ropts *o;
     struct lu_drv_json *json; /* o's --json */
     const char *path;         /* absolute */
+    const char *argv0;        /* the program's argv[0], as given */
     char **args;              /* the program's arguments after argv[0] */
     int nargs;
     int outcome; /* enum lu_drv_outcome: the worst of the failures reported */
@@ -653,6 +654,7 @@ static int lu__replay_file(struct lu__ctx *x, struct lu_run_shm *m, char *out, s
     struct lu_drv_run_replay rp;
     memset(&rp, 0, sizeof rp);
     snprintf(rp.program, sizeof rp.program, "%s", x->path);
+    snprintf(rp.argv0, sizeof rp.argv0, "%s", x->argv0);
     rp.args = x->args;
     rp.nargs = x->nargs;
     snprintf(rp.kind, sizeof rp.kind, "%s", lu_drv_run_kind_id(m->exec.kind));
@@ -1331,7 +1333,7 @@ int lu_drv_run_main(int argc, char **argv)
     } else {
         pargc = rp.nargs + 1;
         pargv = calloc((size_t)pargc + 1, sizeof *pargv);
-        pargv[0] = rp.program;
+        pargv[0] = rp.argv0[0] ? rp.argv0 : rp.program;
         for (int i = 0; i < rp.nargs; i++)
             pargv[i + 1] = rp.args[i];
     }
@@ -1349,6 +1351,7 @@ int lu_drv_run_main(int argc, char **argv)
         cfg.replay_len = rp.len;
 
     x.path = abs;
+    x.argv0 = pargv[0];
     x.args = pargv + 1;
     x.nargs = pargc - 1;
 

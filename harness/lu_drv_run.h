@@ -367,7 +367,8 @@ int lu_drv_run_culprit(struct lu_buf *where, struct lu_run_shm *m);
  * depends on and the schedule. */
 struct lu_drv_run_replay {
     char program[4096];
-    char **args; /* args[0 .. nargs) */
+    char argv0[4096]; /* argv[0] as the run gave it ("": not recorded, the program's path) */
+    char **args;      /* args[0 .. nargs) */
     int nargs;
     char kind[32];
     int nondet_range, races, expect_exit_set, expect_exit;

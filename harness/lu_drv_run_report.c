@@ -667,6 +667,13 @@ int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp,
     fputs("lineup-run-replay 2\nprogram ", f);
     lu_drv_replay_put(f, rp->program);
     fputs("\n", f);
+    /* a program may read argv[0] (or print it): the replay gives it the
+     * same, not the path the file names it by */
+    if (rp->argv0[0] && strcmp(rp->argv0, rp->program) != 0) {
+        fputs("argv0 ", f);
+        lu_drv_replay_put(f, rp->argv0);
+        fputs("\n", f);
+    }
     for (int i = 0; i < rp->nargs; i++) {
         fputs("arg ", f);
         lu_drv_replay_put(f, rp->args[i]);
@@ -736,7 +743,7 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
      * the first, a second program line would replace it */
     static const char *const keys[] = {"program",   "kind",        "nondet-range", "spin-bound",
                                        "max-steps", "races",       "expect-exit",  "schedule",
-                                       "timeout",   "watchdog-ms", "tls"};
+                                       "timeout",   "watchdog-ms", "tls",          "argv0"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     size_t total = 0, arg_bytes = 0;
     char whybuf[160];
@@ -803,6 +810,13 @@ int lu_drv_run_read_replay(const char *file, struct lu_drv_run_replay *rp, char 
                 goto bad;
             }
             snprintf(rp->program, sizeof rp->program, "%s", val);
+        } else if (strcmp(line, "argv0") == 0) {
+            lu_drv_replay_unescape(val);
+            if (strlen(val) >= sizeof rp->argv0) {
+                why = "a line too long";
+                goto bad;
+            }
+            snprintf(rp->argv0, sizeof rp->argv0, "%s", val);
         } else if (strcmp(line, "arg") == 0) {
             lu_drv_replay_unescape(val);
             /* what execve takes: more is no program's command line, and

@@ -444,6 +444,14 @@ replay)
     has "^note: the file recorded the arguments .*; this replay passes none"
     lu 0 run --quiet --replay "$f" -- "$odd/prog" $'a\rb'
     lacks "^note: the file recorded"
+    # argv[0] as the program was started: the replay gives it the same
+    # (the program fails only when argv[0] begins with '.')
+    cp "$P/argv0" .
+    lu 1 run --quiet --strategy dfs --replay-dir . -- ./argv0
+    a=$(sed -n 's/^replay: lineup run --replay \(.*\)$/\1/p' "$out" | head -1)
+    grep -qxF 'argv0 ./argv0' "$a" || fail "$a does not record argv[0]: $(head -3 "$a")"
+    lu 1 run --quiet --replay "$a"
+    has "\(reproduced\)"
     ;;
 oom)
     # Under a ulimit -v that lineup's own mappings fill, oom's malloc(64 MB)
