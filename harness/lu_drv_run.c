@@ -902,11 +902,11 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
         printf("  (schedules differ at atomic, volatile and pthread operations; plain memory accesses are "
                "not scheduling points, so a data race can hide a failure: --races finds races)\n");
     if (s->timeout_stop)
-        printf("  stopped: %" PRIu64 " executions timed out (--max-timeouts %" PRIu32
+        printf("  stopped: %" PRIu64 " execution%s timed out (--max-timeouts %" PRIu32
                "), each after --timeout %" PRIu32
                " s; a program that blocks outside lineup's control blocks in most schedules: raise "
                "--timeout if it is only slow, or --max-timeouts (0: no limit) to go on\n",
-               s->timeouts, m->cfg.max_timeouts, m->cfg.timeout_ms / 1000);
+               s->timeouts, s->timeouts == 1 ? "" : "s", m->cfg.max_timeouts, m->cfg.timeout_ms / 1000);
     if (s->interrupted)
         printf("  interrupted (%s): the search stopped after %" PRIu64
                " execution%s (an execution it cut off is not counted)\n",

@@ -1145,7 +1145,9 @@ static void lu__wait_any(void)
                 continue;
             }
             L->waited += d;
-            if (limit && L->waited * 1000.0 >= limit && !lu__stop_sig) {
+            /* not after a lane's timeout reached --max-timeouts (S.stop):
+             * the caller cuts the rest off, uncounted, as after a failure */
+            if (limit && L->waited * 1000.0 >= limit && !lu__stop_sig && !S.stop) {
                 lu__kill(L, true);
                 reaped = true;
             }

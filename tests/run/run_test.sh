@@ -446,6 +446,11 @@ timeout)
     has "  coverage: stopped at --max-timeouts"
     has "  stopped: 3 executions timed out (--max-timeouts 3), each after --timeout 1 s; "
     [[ $SECONDS -lt 15 ]] || fail "--all on a program that always blocks took $SECONDS s"
+    # with two lanes timing out together: stopped at exactly N, the other
+    # lane's execution cut off uncounted
+    run 2 --all --strategy random --seed 1 --timeout 1 --max-timeouts 1 --budget 20 --jobs 2 -- "$P/block_many"
+    grep -qE "^summary: 1 execution in .*, 0 failing, 1 timed out" "$out" || fail "--jobs 2: not 1 execution, 1 timed out"
+    has "  stopped: 1 execution timed out (--max-timeouts 1), each after --timeout 1 s; "
     run 2 --all --timeout 1 --budget 4 --max-timeouts 0 -- "$P/block_many"
     grep -qE "^summary: 4 executions in .*, 0 failing, 4 timed out" "$out" || fail "not 4 executions, 4 timed out"
     lacks "max-timeouts"
