@@ -551,6 +551,19 @@ static void lu__output(struct lu_buf *b, const struct lu_run_exec *E)
         return;
     }
     const char *s = E->out, *end = E->out + E->out_len;
+    /* only the last bytes were kept: they begin inside a line, whose
+     * fragment is dropped unless it is all there is */
+    uint64_t dropped = E->out_total - E->out_len;
+    bool fragment = false;
+    if (dropped) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (nl && nl + 1 < end) {
+            dropped += (uint64_t)(nl + 1 - s);
+            s = nl + 1;
+        } else {
+            fragment = true;
+        }
+    }
     unsigned lines = 0;
     for (const char *p = s; p < end; p++)
         if (*p == '\n')
@@ -561,9 +574,14 @@ static void lu__output(struct lu_buf *b, const struct lu_run_exec *E)
     const unsigned keep = 40;
     unsigned skip = lines > keep ? lines - keep : 0;
     lu_buf_printf(b, "output (stdout and stderr of this execution, %" PRIu64 " bytes):\n", E->out_total);
-    if (E->out_total > E->out_len || skip)
-        lu_buf_printf(b, "    (%s%u earlier lines not shown)\n",
-                      E->out_total > E->out_len ? "more than " : "", skip);
+    if (dropped && skip)
+        lu_buf_printf(b, "    (the first %" PRIu64 " bytes and %u more line%s not shown)\n", dropped, skip,
+                      skip == 1 ? "" : "s");
+    else if (dropped)
+        lu_buf_printf(b, "    (the first %" PRIu64 " bytes not shown%s)\n", dropped,
+                      fragment ? ": the line below is the end of a longer one" : "");
+    else if (skip)
+        lu_buf_printf(b, "    (%u earlier line%s not shown)\n", skip, skip == 1 ? "" : "s");
     for (unsigned l = 0; l < skip; l++)
         s = memchr(s, '\n', (size_t)(end - s)) + 1;
     while (s < end) {

@@ -285,6 +285,18 @@ PY
     usage_error run --json . -- "$P/correct"
     has "^lineup run: --json \.: is a directory; give a file name"
     ;;
+output_cut)
+    # a report keeps the last 64 KiB of the output: it says what it left
+    # out, and drops the fragment of a line the kept part begins in
+    lu 1 run --quiet -- "$P/long_line"
+    has "^    \(the first 100001 bytes not shown\)$"
+    has "^  \| long_line: .*Assertion .0. failed\.$"
+    lacks "^  \| [0-9]+$|more than"
+    lu 1 run --quiet -- "$P/long_lines"
+    has "^    \(the first [0-9]+ bytes and [0-9]+ more lines not shown\)$"
+    has "^  \| line 19999 of the output$"
+    [[ $(grep -c '^  | line' "$out") == 39 ]] || fail "not the last 39 lines of output and the assertion"
+    ;;
 closed_fds)
     # the shared region must not land on fd 0 or 1, which the program's
     # stdin and stdout replace
