@@ -278,7 +278,9 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
     case LU_RUN_K_CRASH:
         if (E->killed) {
             /* no handler ran: nothing is known of where */
-            lu_buf_printf(b, "killed by %s, which no handler of lineup's saw (the program replaced it)",
+            lu_buf_printf(b,
+                          "killed by %s, which no handler saw (a timer's signal or another process's, or "
+                          "one whose handler the program replaced)",
                           lu__signame(E->fatal_code));
             if (E->fatal_tid >= 0) {
                 lu_buf_puts(b, "; ");

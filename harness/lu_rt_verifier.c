@@ -927,12 +927,15 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
         E->fatal_code = WTERMSIG(wstatus);
         E->killed = 1;
         if (E->fatal_code == SIGKILL) {
-            /* the program's own kill or raise would have said so
-             * (lu_sched_fatal_signal_ahead): this came from outside */
+            /* the program's own kill, raise, sigqueue or syscall(SYS_kill)
+             * would have said so (lu_sched_fatal_signal_ahead): this came
+             * from outside, or by a call lineup does not see */
             k = LU_RUN_K_INTERNAL;
             snprintf(E->message, sizeof E->message,
                      "the execution's process was killed by SIGKILL from outside the program (the "
-                     "kernel's OOM killer, or another process): this says nothing about the program");
+                     "kernel's OOM killer, or another process): this says nothing about the program (a "
+                     "SIGKILL the program sends itself with kill, raise or sigqueue is reported as its "
+                     "crash; with pidfd_send_signal, lineup cannot tell)");
         }
         lu__threads_last_seen(E);
         E->fatal_tid = E->started ? lu__ran_last(E) : -1;

@@ -881,14 +881,50 @@ static int lu__ipose_thread_of_tid(pid_t tid)
     return tid - LU__IPOSE_TID_BASE;
 }
 
+/* A signal a controlled thread is about to raise on its own process, which
+ * no handler of the program's takes: when it ends the process (SIGKILL, or
+ * a default action that terminates), the scheduler hears first who sends
+ * it and where, since no handler will see it. */
+static void lu__ipose_fatal_ahead(int sig)
+{
+    if (sig != SIGKILL) {
+        struct sigaction cur;
+        sigset_t blocked;
+        if (sig <= 0 || sig >= NSIG || LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0 ||
+            cur.sa_handler != SIG_DFL || LU_IPOSE_REAL(pthread_sigmask)(SIG_BLOCK, NULL, &blocked) != 0 ||
+            sigismember(&blocked, sig))
+            return;
+        switch (sig) {
+        case SIGSEGV: /* the scheduler's fatal handler reports these, and */
+        case SIGBUS:  /* raises them again with the default action */
+        case SIGFPE:
+        case SIGILL:
+        case SIGABRT:
+        case SIGTRAP:
+        case SIGSYS:
+        case SIGCHLD: /* ignored by default */
+        case SIGCONT:
+        case SIGURG:
+        case SIGWINCH:
+        case SIGSTOP: /* stops */
+        case SIGTSTP:
+        case SIGTTIN:
+        case SIGTTOU:
+            return;
+        default:
+            break;
+        }
+    }
+    lu_sched_fatal_signal_ahead(sig);
+}
+
 /* How a controlled thread takes a signal: raised on the kernel thread, with
  * the program's disposition, as raise() does (lu_sched_kill). */
 static void lu__ipose_take_signal(int sig)
 {
     if (lu__ipose_deliver(sig, SI_TKILL))
         return;
-    if (sig == SIGKILL)
-        lu_sched_fatal_signal_ahead(sig);
+    lu__ipose_fatal_ahead(sig);
     lu__ipose_sync++;
     LU_IPOSE_REAL(raise)(sig);
     lu__ipose_sync--;
@@ -1159,10 +1195,24 @@ LU_IPOSE_EXPORT int kill(pid_t pid, int sig)
     /* the process's signal: the thread that sends it takes it */
     if (pid == getpid() && sig > 0 && lu__ipose_deliver(sig, SI_USER))
         return 0;
-    if (sig == SIGKILL && lu_ipose_kills_self(pid))
-        lu_sched_fatal_signal_ahead(sig);
+    if (lu_ipose_kills_self(pid))
+        lu__ipose_fatal_ahead(sig);
     lu__ipose_sync++;
     int rc = LU_IPOSE_REAL(kill)(pid, sig);
+    lu__ipose_sync--;
+    return rc;
+}
+
+/* kill() with a value: to the own process, the same as kill */
+LU_IPOSE_EXPORT int sigqueue(pid_t pid, int sig, const union sigval v)
+{
+    LU_IPOSE_PASS(sigqueue, (pid, sig, v));
+    if (pid == getpid() && sig > 0 && lu__ipose_deliver(sig, SI_QUEUE))
+        return 0;
+    if (pid == getpid())
+        lu__ipose_fatal_ahead(sig);
+    lu__ipose_sync++;
+    int rc = LU_IPOSE_REAL(sigqueue)(pid, sig, v);
     lu__ipose_sync--;
     return rc;
 }
@@ -1172,8 +1222,7 @@ LU_IPOSE_EXPORT int raise(int sig)
     LU_IPOSE_PASS(raise, (sig));
     if (lu__ipose_deliver(sig, SI_TKILL))
         return 0;
-    if (sig == SIGKILL)
-        lu_sched_fatal_signal_ahead(sig);
+    lu__ipose_fatal_ahead(sig);
     lu__ipose_sync++;
     int rc = LU_IPOSE_REAL(raise)(sig);
     lu__ipose_sync--;
@@ -1883,6 +1932,11 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
             return -1;
         }
         a[0] = k;
+    }
+    /* the process's own signal: as kill() */
+    if (self >= 0 && number == SYS_kill && lu_ipose_kills_self((pid_t)a[0])) {
+        LU_SCHED_SET_PC();
+        return kill((pid_t)a[0], (int)a[1]);
     }
     if (self >= 0 && (number == SYS_tkill || number == SYS_tgkill)) {
         LU_SCHED_SET_PC();
