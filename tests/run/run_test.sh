@@ -164,15 +164,16 @@ segv)
     lacks "not started"
     # so do the program's own signals whose default action ends it, and
     # sigqueue and syscall(SYS_kill) as kill: never "from outside"
-    run 1 --strategy dfs -- "$P/self_term"
-    has "FAIL: crash: SIGTERM (Terminated) in thread 1 at worker (self_signal.c:30)"
-    run 1 --strategy dfs -- "$P/self_usr1"
-    has "FAIL: crash: SIGUSR1 (User defined signal 1) in thread 1 at worker (self_signal.c:23)"
-    run 1 --strategy dfs -- "$P/self_sigqueue"
-    has "FAIL: crash: SIGKILL (Killed) in thread 1 at worker (self_signal.c:26)"
-    run 1 --strategy dfs -- "$P/self_syskill"
-    has "FAIL: crash: SIGKILL (Killed) in thread 1 at worker (self_signal.c:28)"
-    lacks "from outside"
+    while IFS='|' read -r prog sig line; do
+        run 1 --strategy dfs -- "$P/$prog"
+        has "FAIL: crash: $sig in thread 1 at worker (self_signal.c:$line)"
+        lacks "from outside"
+    done <<'EOF'
+self_term|SIGTERM (Terminated)|30
+self_usr1|SIGUSR1 (User defined signal 1)|23
+self_sigqueue|SIGKILL (Killed)|26
+self_syskill|SIGKILL (Killed)|28
+EOF
     # a thread that crashes before its first scheduling point runs inside
     # its creator's pthread_create: the creator is in that call, past the
     # scheduling point that announced it
