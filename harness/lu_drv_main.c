@@ -2305,6 +2305,7 @@ int main(int argc, char **argv)
                         runs = lu__minimize(&mj, kind, &mr, &cut, &incomplete);
                     /* a signal during it, or before it began */
                     bool min_stopped = minimizable && lu_drv_interrupted;
+                    tt.minimize_interrupted |= minimize && lu_drv_interrupted; /* during this one */
                     struct lu__finding *mf = lu__res_find(&mr, kind);
                     struct lu_buf key, mt;
                     lu_buf_init(&key);
@@ -2444,8 +2445,6 @@ int main(int argc, char **argv)
      * minimized): the same interruption, and the harnesses after it were
      * not run */
     if (lu_drv_interrupted) {
-        if (!tt.interrupted)
-            tt.minimize_interrupted = true;
         tt.interrupted = true;
         unsigned per = 1;
         if (!o.test)
@@ -2534,7 +2533,10 @@ int main(int argc, char **argv)
     if (tt.interrupted) {
         printf("  interrupted:");
         if (tt.minimize_interrupted)
-            printf(" while failing tests were minimized (the reports say which)%s", tt.not_run ? ";" : "");
+            printf(" while failing tests were minimized (the reports say which)%s",
+                   tt.stopped || tt.not_run ? ";" : "");
+        else if (!tt.stopped && !tt.not_run)
+            printf(" after the tests ended");
         if (tt.stopped)
             printf(" %u test%s stopped unfinished (%u in phase 1): what %s ran is counted above, %s "
                    "findings are not%s",
