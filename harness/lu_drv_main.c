@@ -1019,6 +1019,18 @@ static void lu__resource_stop(const char *msg)
     exit(EXIT_INTERNAL);
 }
 
+/* The default's sampled executions of a test that ran ex2 in phase 2, also
+ * when one of them ended the test (a crash, exit, divergence, timeout),
+ * counted as the phase's executions are: the systematic part ran its
+ * share before POS took over. */
+static uint64_t lu__sampled_of(const struct lu_drv_shm *shm, uint64_t ex2)
+{
+    if (!shm->pool.sampling)
+        return 0;
+    uint64_t sys = lu_drv_default_systematic(shm->job.max_executions);
+    return ex2 > sys ? ex2 - sys : 0;
+}
+
 static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool timed_out)
 {
     struct lu_drv_shm *shm = sl->shm;
@@ -1044,13 +1056,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
                 r->called_cells |= 1ULL << shm->job.test.cell[i][k];
     for (unsigned k = 0; k < r->explorers && k < LU_DRV_MAX_EXPLORERS; k++)
         r->explorer_ex[k] = atomic_load(&shm->explorer_executions[k]);
-    /* the default's sampled executions, also when one of them ended the
-     * test (a crash, exit, divergence, timeout), counted as the phase's
-     * executions are: the systematic part ran its share before */
-    if (shm->pool.sampling) {
-        uint64_t sys = lu_drv_default_systematic(shm->job.max_executions);
-        r->sampled = r->ex2 > sys ? r->ex2 - sys : 0;
-    }
+    r->sampled = lu__sampled_of(shm, r->ex2);
     if (!timed_out && atomic_load(&shm->done)) {
         r->verdict = shm->verdict;
         r->phase = shm->fail_phase;
@@ -1214,7 +1220,7 @@ static void lu__ask_where(struct lu_drv_shm *shm)
  * "0 serial executions"). */
 static struct {
     unsigned tests, in_phase1;
-    uint64_t ex1, ex2, serial, spec_checks, histories, checks, stuck, cut;
+    uint64_t ex1, ex2, serial, spec_checks, histories, checks, stuck, cut, sampled;
 } lu__stopped;
 
 /* Stops the running tests (a terminal's SIGINT reached them too): none of
@@ -1240,6 +1246,7 @@ static void lu__stop_running(void)
         lu__stopped.checks += atomic_load(&shm->checks);
         lu__stopped.stuck += atomic_load(&shm->stuck);
         lu__stopped.cut += atomic_load(&shm->cut);
+        lu__stopped.sampled += lu__sampled_of(shm, atomic_load(&shm->executions[2]));
     }
 }
 
@@ -1757,6 +1764,7 @@ struct lu__totals {
     unsigned tests, failed, truncated;
     int min_complete;
     uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, cut, recycles;
+    uint64_t sampled; /* the default's executions sampled by POS */
     unsigned max_explorers;
     bool interrupted; /* SIGINT, SIGTERM or SIGHUP: only the tests that finished */
     unsigned stopped; /* tests the interruption stopped (their executions are counted) */
@@ -2151,6 +2159,7 @@ int main(int argc, char **argv)
             tt.checks += r.checks;
             tt.stuck += r.stuck;
             tt.cut += r.cut;
+            tt.sampled += r.sampled;
             tt.recycles += r.recycles;
             if (r.explorers > tt.max_explorers)
                 tt.max_explorers = r.explorers;
@@ -2179,6 +2188,7 @@ int main(int argc, char **argv)
             tt.checks += lu__stopped.checks;
             tt.stuck += lu__stopped.stuck;
             tt.cut += lu__stopped.cut;
+            tt.sampled += lu__stopped.sampled;
             tt.stopped += lu__stopped.tests;
             tt.stopped_in_phase1 += lu__stopped.in_phase1;
             tt.not_run += ntests - done - lu__stopped.tests;
@@ -2465,9 +2475,12 @@ int main(int argc, char **argv)
            " determinism check%s\n",
            tt.ex1, LU__S(tt.ex1), tt.serial, tt.serial == 1 ? "y" : "ies", tt.spec_checks,
            LU__S(tt.spec_checks));
-    printf("  phase 2 (%s): %" PRIu64 " execution%s, %" PRIu64 " distinct histor%s, %" PRIu64
+    char sampled[64] = "";
+    if (tt.sampled)
+        snprintf(sampled, sizeof sampled, " (%" PRIu64 " sampled by POS)", tt.sampled);
+    printf("  phase 2 (%s): %" PRIu64 " execution%s%s, %" PRIu64 " distinct histor%s, %" PRIu64
            " linearizability check%s\n",
-           lu_drv_strategy_id(o.strategy), tt.ex2, LU__S(tt.ex2), tt.histories,
+           lu_drv_strategy_id(o.strategy), tt.ex2, LU__S(tt.ex2), sampled, tt.histories,
            tt.histories == 1 ? "y" : "ies", tt.checks, LU__S(tt.checks));
 #undef LU__S
     if (tt.cut)
@@ -2558,10 +2571,10 @@ int main(int argc, char **argv)
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
-                ", \"restarts\": %" PRIu64
+                ", \"restarts\": %" PRIu64 ", \"sampled_executions\": %" PRIu64
                 "}, \"interrupted\": %s, \"stopped_tests\": %u, \"not_run\": %u}}\n",
                 tt.tests, tt.failed, tt.inconclusive, el, json_exit, tt.ex1, tt.serial, tt.spec_checks,
-                tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles,
+                tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles, tt.sampled,
                 tt.interrupted ? "true" : "false", tt.stopped, tt.not_run);
         if (lu_drv_json_finish("lineup", &o.json))
             return EXIT_INTERNAL;

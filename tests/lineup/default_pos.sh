@@ -99,6 +99,11 @@ if [ "$d1" != "$s1" ]; then ok; else bad "stack 3x3: seed 5 sampled the historie
 if [ "$s1" = "$s2" ]; then ok; else bad "stack 3x3, seed 5: --jobs 2 explored other histories than --jobs 1 ($s1, $s2)"; fi
 grep -q "iterative bounding's share of the budget (10000 of 20000 executions) ran out; every schedule with at most 0 preemptions was covered, then 10000 schedules were sampled (partial order sampling, seed 5;" out ||
     bad "stack 3x3: no coverage line naming the sampled schedules"
+grep -q "phase 2 (default): 20000 executions (10000 sampled by POS), " out ||
+    bad "stack 3x3: the summary does not count the sampled executions"
+python3 -c 'import json,sys
+sys.exit(json.load(open(sys.argv[1]))["summary"]["phase2"]["sampled_executions"] != 10000)' seed5.jobs2.json ||
+    bad "stack 3x3: the JSON summary does not count the sampled executions"
 
 # a search that ends within its half samples nothing; without a budget
 # nothing is sampled, and the JSON has no such field
