@@ -279,8 +279,8 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         if (E->killed) {
             /* no handler ran: nothing is known of where */
             lu_buf_printf(b,
-                          "killed by %s, which no handler saw (a timer's signal or another process's, or "
-                          "one whose handler the program replaced)",
+                          "killed by %s, which no handler saw (sent by the kernel, a timer or another "
+                          "process, or one whose handler the program replaced)",
                           lu__signame(E->fatal_code));
             if (E->fatal_tid >= 0) {
                 lu_buf_puts(b, "; ");

@@ -174,6 +174,9 @@ self_usr1|SIGUSR1 (User defined signal 1)|23
 self_sigqueue|SIGKILL (Killed)|26
 self_syskill|SIGKILL (Killed)|28
 EOF
+    # one nobody announced: what killed it, who ran last, no guess at a line
+    run 1 --watchdog-ms 20000 -- "$P/alarm_default"
+    has "FAIL: killed by SIGALRM (Alarm clock), which no handler saw (sent by the kernel, a timer or another process, or one whose handler the program replaced); the main thread ran last"
     # a thread that crashes before its first scheduling point runs inside
     # its creator's pthread_create: the creator is in that call, past the
     # scheduling point that announced it
