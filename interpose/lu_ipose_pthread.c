@@ -181,6 +181,7 @@ static void lu__ipose_async_call(int id)
     switch (id) {
     case LU_IPOSE_R_raise:
     case LU_IPOSE_R_kill:
+    case LU_IPOSE_R_sigqueue:
     case LU_IPOSE_R_sigaction:
     case LU_IPOSE_R_signal:
     case LU_IPOSE_R_pthread_sigmask:
