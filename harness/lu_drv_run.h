@@ -202,7 +202,8 @@ struct lu_run_exec {
     int kind;    /* enum lu_run_kind */
     int wstatus; /* waitpid status of the child */
     int timed_out;
-    int blocked_syscall; /* on a timeout: 1 + the system call the execution was blocked in, 0 unknown */
+    int blocked_syscall; /* on a timeout: 1 + the system call the execution was blocked in, 0 unknown,
+                          * -1 its process was stopped */
     int killed;          /* ended by a signal no handler of lineup's saw (SIGKILL) */
     int last_seen;       /* ended without the runtime's last word: th[] is from the point log */
     uint32_t steps;      /* trace length */

@@ -336,7 +336,10 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         return;
     case LU_RUN_K_TIMEOUT:
         lu_buf_printf(b, "timeout: the execution did not end within %.1f s", m->cfg.timeout_ms / 1000.0);
-        if (E->blocked_syscall)
+        if (E->blocked_syscall < 0)
+            lu_buf_puts(b, ": its process was stopped (SIGSTOP, or SIGTSTP, SIGTTIN or SIGTTOU with the "
+                           "default action) and ran no more");
+        else if (E->blocked_syscall)
             lu_buf_printf(b,
                           ": blocked in the system call %s, which lineup does not control (while one "
                           "thread blocks in the kernel, no other runs: I/O between threads, a pipe, an "

@@ -1002,14 +1002,27 @@ static void lu__classify(struct lu_run_exec *E, int wstatus, bool timed_out)
     E->sig = h;
 }
 
-/* 1 + the system call the execution's thread is blocked in, or 0 (in
- * none, or unknown): all controlled threads of an execution run on the
- * child's first kernel thread, whose tid is the child's pid. */
+/* 1 + the system call the execution's thread is blocked in, 0 (in none,
+ * or unknown), or -1 when the process is stopped (the program's own
+ * raise(SIGSTOP): lineup's stops do not count against the time limit):
+ * all controlled threads of an execution run on the child's first kernel
+ * thread, whose tid is the child's pid. */
 static int lu__blocked_syscall(pid_t pid)
 {
     char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = 0;
+        /* "pid (comm) S ...": comm may hold spaces and parentheses */
+        char *rp = strrchr(buf, ')');
+        if (rp && (rp[1] == ' ') && (rp[2] == 'T' || rp[2] == 't'))
+            return -1;
+    }
+    snprintf(path, sizeof path, "/proc/%d/syscall", (int)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
     ssize_t n = read(fd, buf, sizeof buf - 1);

@@ -471,6 +471,10 @@ timeout)
     lacks "max-timeouts"
     run 2 --timeout 1 --max-timeouts 5 -- "$P/block_many"
     has "lineup run: --max-timeouts has no effect without --all: the first timeout stops the search"
+    # a process the program stopped itself: said so, not "blocked in" a call
+    run 2 --timeout 1 -- "$P/self_stop"
+    has "INCONCLUSIVE: timeout: the execution did not end within 1.0 s: its process was stopped (SIGSTOP, "
+    lacks "blocked in the system call"
     # killed from outside with SIGKILL (what the OOM killer does) while it
     # blocks: a tool-side error (exit 3), not a finding about the program
     "$LINEUP" run --quiet --timeout 60 -- "$P/block" >"$out" 2>&1 &
