@@ -1535,7 +1535,14 @@ int lu_drv_run_main(int argc, char **argv)
             printf("verdict: the recorded schedule does not fit (recorded as %s)\n",
                    lu_drv_run_kind_name(lu_drv_run_kind_parse(rp.kind)));
             fflush(stdout);
-            lu__replay_misfit(&rp, &o, misfit, m->exec.steps, given, pargc - 1, pargv + 1);
+            /* the program as the run named it (./prog), when that names
+             * it here too: a program may read its argv[0] */
+            const char *again = given;
+            char f2[PATH_MAX], a2[PATH_MAX];
+            if (!o.argc && rp.argv0[0] && lu__find(rp.argv0, f2, sizeof f2) && realpath(f2, a2) &&
+                strcmp(a2, abs) == 0)
+                again = rp.argv0;
+            lu__replay_misfit(&rp, &o, misfit, m->exec.steps, again, pargc - 1, pargv + 1);
             rc = EXIT_USAGE;
         } else if (replay_kind == LU_RUN_K_PASS)
             printf("verdict: the replayed execution did not fail (recorded as %s)\n",

@@ -464,6 +464,10 @@ replay)
     grep -qxF 'argv0 ./argv0' "$a" || fail "$a does not record argv[0]: $(head -3 "$a")"
     lu 1 run --quiet --replay "$a"
     has "\(reproduced\)"
+    # and a misfit's advice names the program so, where that names it
+    sed 's/^schedule .*/schedule t0/' "$a" >argv0_short.replay
+    lu 2 run --replay argv0_short.replay
+    has "To check a fix, run it again: lineup run -- \./argv0$"
     ;;
 oom)
     # Under a ulimit -v that lineup's own mappings fill, oom's malloc(64 MB)
