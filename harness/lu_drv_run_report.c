@@ -157,6 +157,26 @@ static const char *lu__signame(int sig)
 
 /* Which thread the failure belongs to, and where it happened, if known. */
 
+/* When a thread's last scheduling point was an exec (the program replaced
+ * itself, and the new program's status is the one seen): ", after thread
+ * N's execl at F (file:line) replaced the program". */
+static void lu__exec_note(struct lu_buf *b, const struct lu_run_shm *m)
+{
+    const struct lu_run_exec *E = &m->exec;
+    for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++) {
+        const struct lu_run_thread *th = &E->th[i];
+        if (th->state == LU_RUN_TS_NONE || th->kind != LU_SCHED_K_EXIT ||
+            (strncmp(th->what, "exec", 4) != 0 && strcmp(th->what, "fexecve") != 0))
+            continue;
+        lu_buf_puts(b, ", after ");
+        lu__tname(b, i);
+        lu_buf_printf(b, "'s %s at ", th->what);
+        lu__loc(b, m, &th->at);
+        lu_buf_puts(b, " replaced the program");
+        return;
+    }
+}
+
 /* Names of the system calls a thread most often blocks in (x86-64
  * numbers); others are shown by number. */
 static const char *lu__syscall_name(int nr)
@@ -263,8 +283,10 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
             lu_buf_printf(b, "no failure: main returned %d", E->status);
         else if (E->exited && E->exit_tid >= 0)
             lu_buf_printf(b, "no failure: %s(%d)", lu_sched_exit_fn_name(E->exit_fn), E->status);
-        else
+        else {
             lu_buf_printf(b, "no failure: the program ended with status %d", E->status);
+            lu__exec_note(b, m);
+        }
         return;
     case LU_RUN_K_ASSERT:
         lu_buf_printf(b, "assertion failure: `%s' in ", E->assert_expr);
@@ -298,8 +320,10 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
         else if (E->exit_tid >= 0)
             lu_buf_printf(b, "exit status %d (expected %d): %s(%d) called by ", E->status, m->cfg.expect_exit,
                           lu_sched_exit_fn_name(E->exit_fn), E->status);
-        else
+        else {
             lu_buf_printf(b, "exit status %d (expected %d)", E->status, m->cfg.expect_exit);
+            lu__exec_note(b, m);
+        }
         if (E->main_returned || E->exit_tid < 0)
             return;
         break;

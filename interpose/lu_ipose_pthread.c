@@ -1635,6 +1635,99 @@ LU_IPOSE_EXPORT void exit(int status)
     __builtin_unreachable();
 }
 
+/* ---- replacing the program ---- */
+
+/* The exit point of a controlled thread's exec: where the report shows it
+ * (a handler of a signal lineup does not control makes none). */
+#define LU_IPOSE_EXEC_POINT(name)                                                                            \
+    do {                                                                                                     \
+        if (lu_sched_self() >= 0) {                                                                          \
+            LU_SCHED_SET_PC();                                                                               \
+            lu_sched_exit_point(LU_IPOSE_L(name));                                                           \
+        }                                                                                                    \
+    } while (0)
+
+LU_IPOSE_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    LU_IPOSE_EXEC_POINT(execve);
+    return LU_IPOSE_REAL(execve)(path, argv, envp);
+}
+
+LU_IPOSE_EXPORT int execv(const char *path, char *const argv[])
+{
+    LU_IPOSE_EXEC_POINT(execv);
+    return LU_IPOSE_REAL(execv)(path, argv);
+}
+
+LU_IPOSE_EXPORT int execvp(const char *file, char *const argv[])
+{
+    LU_IPOSE_EXEC_POINT(execvp);
+    return LU_IPOSE_REAL(execvp)(file, argv);
+}
+
+LU_IPOSE_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    LU_IPOSE_EXEC_POINT(execvpe);
+    return LU_IPOSE_REAL(execvpe)(file, argv, envp);
+}
+
+LU_IPOSE_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    LU_IPOSE_EXEC_POINT(fexecve);
+    return LU_IPOSE_REAL(fexecve)(fd, argv, envp);
+}
+
+/* The arguments of execl and its kin, up to the NULL, as an argv; *envp
+ * gets the pointer after the NULL (execle). */
+static size_t lu__ipose_exec_count(va_list ap)
+{
+    size_t n = 1;
+    while (va_arg(ap, const char *))
+        n++;
+    return n;
+}
+
+static void lu__ipose_exec_fill(const char **argv, const char *arg, va_list ap, size_t n, char *const **envp)
+{
+    argv[0] = arg;
+    for (size_t i = 1; i < n; i++)
+        argv[i] = va_arg(ap, const char *);
+    argv[n] = NULL;
+    (void)va_arg(ap, const char *); /* the NULL */
+    if (envp)
+        *envp = va_arg(ap, char *const *);
+}
+
+#define LU_IPOSE_EXECL(name, first, call, with_env)                                                          \
+    LU_IPOSE_EXPORT int name(const char *first, const char *arg, ...)                                        \
+    {                                                                                                        \
+        LU_IPOSE_EXEC_POINT(name);                                                                           \
+        /* declared nonnull, but a program may pass NULL all the same */                                     \
+        const char *a0 = arg;                                                                                \
+        __asm__("" : "+r"(a0));                                                                              \
+        va_list ap, cp;                                                                                      \
+        va_start(ap, arg);                                                                                   \
+        va_copy(cp, ap);                                                                                     \
+        size_t n = a0 ? lu__ipose_exec_count(cp) : 0;                                                        \
+        va_end(cp);                                                                                          \
+        const char *argv[n + 1];                                                                             \
+        char *const *envp = environ;                                                                         \
+        if (a0) {                                                                                            \
+            lu__ipose_exec_fill(argv, a0, ap, n, with_env ? &envp : NULL);                                   \
+        } else {                                                                                             \
+            argv[0] = NULL;                                                                                  \
+            if (with_env)                                                                                    \
+                envp = va_arg(ap, char *const *);                                                            \
+        }                                                                                                    \
+        va_end(ap);                                                                                          \
+        (void)envp;                                                                                          \
+        return call;                                                                                         \
+    }
+
+LU_IPOSE_EXECL(execl, path, LU_IPOSE_REAL(execv)(path, (char *const *)argv), false)
+LU_IPOSE_EXECL(execlp, file, LU_IPOSE_REAL(execvp)(file, (char *const *)argv), false)
+LU_IPOSE_EXECL(execle, path, LU_IPOSE_REAL(execve)(path, (char *const *)argv, envp), true)
+
 LU_IPOSE_EXPORT void _exit(int status)
 {
     if (lu_sched_self() >= 0 || lu_sched_in_async()) {

@@ -186,6 +186,16 @@ EOF
     lacks "about to pthread_create"
     ;;
 exit)
+    # a thread that replaces the program: the new program's status, and the
+    # call that replaced it, by whom and where
+    run 1 --strategy dfs --expect-exit 0 -- "$P/exec_thread"
+    has "FAIL: exit status 5 (expected 0), after thread 1's execl at worker (exec_thread.c:28) replaced the program"
+    has "  | replaced"
+    run 1 --strategy dfs --expect-exit 0 -- "$P/exec_thread_execve"
+    has "FAIL: exit status 5 (expected 0), after thread 1's execve at worker (exec_thread.c:26) replaced the program"
+    # an exec that fails returns, and the thread goes on
+    run 0 --strategy dfs -- "$P/exec_missing"
+    has "verdict: PASS"
     # an unsupported call is a tool error (2), shown where it is made
     run 2 -- "$P/unsupported"
     has "FAIL: unsupported call: fork is not supported under lineup"
