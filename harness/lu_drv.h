@@ -237,7 +237,6 @@ struct lu_drv_pool {
     _Atomic uint64_t budget_used;
     _Atomic uint64_t next_chunk; /* randomized strategies: the next chunk of executions to run */
     int sampling;                /* DEFAULT's second part: POS chunks instead of the DFS */
-    uint64_t sample_max;         /* executions that part may run */
     _Atomic uint64_t pruned;     /* this round: alternatives cut by the bound */
     unsigned nexp;
     unsigned busy;  /* explorers holding an item */

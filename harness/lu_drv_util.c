@@ -101,20 +101,21 @@ uint64_t lu_drv_default_systematic(uint64_t max_executions)
  * an execution within the chunk), so that the executions are the same with
  * any number of explorers. A budgeted DFS would cover a different part of
  * the tree each run: it stays alone. */
+static unsigned lu__explorers_cap(unsigned n)
+{
+    return !n ? 1 : n < LU_DRV_MAX_EXPLORERS ? n : LU_DRV_MAX_EXPLORERS;
+}
+
 unsigned lu_drv_job_explorers(const struct lu_drv_job *j)
 {
-    if (!j->explorers || (j->max_executions && !lu_drv_strategy_randomized(j->strategy)))
+    if (j->max_executions && !lu_drv_strategy_randomized(j->strategy))
         return 1;
-    return j->explorers < LU_DRV_MAX_EXPLORERS ? j->explorers : LU_DRV_MAX_EXPLORERS;
+    return lu__explorers_cap(j->explorers);
 }
 
 unsigned lu_drv_job_sampling_explorers(const struct lu_drv_job *j)
 {
-    if (!lu_drv_default_samples(j->strategy, j->max_executions))
-        return 0;
-    struct lu_drv_job pj = *j;
-    pj.strategy = LU_DRV_S_POS;
-    return lu_drv_job_explorers(&pj);
+    return lu_drv_default_samples(j->strategy, j->max_executions) ? lu__explorers_cap(j->explorers) : 0;
 }
 
 ssize_t lu_drv_read_small(const char *path, char *buf, size_t cap)

@@ -1333,7 +1333,9 @@ static void lu__explore_random(struct lu_spec *spec)
     static const enum lu_sched_strategy map[LU_DRV_S_COUNT] = {
         [LU_DRV_S_RANDOM] = LU_SCHED_RANDOM, [LU_DRV_S_PCT] = LU_SCHED_PCT, [LU_DRV_S_POS] = LU_SCHED_POS};
     int strategy = W->pool.sampling ? LU_DRV_S_POS : W->job.strategy;
-    uint64_t max = W->pool.sampling ? W->pool.sample_max : W->job.max_executions;
+    uint64_t max = W->job.max_executions;
+    if (W->pool.sampling)
+        max -= lu_drv_default_systematic(max);
     for (;;) {
         uint64_t chunk = atomic_fetch_add(&W->pool.next_chunk, 1);
         uint64_t start = chunk * LU__RANDOM_CHUNK;
@@ -1578,7 +1580,6 @@ static void lu__phase2(struct lu_spec *spec)
     if (atomic_load(&p->claim) == 0 && nexp_pos && W->truncated) {
         uint64_t used = lu_drv_default_systematic(j->max_executions);
         p->sampling = 1;
-        p->sample_max = j->max_executions - used;
         p->nexp = nexp_pos;
         atomic_store(&p->budget_used, used);
         atomic_store(&p->next_chunk, 0);

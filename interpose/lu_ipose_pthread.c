@@ -891,18 +891,11 @@ static void lu__ipose_fatal_ahead(int sig)
     if (sig != SIGKILL) {
         struct sigaction cur;
         sigset_t blocked;
-        if (sig <= 0 || sig >= NSIG || LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0 ||
-            cur.sa_handler != SIG_DFL || LU_IPOSE_REAL(pthread_sigmask)(SIG_BLOCK, NULL, &blocked) != 0 ||
-            sigismember(&blocked, sig))
+        if (sig <= 0 || sig >= NSIG || lu_sched_fatal_signal_handled(sig) ||
+            LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0 || cur.sa_handler != SIG_DFL ||
+            LU_IPOSE_REAL(pthread_sigmask)(SIG_BLOCK, NULL, &blocked) != 0 || sigismember(&blocked, sig))
             return;
         switch (sig) {
-        case SIGSEGV: /* the scheduler's fatal handler reports these, and */
-        case SIGBUS:  /* raises them again with the default action */
-        case SIGFPE:
-        case SIGILL:
-        case SIGABRT:
-        case SIGTRAP:
-        case SIGSYS:
         case SIGCHLD: /* ignored by default */
         case SIGCONT:
         case SIGURG:

@@ -870,6 +870,10 @@ void lu__sched_exit_group(int status) __attribute__((noreturn));
  * fatal signal, with the caller's pc, and returns for the caller to send
  * it. Async-signal-safe. Not a scheduling point. */
 void lu_sched_fatal_signal_ahead(int sig);
+/* Whether the scheduler's own handler reports sig (a crash: SIGSEGV,
+ * SIGABRT, ...) and then raises it again with the default action, so that
+ * nobody need report it ahead. Not a scheduling point. */
+bool lu_sched_fatal_signal_handled(int sig);
 
 /* What a failed system call of lineup's own machinery was for. */
 enum lu_sched_need { LU_SCHED_NEED_THREAD, LU_SCHED_NEED_PROCESS, LU_SCHED_NEED_MEMORY };

@@ -336,6 +336,9 @@ static struct lu_sched_config *lu__fatal_cfg(void)
     return t ? &t->s->cfg : NULL;
 }
 
+/* The signals lu__fatal_handler reports (and raises again to die of) */
+static const int lu__fatal_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
 static void (*lu__fatal_fallback)(void *, int, int, int, uintptr_t);
 static void *lu__fatal_fallback_arg;
 
@@ -381,9 +384,16 @@ void lu__fatal_handlers_install(void)
     sigemptyset(&sa.sa_mask);
     sigaction(LU__WD_SIG, &sa, NULL);
 
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
     sa.sa_sigaction = lu__fatal_handler;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        sigaction(fatal[i], &sa, NULL);
+    for (size_t i = 0; i < sizeof lu__fatal_sigs / sizeof lu__fatal_sigs[0]; i++)
+        sigaction(lu__fatal_sigs[i], &sa, NULL);
+}
+
+bool lu_sched_fatal_signal_handled(int sig)
+{
+    for (size_t i = 0; i < sizeof lu__fatal_sigs / sizeof lu__fatal_sigs[0]; i++)
+        if (lu__fatal_sigs[i] == sig)
+            return true;
+    return false;
 }
