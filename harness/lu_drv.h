@@ -192,7 +192,7 @@ struct lu_drv_fatal {
     int tid;
     uintptr_t pc_off; /* pc - module base */
     char module[512];
-    char symbol[128];
+    char symbol[128]; /* BLOCKED: the call it blocks in; EXEC: the exec called */
 };
 
 /*

@@ -895,7 +895,22 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
     lu_buf_init(&b);
     const struct lu_drv_fatal *f = &shm->lane.fatal;
     int phase = atomic_load(&shm->phase);
-    if (timed_out) {
+    if (f->kind == LU_SCHED_FATAL_EXEC) {
+        /* the worker's end is the new program's; an operation that replaced
+         * the program is the finding, whether or not the new one ends */
+        r->verdict = LU_DRV_V_CRASH;
+        lu_buf_printf(&b, "crash: %s called by ", f->symbol);
+        lu__render_tid(&b, f->tid);
+        lu_buf_printf(&b, " in phase %d, at ", phase);
+        lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
+        lu_buf_puts(&b, ", which replaced the program; the new program ");
+        if (timed_out)
+            lu_buf_printf(&b, "was still running after %u s (--timeout)\n", lu__timeout);
+        else if (WIFSIGNALED(status))
+            lu_buf_printf(&b, "was killed by %s\n", lu__signame(WTERMSIG(status)));
+        else
+            lu_buf_printf(&b, "exited with status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    } else if (timed_out) {
         r->verdict = LU_DRV_V_TIMEOUT;
         lu_buf_printf(&b,
                       "timeout: no execution of the test finished for %u s (phase %d); an operation may "

@@ -581,7 +581,17 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     (void)arg;
     struct lu_drv_fatal *f = &L->fatal;
+    if (kind == LU_SCHED_FATAL_NONE) { /* the exec announced failed */
+        __atomic_store_n(&f->kind, 0, __ATOMIC_RELEASE);
+        return;
+    }
     f->symbol[0] = 0;
+    if (kind == LU_SCHED_FATAL_EXEC) {
+        const char *name = lu_sched_label_name((uint16_t)code);
+        size_t n = strnlen(name, sizeof f->symbol - 1);
+        memcpy(f->symbol, name, n);
+        f->symbol[n] = 0;
+    }
     if (kind == LU_SCHED_FATAL_BLOCKED) {
         /* the call that blocks (pc is in it), named beside the harness's
          * call site */

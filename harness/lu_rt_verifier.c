@@ -473,6 +473,9 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     (void)arg;
     struct lu_run_exec *E = X->exec;
+    /* an exec: the thread's exit point names it (lu__exec_note) */
+    if (kind == LU_SCHED_FATAL_EXEC || kind == LU_SCHED_FATAL_NONE)
+        return;
     if (kind == LU_SCHED_FATAL_EXIT) {
         E->exited = 1;
         E->status = code & 0xff;

@@ -1631,43 +1631,53 @@ LU_IPOSE_EXPORT void exit(int status)
 /* ---- replacing the program ---- */
 
 /* The exit point of a controlled thread's exec: where the report shows it
- * (a handler of a signal lineup does not control makes none). */
+ * (a handler of a signal lineup does not control makes none); the layer
+ * above hears of the exec before it, and of its failure after. */
 #define LU_IPOSE_EXEC_POINT(name)                                                                            \
     do {                                                                                                     \
         if (lu_sched_self() >= 0) {                                                                          \
             LU_SCHED_SET_PC();                                                                               \
             lu_sched_exit_point(LU_IPOSE_L(name));                                                           \
+            LU_SCHED_SET_PC(); /* the other threads' steps at the point set it too */                        \
+            lu_sched_exec_ahead(LU_IPOSE_L(name));                                                           \
         }                                                                                                    \
     } while (0)
+
+static int lu__ipose_exec_failed(int rc)
+{
+    if (lu_sched_self() >= 0)
+        lu_sched_exec_failed();
+    return rc;
+}
 
 LU_IPOSE_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     LU_IPOSE_EXEC_POINT(execve);
-    return LU_IPOSE_REAL(execve)(path, argv, envp);
+    return lu__ipose_exec_failed(LU_IPOSE_REAL(execve)(path, argv, envp));
 }
 
 LU_IPOSE_EXPORT int execv(const char *path, char *const argv[])
 {
     LU_IPOSE_EXEC_POINT(execv);
-    return LU_IPOSE_REAL(execv)(path, argv);
+    return lu__ipose_exec_failed(LU_IPOSE_REAL(execv)(path, argv));
 }
 
 LU_IPOSE_EXPORT int execvp(const char *file, char *const argv[])
 {
     LU_IPOSE_EXEC_POINT(execvp);
-    return LU_IPOSE_REAL(execvp)(file, argv);
+    return lu__ipose_exec_failed(LU_IPOSE_REAL(execvp)(file, argv));
 }
 
 LU_IPOSE_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     LU_IPOSE_EXEC_POINT(execvpe);
-    return LU_IPOSE_REAL(execvpe)(file, argv, envp);
+    return lu__ipose_exec_failed(LU_IPOSE_REAL(execvpe)(file, argv, envp));
 }
 
 LU_IPOSE_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     LU_IPOSE_EXEC_POINT(fexecve);
-    return LU_IPOSE_REAL(fexecve)(fd, argv, envp);
+    return lu__ipose_exec_failed(LU_IPOSE_REAL(fexecve)(fd, argv, envp));
 }
 
 /* The arguments of execl and its kin, up to the NULL, as an argv; *envp
@@ -1714,7 +1724,7 @@ static void lu__ipose_exec_fill(const char **argv, const char *arg, va_list ap, 
         }                                                                                                    \
         va_end(ap);                                                                                          \
         (void)envp;                                                                                          \
-        return call;                                                                                         \
+        return lu__ipose_exec_failed(call);                                                                  \
     }
 
 LU_IPOSE_EXECL(execl, path, LU_IPOSE_REAL(execv)(path, (char *const *)argv), false)

@@ -1850,6 +1850,25 @@ void lu_sched_fatal_signal_ahead(int sig)
         t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, LU_SCHED_FATAL_SIGNAL, sig, t->id, LU__CALLER_PC() - 1);
 }
 
+static void lu__exec_notice(int kind, uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    int e = errno;
+    if (t && t->s->cfg.on_fatal)
+        t->s->cfg.on_fatal(t->s->cfg.on_fatal_arg, kind, label, t->id, LU__CALLER_PC());
+    errno = e;
+}
+
+void lu_sched_exec_ahead(uint16_t label)
+{
+    lu__exec_notice(LU_SCHED_FATAL_EXEC, label);
+}
+
+void lu_sched_exec_failed(void)
+{
+    lu__exec_notice(LU_SCHED_FATAL_NONE, 0);
+}
+
 bool lu_sched_known(const void *addr)
 {
     struct lu__thread *t = lu__self;

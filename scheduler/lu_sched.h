@@ -305,10 +305,12 @@ int lu_sched_tls_owner(const char **who);
  * itself: it answers LU_SCHED_WHERE_SIGVAL, and the thread then waits in
  * the signal handler for the asker to kill the process. */
 enum lu_sched_fatal {
+    LU_SCHED_FATAL_NONE = 0, /* withdraws LU_SCHED_FATAL_EXEC: the exec failed and returned */
     LU_SCHED_FATAL_SIGNAL = 1,
     LU_SCHED_FATAL_EXIT,
     LU_SCHED_FATAL_DIVERGE,
-    LU_SCHED_FATAL_BLOCKED
+    LU_SCHED_FATAL_BLOCKED,
+    LU_SCHED_FATAL_EXEC /* ahead of an exec; code is its label (lu_sched_exec_ahead) */
 };
 
 /* Called with the message ("lineup: internal error at FILE:LINE: WHAT")
@@ -870,6 +872,16 @@ void lu__sched_exit_group(int status) __attribute__((noreturn));
  * fatal signal, with the caller's pc, and returns for the caller to send
  * it. Async-signal-safe. Not a scheduling point. */
 void lu_sched_fatal_signal_ahead(int sig);
+
+/* The calling controlled thread is about to replace its process's program
+ * (an exec, after its exit point): nothing of this program runs after one
+ * that succeeds, so config.on_fatal hears of it first, as
+ * LU_SCHED_FATAL_EXEC with the call's label as code and the caller's pc;
+ * the new program's end is then the process's. lu_sched_exec_failed
+ * withdraws it (LU_SCHED_FATAL_NONE) when the call returned. Both keep
+ * errno. Not scheduling points. */
+void lu_sched_exec_ahead(uint16_t label);
+void lu_sched_exec_failed(void);
 /* Whether the scheduler's own handler reports sig (a crash: SIGSEGV,
  * SIGABRT, ...) and then raises it again with the default action, so that
  * nobody need report it ahead. Not a scheduling point. */

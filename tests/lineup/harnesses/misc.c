@@ -15,7 +15,9 @@
  *   busy      computes for about 0.1 s without a scheduling point: divergence
  *             under --watchdog-ms 20, none under the default 1000;
  *   vacuous   an operation that never returns in a serial execution;
- *   stacks    calls that start threads with and without an explicit stack size.
+ *   stacks    calls that start threads with and without an explicit stack size;
+ *   execs     operations that replace the program (exec): a crash that names
+ *             the exec and the new program's end; one whose exec fails.
  */
 #include <lineup.h>
 
@@ -365,3 +367,62 @@ static int64_t start_sized(void *o, int64_t kb)
 }
 
 LINEUP_HARNESS(stacks, create, free, LINEUP_OP(start_sized, 8192), LINEUP_OP(start_sized, 0));
+
+/* execs: exec_status runs a shell that exits 5, exec_killed one that kills
+ * itself with SIGSEGV, exec_hangs one that outlives --timeout; exec_failed's exec fails (it returns, as
+ * natively) and the operation then calls _Exit(4), which the report must name, not the exec. exec_racy execs
+ * only when it sees a flip's store half done, which needs a preemption: a crash in phase 2 that replays. */
+static int64_t exec_status(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    execl("/bin/sh", "sh", "-c", "exit 5", (char *)NULL);
+    return -1;
+}
+
+static int64_t exec_killed(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    execlp("sh", "sh", "-c", "kill -SEGV $$", (char *)NULL);
+    return -1;
+}
+
+static int64_t exec_hangs(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    execl("/bin/sleep", "sleep", "60", (char *)NULL);
+    return -1;
+}
+
+static int64_t exec_failed(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    char *const argv[] = {"lineup-no-such-program", NULL};
+    execv("/nonexistent/lineup-no-such-program", argv);
+    _Exit(4);
+}
+
+static int64_t flip(void *o, int64_t unused)
+{
+    atomic_int *x = o;
+    (void)unused;
+    atomic_store(x, 1);
+    atomic_store(x, 0);
+    return 0;
+}
+
+static int64_t exec_racy(void *o, int64_t unused)
+{
+    atomic_int *x = o;
+    (void)unused;
+    if (atomic_load(x))
+        execl("/bin/sh", "sh", "-c", "exit 6", (char *)NULL);
+    return 0;
+}
+
+LINEUP_HARNESS(execs, create, free, LINEUP_OP(exec_status, 0), LINEUP_OP(exec_killed, 0),
+               LINEUP_OP(exec_hangs, 0), LINEUP_OP(exec_failed, 0), LINEUP_OP(flip, 0),
+               LINEUP_OP(exec_racy, 0));
