@@ -329,8 +329,9 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
             return false;
         /* fall through */
     case LU_SCHED_K_COND_TIMEDWAIT:
+        /* its own: a recursive mutex it kept locked through the wait */
         o = lu__obj_find(s, t->obj2);
-        return !o || o->u.mutex.owner == -1;
+        return !o || o->u.mutex.owner == -1 || o->u.mutex.owner == t->id;
     case LU_SCHED_K_SEM_WAIT:
         o = lu__obj_find(s, t->obj);
         return o && o->u.sem.value > 0;

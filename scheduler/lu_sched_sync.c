@@ -313,10 +313,18 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
     lu__point(t, LU_SCHED_K_COND_WAIT, c, label);
     om = lu__obj_find(s, m);
     struct lu__obj *oc = lu__obj_find(s, c);
+    /* glibc releases one level of a recursive mutex: locked more than once,
+     * it stays the waiter's while it waits (and whoever must lock it to
+     * signal blocks for good), and the count is restored when it wakes */
+    bool kept = om->u.mutex.owner == t->id && om->u.mutex.count > 1;
     int saved = om->u.mutex.owner == t->id ? om->u.mutex.count : 1;
-    om->u.mutex.owner = -1;
-    om->u.mutex.count = 0;
-    lu__sync_changed(t, om);
+    if (kept) {
+        om->u.mutex.count--;
+    } else {
+        om->u.mutex.owner = -1;
+        om->u.mutex.count = 0;
+        lu__sync_changed(t, om);
+    }
     oc->u.cond.waiters |= 1ULL << t->id;
     oc->u.cond.seq[t->id] = oc->u.cond.next_seq++;
     t->signalled = false;
@@ -330,8 +338,13 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
     }
     t->signalled = false;
     om = lu__obj_find(s, m);
-    LU__ASSERT(om->u.mutex.owner == -1);
     t->obj2 = NULL;
+    if (kept) {
+        LU__ASSERT(om->u.mutex.owner == t->id);
+        om->u.mutex.count = saved;
+        return rc;
+    }
+    LU__ASSERT(om->u.mutex.owner == -1);
     /* a robust mutex whose owner died meanwhile: as a lock would */
     if (om->u.mutex.health == LU__ROBUST_UNRECOVERABLE) {
         lu__sync_unchanged(t, om);

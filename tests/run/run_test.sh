@@ -306,6 +306,15 @@ foreign_unlock)
     lacks "divergence"
     run 0 --strategy dfs --preemptions -1 -- "$P/cond_nolock_fixed"
     has "every schedule of the program was explored"
+    # a wait on a recursive mutex locked twice releases one level, as
+    # glibc's does: the waiter keeps the mutex, and the signaler blocks
+    run 1 --strategy dfs -- "$P/cond_recursive"
+    has "FAIL: deadlock: every thread that has not finished is blocked"
+    has "  thread 1     blocked in pthread_mutex_lock at signaler (cond_recursive.c:35)"
+    run 1 --strategy dfs -- "$P/cond_recursive_c11"
+    has "FAIL: deadlock: every thread that has not finished is blocked"
+    run 0 --strategy dfs --preemptions -1 -- "$P/cond_recursive_fixed"
+    has "every schedule of the program was explored"
     ;;
 futex)
     # futex waits and wakes of a whole program: a wake with a count of 0
