@@ -46,7 +46,7 @@ extern void __libc_free(void *p);
 
 void lu__sched_bug(const char *file, int line, const char *what) __attribute__((noreturn, cold));
 
-#define LU__MAX_KEYS 128
+#define LU__MAX_KEYS 1024 /* glibc's PTHREAD_KEYS_MAX */
 #define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
 #define LU__MAX_READS 8
 

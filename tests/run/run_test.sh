@@ -351,6 +351,10 @@ tls)
     grep -qx "tls shared" "$f" || fail "the replay file does not record --tls shared"
     run 1 --replay "$f"
     has "(reproduced)"
+    # as many thread-specific data keys as glibc gives, each with a value
+    # per thread (there were 128, and the 129th create failed with EAGAIN)
+    run 0 --strategy dfs -- "$P/keys_many"
+    has "every schedule of the program was explored"
     # each thread's call stack is its own, whichever TLS it runs on
     for t in auto per-thread; do
         run 1 --strategy dfs --tls $t -- "$P/stacks"
