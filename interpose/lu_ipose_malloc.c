@@ -143,6 +143,7 @@ static void *lu__fresh(void *p, size_t n, const char *fn, uintptr_t pc)
     }
     if (lu__tracking())
         lu__ipose_race_forget(p, malloc_usable_size(p));
+    lu_sched_forget_sync(p, malloc_usable_size(p));
     lu__count(p, fn, n, pc);
     lu_sched_note_alloc(p, n);
     return p;
@@ -183,6 +184,19 @@ LU__API void free(void *p)
     __libc_free(p);
 }
 
+/* What realloc hands out anew: all of a moved block, the part past the old
+ * end of one grown in place (lu_sched_forget_sync) */
+static void lu__realloc_forget(void *p, size_t old, void *q)
+{
+    if (!q)
+        return;
+    size_t now = malloc_usable_size(q);
+    if (q != p)
+        lu_sched_forget_sync(q, now);
+    else if (now > old)
+        lu_sched_forget_sync((char *)q + old, now - old);
+}
+
 LU__API void *realloc(void *p, size_t n)
 {
     void *q;
@@ -191,7 +205,9 @@ LU__API void *realloc(void *p, size_t n)
         return lu__fresh(__libc_realloc(p, n), n, "realloc", pc);
     int64_t oldc = lu__chunk(p);
     if (!lu__tracking()) {
+        size_t old = malloc_usable_size(p);
         q = __libc_realloc(p, n);
+        lu__realloc_forget(p, old, q);
         if (q) {
             lu__add(-oldc);
             lu__count(q, "realloc", n, pc);
@@ -214,6 +230,7 @@ LU__API void *realloc(void *p, size_t n)
         return __libc_realloc(p, n);
     }
     q = __libc_realloc(p, n);
+    lu__realloc_forget(p, old, q);
     if (!q)
         lu__failed("realloc", n, pc);
     if (q && q != p) {

@@ -248,6 +248,9 @@ struct lu__obj *lu__obj_get_slow(struct lu_sched *s, const void *addr, int type)
     HASH_ADD(hh, s->objs, addr, sizeof o->addr, o);
     *lu__ocache_slot(s, addr) = o;
 init:
+    if (s->nsyncs < LU__SYNCS)
+        s->syncs[s->nsyncs] = o;
+    s->nsyncs++;
     switch (type) {
     case LU__O_MUTEX:
         o->u.mutex.owner = -1;
@@ -279,11 +282,34 @@ static void lu__objs_clear(struct lu_sched *s)
  * heap may move from one execution to the next) or the epoch wraps. */
 static void lu__objs_reset(struct lu_sched *s)
 {
+    s->nsyncs = 0;
     if (++s->epoch == 0 || HASH_COUNT(s->objs) > LU__OBJS_KEEP) {
         lu__objs_clear(s);
         if (s->epoch == 0)
             s->epoch = 1;
     }
+}
+
+static void lu__forget_in(struct lu_sched *s, struct lu__obj *o, uintptr_t a, size_t n)
+{
+    if (o->epoch == s->epoch && o->type != LU__O_LOC && (uintptr_t)o->addr - a < n)
+        o->epoch = s->epoch - 1 ? s->epoch - 1 : UINT32_MAX; /* any other: left by "an earlier execution" */
+}
+
+void lu_sched_forget_sync(const void *p, size_t n)
+{
+    struct lu__thread *t = lu__self;
+    if (!t || !p || !n)
+        return;
+    struct lu_sched *s = t->s;
+    if (s->nsyncs <= LU__SYNCS) {
+        for (unsigned i = 0; i < s->nsyncs; i++)
+            lu__forget_in(s, s->syncs[i], (uintptr_t)p, n);
+        return;
+    }
+    struct lu__obj *o, *tmp;
+    HASH_ITER(hh, s->objs, o, tmp)
+    lu__forget_in(s, o, (uintptr_t)p, n);
 }
 
 /* ---- enabledness and spinning ---- */

@@ -574,6 +574,14 @@ void lu_sched_note_free(const void *p);
 /* realloc: same rank when the block stays in place */
 void lu_sched_note_realloc(const void *old, const void *p, size_t n);
 
+/* A block the program just got from the allocator, [p, p+n): the models of
+ * synchronization objects that lay there (in a block freed earlier in the
+ * execution, possibly while locked or waited on) are forgotten, so that a
+ * mutex initialized there by assignment, memset or calloc starts from what
+ * its memory says, as natively. Called by the allocator interposition; does
+ * nothing on other threads. Not a scheduling point. */
+void lu_sched_forget_sync(const void *p, size_t n);
+
 /* ---- Thread management (controlled threads only) ---- */
 
 /* Starts a controlled thread running fn(arg). It runs until its first

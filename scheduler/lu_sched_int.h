@@ -46,7 +46,8 @@ extern void __libc_free(void *p);
 
 void lu__sched_bug(const char *file, int line, const char *what) __attribute__((noreturn, cold));
 
-#define LU__MAX_KEYS 1024 /* glibc's PTHREAD_KEYS_MAX */
+#define LU__SYNCS 64
+#define LU__MAX_KEYS 1024         /* glibc's PTHREAD_KEYS_MAX */
 #define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
 #define LU__MAX_READS 8
 
@@ -415,6 +416,10 @@ struct lu_sched {
     struct lu__obj *objs;
     uint32_t epoch; /* of this execution's objects; never 0 */
     struct lu__obj *free_objs;
+    /* this execution's synchronization objects (lu_sched_forget_sync); past
+     * LU__SYNCS of them the whole table is searched */
+    struct lu__obj *syncs[LU__SYNCS];
+    unsigned nsyncs;
     /* direct-mapped cache in front of objs: most points look up one of a
      * few objects, and the hash lookup was a tenth of the run time */
     struct lu__obj *ocache[LU__OCACHE];

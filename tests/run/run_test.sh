@@ -306,6 +306,14 @@ foreign_unlock)
     lacks "divergence"
     run 0 --strategy dfs --preemptions -1 -- "$P/cond_nolock_fixed"
     has "every schedule of the program was explored"
+    # a block that held a mutex, freed and allocated again, holds a new
+    # one initialized by assignment: its model starts afresh (the old one
+    # deadlocked on a mutex freed while locked, and relocked a normal mutex
+    # that had been a recursive one)
+    for p in sync_reuse sync_reuse_kind sync_reuse_realloc; do
+        run 0 --strategy dfs --preemptions -1 -- "$P/$p"
+        has "every schedule of the program was explored"
+    done
     # a wait on a recursive mutex locked twice releases one level, as
     # glibc's does: the waiter keeps the mutex, and the signaler blocks
     run 1 --strategy dfs -- "$P/cond_recursive"
