@@ -27,6 +27,7 @@ enum lu_ipose_label {
 #define LU_TSAN_ATOMIC(bits, op, shape, name) LU_IPOSE_L_TSAN_##bits##_##op,
 #define LU_TSAN_FENCE(op, name) LU_IPOSE_L_TSAN_##op,
 #define LU_TSAN_VOLATILE(op, bytes, kind, name) LU_IPOSE_L_TSAN_##op##bytes,
+#define LU_TSAN_GENERIC(op, kind, name) LU_IPOSE_L_TSAN_generic_##op,
 #include "lu_ipose_tsan.def"
     LU_IPOSE_L_TSAN_LAST,
     LU_IPOSE_L_PTHREAD_FIRST = 1000

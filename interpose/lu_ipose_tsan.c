@@ -27,6 +27,7 @@
 #include "lu_ipose_race.h"
 #include "lu_sched.h"
 
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -345,6 +346,182 @@ LU__API void __tsan_atomic_signal_fence(int mo)
     lu_sched_access_end(NULL, false);
 }
 
+/* ---- libatomic's generic entry points ----
+ * Compilers call these for _Atomic objects that are not lock-free (sizes
+ * other than 1, 2, 4, 8 and 16 bytes). On a controlled thread each is a
+ * scheduling point (LU_TSAN_GENERIC) done with plain copies: every
+ * controlled thread of an execution runs on one kernel thread, and this one
+ * holds the baton until its next point. Elsewhere they are libatomic's when
+ * it is loaded (its lock keeps real threads apart), else copies under a
+ * lock of lineup's own. The operand that tells a retry from a spin is a
+ * hash of the value stored or expected. */
+
+typedef void lu__gload_fn(size_t, void *, void *, int);
+typedef void lu__gstore_fn(size_t, void *, void *, int);
+typedef void lu__gxchg_fn(size_t, void *, void *, void *, int);
+typedef bool lu__gcas_fn(size_t, void *, void *, void *, int, int);
+
+static int lu__glock_word;
+
+static void lu__glock(void)
+{
+    while (__atomic_exchange_n(&lu__glock_word, 1, __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void lu__gunlock(void)
+{
+    __atomic_store_n(&lu__glock_word, 0, __ATOMIC_RELEASE);
+}
+
+/* libatomic's function, or NULL when no library after lineup's has it */
+static void *lu__libatomic(void **cache, const char *name)
+{
+    void *f = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, f ? f : (void *)-1, __ATOMIC_RELEASE);
+    }
+    return f == (void *)-1 ? NULL : f;
+}
+
+static uint64_t lu__ghash(const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* *a and *b exchanged, n bytes each (exchange into the value it stores) */
+static void lu__gswap(unsigned char *a, unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char x = a[i];
+        a[i] = b[i];
+        b[i] = x;
+    }
+}
+
+static void lu__gexchange(size_t n, void *a, void *v, void *r)
+{
+    if (r == v) {
+        lu__gswap(a, r, n);
+    } else {
+        memcpy(r, a, n);
+        memcpy(a, v, n);
+    }
+}
+
+static bool lu__gcas(size_t n, void *a, void *e, const void *d)
+{
+    if (memcmp(a, e, n) != 0) {
+        memcpy(e, a, n);
+        return false;
+    }
+    memcpy(a, d, n);
+    return true;
+}
+
+LU__API void __atomic_load(size_t n, void *a, void *r, int mo)
+{
+    if (!LU__CONTROLLED()) {
+        static void *real;
+        lu__gload_fn *f = (lu__gload_fn *)lu__libatomic(&real, "__atomic_load");
+        if (f) {
+            f(n, a, r, mo);
+        } else {
+            lu__glock();
+            memcpy(r, a, n);
+            lu__gunlock();
+        }
+        return;
+    }
+    LU__PREP(0);
+    LU__RACE_PREP();
+    lu_sched_access_begin(LU_SCHED_K_READ, a, LU_IPOSE_L_TSAN_generic_load);
+    memcpy(r, a, n);
+    LU_SCHED_SET_MO(mo);
+    lu_sched_access_end(a, false);
+    LU__RACE_ATOMIC(a, n, false);
+}
+
+LU__API void __atomic_store(size_t n, void *a, void *v, int mo)
+{
+    if (!LU__CONTROLLED()) {
+        static void *real;
+        lu__gstore_fn *f = (lu__gstore_fn *)lu__libatomic(&real, "__atomic_store");
+        if (f) {
+            f(n, a, v, mo);
+        } else {
+            lu__glock();
+            memcpy(a, v, n);
+            lu__gunlock();
+        }
+        return;
+    }
+    LU__PREP(lu__ghash(v, n));
+    LU__RACE_PREP();
+    lu_sched_access_begin(LU_SCHED_K_WRITE, a, LU_IPOSE_L_TSAN_generic_store);
+    bool changed = memcmp(a, v, n) != 0;
+    memcpy(a, v, n);
+    LU_SCHED_SET_MO(mo);
+    lu_sched_access_end(a, changed);
+    LU__RACE_ATOMIC(a, n, true);
+}
+
+LU__API void __atomic_exchange(size_t n, void *a, void *v, void *r, int mo)
+{
+    if (!LU__CONTROLLED()) {
+        static void *real;
+        lu__gxchg_fn *f = (lu__gxchg_fn *)lu__libatomic(&real, "__atomic_exchange");
+        if (f) {
+            f(n, a, v, r, mo);
+        } else {
+            lu__glock();
+            lu__gexchange(n, a, v, r);
+            lu__gunlock();
+        }
+        return;
+    }
+    LU__PREP(lu__ghash(v, n));
+    LU__RACE_PREP();
+    lu_sched_access_begin(LU_SCHED_K_RMW, a, LU_IPOSE_L_TSAN_generic_exchange);
+    bool changed = memcmp(a, v, n) != 0;
+    lu__gexchange(n, a, v, r);
+    LU_SCHED_SET_MO(mo);
+    lu_sched_access_end(a, changed);
+    LU__RACE_ATOMIC(a, n, true);
+}
+
+/* compares bytes, as libatomic does (padding included) */
+LU__API bool __atomic_compare_exchange(size_t n, void *a, void *e, void *d, int mo, int fmo)
+{
+    if (!LU__CONTROLLED()) {
+        static void *real;
+        lu__gcas_fn *f = (lu__gcas_fn *)lu__libatomic(&real, "__atomic_compare_exchange");
+        if (f)
+            return f(n, a, e, d, mo, fmo);
+        lu__glock();
+        bool ok = lu__gcas(n, a, e, d);
+        lu__gunlock();
+        return ok;
+    }
+    LU__PREP(lu__ghash(e, n));
+    LU__RACE_PREP();
+    lu_sched_access_begin(LU_SCHED_K_RMW, a, LU_IPOSE_L_TSAN_generic_compare_exchange);
+    bool changed = memcmp(e, d, n) != 0;
+    bool ok = lu__gcas(n, a, e, d);
+    if (ok)
+        LU_SCHED_SET_MO(mo);
+    else
+        LU_SCHED_SET_MO_FAILED(fmo);
+    lu_sched_access_end(a, ok && changed);
+    LU__RACE_ATOMIC(a, n, ok);
+    return ok;
+}
+
 /* ---- Volatile accesses ----
  * The hook runs before the instrumented code performs the access, and is
  * not told the value: a write is reported as a change (conservative: a
@@ -612,6 +789,7 @@ static const char *const lu__tsan_names[LU_IPOSE_L_TSAN_LAST] = {
 #define LU_TSAN_ATOMIC(bits, op, shape, name) [LU_IPOSE_L_TSAN_##bits##_##op] = name,
 #define LU_TSAN_FENCE(op, name) [LU_IPOSE_L_TSAN_##op] = name,
 #define LU_TSAN_VOLATILE(op, bytes, kind, name) [LU_IPOSE_L_TSAN_##op##bytes] = name,
+#define LU_TSAN_GENERIC(op, kind, name) [LU_IPOSE_L_TSAN_generic_##op] = name,
 #include "lu_ipose_tsan.def"
 };
 

@@ -576,6 +576,13 @@ atomic)
     # the other thread may run just before a section
     run 1 --strategy dfs --preemptions -1 -- "$P/section_gap"
     has "FAIL: assertion failure: \`r == 0' in the main thread at main (section_gap.c:30)"
+    # an _Atomic struct that is not lock-free: libatomic's generic calls are
+    # scheduling points (a lost update between __atomic_load and
+    # __atomic_store), with libatomic loaded or not
+    run 1 --strategy dfs -- "$P/generic_atomic"
+    has "thread 1 preempted before __atomic_store at incr (generic_atomic.c:30)"
+    run 0 --strategy dfs --preemptions -1 -- "$P/generic_atomic_fixed"
+    has "every schedule of the program was explored"
     ;;
 races)
     run 1 --races -- "$P/race_plain"

@@ -17,7 +17,9 @@
  *   vacuous   an operation that never returns in a serial execution;
  *   stacks    calls that start threads with and without an explicit stack size;
  *   execs     operations that replace the program (exec): a crash that names
- *             the exec and the new program's end; one whose exec fails.
+ *             the exec and the new program's end; one whose exec fails;
+ *   spair     a 12-byte _Atomic struct (libatomic's generic calls) updated
+ *             by load and store, a lost update; spair_cas, by compare-exchange.
  */
 #include <lineup.h>
 
@@ -426,3 +428,40 @@ static int64_t exec_racy(void *o, int64_t unused)
 LINEUP_HARNESS(execs, create, free, LINEUP_OP(exec_status, 0), LINEUP_OP(exec_killed, 0),
                LINEUP_OP(exec_hangs, 0), LINEUP_OP(exec_failed, 0), LINEUP_OP(flip, 0),
                LINEUP_OP(exec_racy, 0));
+
+/* spair, spair_cas: the struct is not lock-free, so the compiler calls
+ * libatomic's generic __atomic_load, __atomic_store and
+ * __atomic_compare_exchange, which lineup makes scheduling points. */
+struct spair {
+    int32_t lo, hi, gen;
+};
+
+static void *spair_create(void)
+{
+    return calloc(1, sizeof(_Atomic struct spair));
+}
+
+static int64_t spair_inc(void *o, int64_t unused)
+{
+    _Atomic struct spair *p = o;
+    (void)unused;
+    struct spair v = atomic_load(p);
+    v.lo++;
+    atomic_store(p, v);
+    return v.lo;
+}
+
+static int64_t spair_cas_inc(void *o, int64_t unused)
+{
+    _Atomic struct spair *p = o;
+    (void)unused;
+    struct spair v = atomic_load(p), n;
+    do {
+        n = v;
+        n.lo++;
+    } while (!atomic_compare_exchange_weak(p, &v, n));
+    return n.lo;
+}
+
+LINEUP_HARNESS(spair, spair_create, free, LINEUP_OP(spair_inc, 0));
+LINEUP_HARNESS(spair_cas, spair_create, free, LINEUP_OP(spair_cas_inc, 0));
