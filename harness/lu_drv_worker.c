@@ -888,10 +888,54 @@ static bool lu__serial_mismatch(bool stuck)
     return !stuck && lu_hist_is_serial(&lu__hist);
 }
 
-static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const struct lu_lin_verdict *v,
-                                 const struct lu_sched_result *res, bool stuck)
+/* What the check of a phase-2 history found (lu__check_phase2). */
+enum lu__p2 {
+    LU__P2_PASS,
+    LU__P2_VIOLATION,   /* complete, or stuck after every call returned, with results no serial order has */
+    LU__P2_STUCK,       /* a call is stuck where no serial execution gets stuck (Definition 2) */
+    LU__P2_STUCK_AFTER, /* stuck after every call returned, with results a serial order explains */
+};
+
+/* A stuck execution whose calls all returned got stuck in destroy(), in a
+ * teardown call that is not in the history yet, or in a thread the calls
+ * left running. No serial execution does that (phase 1 refuses one as a
+ * harness error), so it has no serial explanation; its results are checked
+ * as a complete history's first, since a wrong result is the better report
+ * of the two. */
+static enum lu__p2 lu__check_phase2(struct lu_spec *spec, bool stuck, struct lu_lin_verdict *v,
+                                    struct lu_lin_stats *st)
 {
-    if (lu__serial_mismatch(stuck)) {
+    if (stuck && lu_hist_pending(&lu__hist)) {
+        lu_lin_check_stuck(spec, &lu__hist, v, st);
+        return v->ok ? LU__P2_PASS : LU__P2_STUCK;
+    }
+    lu_lin_check_full(spec, &lu__hist, v, st);
+    if (!v->ok)
+        return LU__P2_VIOLATION;
+    if (!stuck)
+        return LU__P2_PASS;
+    v->ok = false;
+    return LU__P2_STUCK_AFTER;
+}
+
+static void lu__render_witness(struct lu_buf *b, const struct lu_lin_verdict *v)
+{
+    for (unsigned i = 0; i < v->witness_len; i++)
+        lu_buf_printf(b, "%s%s", i ? " " : "", lu__htest.ops[v->witness[i]].label);
+}
+
+static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const struct lu_lin_verdict *v,
+                                 const struct lu_sched_result *res, enum lu__p2 kind)
+{
+    bool stuck = kind == LU__P2_STUCK || kind == LU__P2_STUCK_AFTER;
+    bool ended_stuck = res->outcome == LU_SCHED_OUT_DEADLOCK || res->outcome == LU_SCHED_OUT_LIVELOCK;
+    if (kind == LU__P2_STUCK_AFTER) {
+        lu_buf_printf(b,
+                      "stuck after every call returned (%s): the execution did not end after its last call "
+                      "returned (stuck in destroy(), in a teardown call or in a thread the calls left "
+                      "running), which no serial execution of these calls does\n",
+                      lu_sched_outcome_name(res->outcome));
+    } else if (lu__serial_mismatch(stuck)) {
         lu_buf_puts(b, "nondeterminism: in this execution no two calls overlap, yet its results differ from "
                        "phase 1's serial execution of the same calls in the same order: the object depends "
                        "on something besides the order of its calls (state outside the object: static or "
@@ -925,12 +969,23 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
             lu_buf_printf(b, "timed out: thread %d's %s (step %u)\n", st->chosen - 1,
                           lu_sched_label_name(st->label), i);
     }
-    if (stuck)
+    if (ended_stuck && !stuck)
+        lu_buf_printf(b, "then the execution got stuck (%s), after every call returned:\n",
+                      lu_sched_outcome_name(res->outcome));
+    if (ended_stuck)
         lu__report_threads(b, res);
     lu_buf_puts(b, "serial histories of these calls (phase 1):\n");
     lu_spec_render_group(b, spec, &lu__hist, v->failing_op, 12);
     lu_buf_puts(b, "why: ");
-    lu_lin_explain(b, spec, &lu__hist, v);
+    if (kind == LU__P2_STUCK_AFTER) {
+        lu_buf_puts(b, "every call returned, with results the serial order ");
+        lu__render_witness(b, v);
+        lu_buf_puts(b, " explains, but what the calls left behind (a lock never released, a thread "
+                       "waiting for good) kept the execution from ending; no serial execution of these "
+                       "calls gets stuck");
+    } else {
+        lu_lin_explain(b, spec, &lu__hist, v);
+    }
     lu_buf_puts(b, "\n");
 }
 
@@ -950,15 +1005,16 @@ static void lu__finish_findings(void)
 }
 
 static void lu__found(struct lu_spec *spec, const struct lu_lin_verdict *v, const struct lu_sched_result *res,
-                      bool stuck)
+                      enum lu__p2 kind)
 {
+    bool stuck = kind == LU__P2_STUCK || kind == LU__P2_STUCK_AFTER;
     int f = stuck ? LU_DRV_F_STUCK : LU_DRV_F_VIOLATION;
     struct lu_drv_finding *fd = &W->findings[f];
     if (fd->verdict != LU_DRV_V_PASS)
         return;
     struct lu_buf b;
     lu_buf_init(&b);
-    lu__violation_report(&b, spec, v, res, stuck);
+    lu__violation_report(&b, spec, v, res, kind);
     struct lu_drv_pool *p = &W->pool;
     lu_drv_pool_lock(p);
     if (fd->verdict == LU_DRV_V_PASS) {
@@ -1133,17 +1189,14 @@ static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
     memset(&v, 0, sizeof v);
     memset(&st, 0, sizeof st);
     v.failing_op = -1;
-    if (stuck)
-        lu_lin_check_stuck(spec, &lu__hist, &v, &st);
-    else
-        lu_lin_check_full(spec, &lu__hist, &v, &st);
+    enum lu__p2 kind = lu__check_phase2(spec, stuck, &v, &st);
     /* counted once checked: an explorer stopped during a check (Ctrl-C,
      * another's crash) leaves the counts equal */
     atomic_fetch_add(&W->histories, 1);
     atomic_fetch_add(&W->digest, hash);
     atomic_fetch_add(&W->checks, st.checks);
-    if (!v.ok)
-        lu__found(spec, &v, &res, stuck);
+    if (kind != LU__P2_PASS)
+        lu__found(spec, &v, &res, kind);
     return res.steps;
 }
 
@@ -1695,23 +1748,27 @@ static void lu__replay(struct lu_spec *spec)
         struct lu_lin_verdict v;
         memset(&v, 0, sizeof v);
         v.failing_op = -1;
+        enum lu__p2 kind = LU__P2_PASS;
         if (stuck) {
             lu__report_threads(&b, &res);
-            lu_lin_check_stuck(spec, &lu__hist, &v, NULL);
+            kind = lu__check_phase2(spec, true, &v, NULL);
         } else if (res.outcome == LU_SCHED_OUT_COMPLETE) {
-            lu_lin_check_full(spec, &lu__hist, &v, NULL);
-        } else {
-            v.ok = true;
+            kind = lu__check_phase2(spec, false, &v, NULL);
         }
-        if (!v.ok) {
-            verdict = stuck                        ? LU_DRV_V_STUCK
-                      : lu__serial_mismatch(stuck) ? LU_DRV_V_NONDET
-                                                   : LU_DRV_V_VIOLATION;
+        if (kind != LU__P2_PASS) {
+            verdict = kind == LU__P2_STUCK || kind == LU__P2_STUCK_AFTER ? LU_DRV_V_STUCK
+                      : lu__serial_mismatch(false)                       ? LU_DRV_V_NONDET
+                                                                         : LU_DRV_V_VIOLATION;
+            if (kind == LU__P2_STUCK_AFTER)
+                lu_buf_puts(&b, "stuck after every call returned: no serial execution of these calls gets "
+                                "stuck\n");
             lu_buf_puts(&b, "serial histories of these calls (phase 1):\n");
             lu_spec_render_group(&b, spec, &lu__hist, v.failing_op, 12);
-            lu_buf_puts(&b, "why: ");
-            lu_lin_explain(&b, spec, &lu__hist, &v);
-            lu_buf_puts(&b, "\n");
+            if (kind != LU__P2_STUCK_AFTER) {
+                lu_buf_puts(&b, "why: ");
+                lu_lin_explain(&b, spec, &lu__hist, &v);
+                lu_buf_puts(&b, "\n");
+            }
         } else {
             lu_buf_puts(&b, "check: this history is explained by a serial one\n");
         }

@@ -19,7 +19,9 @@
  *   execs     operations that replace the program (exec): a crash that names
  *             the exec and the new program's end; one whose exec fails;
  *   spair     a 12-byte _Atomic struct (libatomic's generic calls) updated
- *             by load and store, a lost update; spair_cas, by compare-exchange.
+ *             by load and store, a lost update; spair_cas, by compare-exchange;
+ *   leaklock  a call that returns with its lock held when another runs in
+ *             its middle, so that destroy() blocks after every call returned.
  */
 #include <lineup.h>
 
@@ -465,3 +467,61 @@ static int64_t spair_cas_inc(void *o, int64_t unused)
 
 LINEUP_HARNESS(spair, spair_create, free, LINEUP_OP(spair_inc, 0));
 LINEUP_HARNESS(spair_cas, spair_create, free, LINEUP_OP(spair_cas_inc, 0));
+
+/* leaklock: leak_quiet returns 0 either way, leak_loud 1 when it leaks.
+ * Every call returns; then destroy(), which takes the lock, blocks for
+ * good: no serial execution gets stuck, so the stuck end is the finding
+ * (with leak_loud, its result is, first). */
+struct leaklock {
+    pthread_mutex_t m;
+    atomic_int flag;
+};
+
+static void *leak_create(void)
+{
+    struct leaklock *o = calloc(1, sizeof *o);
+    pthread_mutex_init(&o->m, NULL);
+    return o;
+}
+
+static void leak_destroy(void *p)
+{
+    struct leaklock *o = p;
+    pthread_mutex_lock(&o->m);
+    pthread_mutex_unlock(&o->m);
+    free(o);
+}
+
+static int64_t leak_call(void *p, int64_t leaked)
+{
+    struct leaklock *o = p;
+    pthread_mutex_lock(&o->m);
+    int x = atomic_load(&o->flag);
+    if (x != atomic_load(&o->flag))
+        return leaked; /* the lock stays held */
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
+static int64_t leak_quiet(void *p, int64_t unused)
+{
+    (void)unused;
+    return leak_call(p, 0);
+}
+
+static int64_t leak_loud(void *p, int64_t unused)
+{
+    (void)unused;
+    return leak_call(p, 1);
+}
+
+static int64_t leak_set(void *p, int64_t unused)
+{
+    struct leaklock *o = p;
+    (void)unused;
+    atomic_store(&o->flag, 1);
+    return 0;
+}
+
+LINEUP_HARNESS(leaklock, leak_create, leak_destroy, LINEUP_OP(leak_quiet, 0), LINEUP_OP(leak_loud, 0),
+               LINEUP_OP(leak_set, 0));
