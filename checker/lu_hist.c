@@ -502,7 +502,11 @@ void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, con
         if (k > 0)
             lu_buf_puts(b, k + 1 == npend ? " and " : ", ");
         render_label(b, t, e->op);
-        lu_buf_printf(b, " in thread %u", op_thread(t, e->op));
+        unsigned th = op_thread(t, e->op);
+        if (t->main_last && th + 1 == t->nthreads)
+            lu_buf_puts(b, " in the main thread"); /* a setup or teardown call, as its column says */
+        else
+            lu_buf_printf(b, " in thread %u", th);
         k++;
     }
     lu_buf_puts(b, " never returned\n");

@@ -525,3 +525,7 @@ static int64_t leak_set(void *p, int64_t unused)
 
 LINEUP_HARNESS(leaklock, leak_create, leak_destroy, LINEUP_OP(leak_quiet, 0), LINEUP_OP(leak_loud, 0),
                LINEUP_OP(leak_set, 0));
+/* leaklock_td: the same, with a teardown call that takes the lock: the
+ * stuck call is the main thread's */
+LINEUP_HARNESS(leaklock_td, leak_create, leak_destroy, LINEUP_OP(leak_quiet, 0), LINEUP_OP(leak_set, 0));
+LINEUP_TEARDOWN(leaklock_td, LINEUP_OP(leak_quiet, 0));
