@@ -190,6 +190,7 @@ struct lu_drv_fatal {
     int code;
     int exit_fn; /* LU_SCHED_FATAL_EXIT: enum lu_sched_exit_fn */
     int tid;
+    int tid_base;     /* threads started before the test's (lu__tname) */
     uintptr_t pc_off; /* pc - module base */
     char module[512];
     char symbol[128]; /* BLOCKED: the call it blocks in; EXEC: the exec called */

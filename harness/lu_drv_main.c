@@ -879,12 +879,14 @@ static const char *lu__bound_unit(int strategy, int n)
 /* Scheduler thread 0 runs create(), the setup and teardown calls and
  * destroy(): it is "the main thread", and scheduler thread k > 0 is the
  * report's "thread k-1". */
-static void lu__render_tid(struct lu_buf *b, int tid)
+static void lu__render_tid(struct lu_buf *b, const struct lu_drv_fatal *f)
 {
-    if (tid <= 0)
+    if (f->tid <= 0)
         lu_buf_puts(b, "the main thread");
+    else if (f->tid <= f->tid_base) /* started by create() or a setup call */
+        lu_buf_printf(b, "create()'s thread %d", f->tid);
     else
-        lu_buf_printf(b, "thread %d", tid - 1);
+        lu_buf_printf(b, "thread %d", f->tid - 1 - f->tid_base);
 }
 
 /* The report of a worker that died: the parent writes it from what the
@@ -900,7 +902,7 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
          * the program is the finding, whether or not the new one ends */
         r->verdict = LU_DRV_V_CRASH;
         lu_buf_printf(&b, "crash: %s called by ", f->symbol);
-        lu__render_tid(&b, f->tid);
+        lu__render_tid(&b, f);
         lu_buf_printf(&b, " in phase %d, at ", phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
         lu_buf_puts(&b, ", which replaced the program; the new program ");
@@ -918,7 +920,7 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
                       lu__timeout, phase);
         if (f->kind == LU_SCHED_FATAL_BLOCKED) {
             lu_buf_puts(&b, "    ");
-            lu__render_tid(&b, f->tid);
+            lu__render_tid(&b, f);
             lu_buf_puts(&b, " blocked");
             if (f->symbol[0])
                 lu_buf_printf(&b, " in %s", f->symbol);
@@ -940,16 +942,19 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
                       (int)strcspn(m, "\n"), m, phase);
     } else if (f->kind == LU_SCHED_FATAL_DIVERGE) {
         r->verdict = LU_DRV_V_DIVERGE;
-        lu_buf_printf(&b,
-                      "divergence: thread %d ran without reaching a scheduling point (an infinite loop on "
-                      "plain memory?) in phase %d, at ",
-                      f->tid - 1, phase);
+        lu_buf_puts(&b, "divergence: ");
+        lu__render_tid(&b, f);
+        lu_buf_printf(
+            &b,
+            " ran without reaching a scheduling point (an infinite loop on plain memory?) in phase %d, "
+            "at ",
+            phase);
         lu_drv_addr2line(&b, f->module, f->pc_off);
         lu_buf_puts(&b, "\n");
     } else if (f->kind == LU_SCHED_FATAL_EXIT) {
         r->verdict = LU_DRV_V_CRASH;
         lu_buf_printf(&b, "crash: %s(%d) called by ", lu_sched_exit_fn_name(f->exit_fn), f->code);
-        lu__render_tid(&b, f->tid);
+        lu__render_tid(&b, f);
         lu_buf_printf(&b, " in phase %d, at ", phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
         lu_buf_puts(&b, "\n");
@@ -971,7 +976,7 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         if (f->kind == LU_SCHED_FATAL_SIGNAL) {
             lu_buf_puts(&b, " in ");
-            lu__render_tid(&b, f->tid);
+            lu__render_tid(&b, f);
             lu_buf_puts(&b, ", at ");
             lu_drv_addr2line(&b, f->module, f->pc_off);
         }

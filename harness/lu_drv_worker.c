@@ -120,7 +120,17 @@ static void *lu__op_thread(void *arg)
 }
 
 static bool lu__body_done; /* the main thread reached the end of the execution's body */
+/* Threads started before the test threads (by create() or a setup call):
+ * the test's thread i is scheduler thread lu__tid_base + 1 + i, and the
+ * reports name threads by that (lu__tname). */
+static int lu__tid_base;
 
+/* The main thread and the test threads take turns in phase 1's serial
+ * calls; threads of the object's own (started by create() or a setup call,
+ * or left running by a call) take none: they run beside any call, as they
+ * would beside a serial one, and the test threads' end is what the main
+ * thread waits for before the teardown calls and destroy(), which may be
+ * what stops them. */
 static void *lu__main_body(void *arg)
 {
     (void)arg;
@@ -128,6 +138,8 @@ static void *lu__main_body(void *arg)
     struct lu__tctx *mc = &lu__ctx[LU_DRV_MAX_THREADS];
     lu__created = false;
     lu__body_done = false;
+    lu__tid_base = 0;
+    lu_sched_takes_turns(0);
     lu__obj = H->create();
     lu__created = true;
     for (unsigned i = 0; i < lu__nsetup; i++)
@@ -135,17 +147,38 @@ static void *lu__main_body(void *arg)
     /* a pool thread that cannot start ends the execution as ERROR inside
      * lu_sched_spawn (a resource limit, not the harness's fault); what is
      * left, too many threads, LU_DRV_MAX_THREADS rules out */
-    for (unsigned i = 0; i < t->nthreads; i++)
-        if ((t->len[i] ? lu_sched_spawn_parked(lu__op_thread, &lu__ctx[i], LU_DRV_L_CALL)
-                       : lu_sched_spawn(lu__op_thread, &lu__ctx[i])) < 0)
+    for (unsigned i = 0; i < t->nthreads; i++) {
+        int tid = t->len[i] ? lu_sched_spawn_parked(lu__op_thread, &lu__ctx[i], LU_DRV_L_CALL)
+                            : lu_sched_spawn(lu__op_thread, &lu__ctx[i]);
+        if (tid < 0)
             lu_sched_abort("could not start the test threads");
-    lu_sched_join_all(LU_DRV_L_JOIN);
+        if (i == 0)
+            lu__tid_base = tid - 1;
+        lu_sched_takes_turns(tid);
+    }
+    lu_sched_join_turns(LU_DRV_L_JOIN);
     for (unsigned i = 0; i < lu__nteardown; i++)
         lu__run_op(&lu__teardown[i], (unsigned)lu__teardown_id[i], mc);
     if (H->destroy)
         H->destroy(lu__obj);
+    /* threads destroy() did not join: their end is the execution's */
+    lu_sched_join_all(LU_DRV_L_JOIN);
     lu__body_done = true;
     return NULL;
+}
+
+/* The report's name of scheduler thread tid (not the main thread):
+ * "thread N" for the test's thread N and for threads started after the
+ * test's (numbered on from them), "create()'s thread N" for one started
+ * before them, by create() or a setup call. */
+static void lu__tname(struct lu_buf *b, int tid)
+{
+    if (tid <= 0)
+        lu_buf_puts(b, "the main thread");
+    else if (tid <= lu__tid_base)
+        lu_buf_printf(b, "create()'s thread %d", tid);
+    else
+        lu_buf_printf(b, "thread %d", tid - 1 - lu__tid_base);
 }
 
 /* ---- reports ---- */
@@ -180,10 +213,13 @@ static void lu__report_threads(struct lu_buf *b, const struct lu_sched_result *r
             continue;
         if (i == 0 && ti->k == LU_SCHED_K_JOIN_ALL)
             continue;
-        if (i == 0)
+        if (i == 0) {
             lu_buf_puts(b, "    main thread ");
-        else
-            lu_buf_printf(b, "    thread %d ", i - 1);
+        } else {
+            lu_buf_puts(b, "    ");
+            lu__tname(b, i);
+            lu_buf_puts(b, " ");
+        }
         lu_buf_printf(b, "%s in %s at ", ti->state == LU_SCHED_TS_BLOCKED ? "blocked" : "spinning",
                       lu_sched_label_name(ti->label));
         lu__where(b, ti->pc);
@@ -610,6 +646,7 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
     f->code = code;
     f->exit_fn = kind == LU_SCHED_FATAL_EXIT ? lu_sched_fatal_exit_fn() : 0;
     f->tid = tid;
+    f->tid_base = lu__tid_base;
     Dl_info di;
     if (pc && dladdr((void *)pc, &di) && di.dli_fname) {
         f->pc_off = pc - (uintptr_t)di.dli_fbase;
@@ -670,6 +707,7 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     cfg.spin_bound = W->job.spin_bound;
     cfg.watchdog_ms = W->job.watchdog_ms;
     cfg.on_fatal = lu__on_fatal;
+    cfg.turns = true; /* the object's own threads run beside a serial call (lu__main_body) */
     cfg.por = o->por;
     cfg.cache = o->por ? lu__cache : NULL;
     cfg.no_clocks = true; /* Line-Up checks histories, not data races */
@@ -825,11 +863,17 @@ static struct lu_spec *lu__phase1(void)
         lu__outcome_finding(&res, 1);
         lu__note_returned();
         if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK) {
-            if (lu__pending_count() != 1)
+            if (lu__pending_count() != 1) {
+                /* where: the threads that block or spin */
+                struct lu_buf tb;
+                lu_buf_init(&tb);
+                lu__report_threads(&tb, &res);
                 lu__fail(LU_DRV_V_HARNESS, 1,
                          "harness %s: a serial execution got stuck outside the test's calls "
-                         "(in create, destroy or between calls)\n",
-                         H->name);
+                         "(in create, destroy or between calls, with %u call%s pending)%s\n%s",
+                         H->name, lu__pending_count(), lu__pending_count() == 1 ? "" : "s", tb.len ? ":" : "",
+                         tb.s ? tb.s : "");
+            }
             lu__hist.stuck = true;
         } else if (lu__pending_count() != 0) {
             lu__fail(LU_DRV_V_INTERNAL, 1, "a complete execution left calls pending\n");
@@ -965,9 +1009,11 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
     /* a timed wait that gave up is part of why (the replay says where) */
     for (uint32_t i = 0; i < tr->len; i++) {
         const struct lu_sched_step *st = &tr->steps[i];
-        if (st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_TIMEOUT))
-            lu_buf_printf(b, "timed out: thread %d's %s (step %u)\n", st->chosen - 1,
-                          lu_sched_label_name(st->label), i);
+        if (st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_TIMEOUT)) {
+            lu_buf_puts(b, "timed out: ");
+            lu__tname(b, st->chosen);
+            lu_buf_printf(b, "'s %s (step %u)\n", lu_sched_label_name(st->label), i);
+        }
     }
     if (ended_stuck && !stuck)
         lu_buf_printf(b, "then the execution got stuck (%s), after every call returned:\n",
@@ -1699,8 +1745,9 @@ static void lu__replay(struct lu_spec *spec)
                 (stp->spin >> stp->chosen & 1)) {
                 npre++;
                 const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
-                lu_buf_printf(&b, "    step %u: thread %d goes on spinning at %s at ", i, stp->chosen - 1,
-                              pl ? lu_sched_label_name(pl->label) : "?");
+                lu_buf_printf(&b, "    step %u: ", i);
+                lu__tname(&b, stp->chosen);
+                lu_buf_printf(&b, " goes on spinning at %s at ", pl ? lu_sched_label_name(pl->label) : "?");
                 lu__where(&b, pl ? pl->pc : 0);
                 lu_buf_puts(&b, " while others could run (this costs a preemption too)\n");
             }
@@ -1708,10 +1755,13 @@ static void lu__replay(struct lu_spec *spec)
         }
         npre++;
         const struct lu__point_log *pl = lu__plog_at(stp->prev, i);
-        lu_buf_printf(&b, "    step %u: thread %d preempted before %s at ", i, stp->prev - 1,
-                      pl ? lu_sched_label_name(pl->label) : "?");
+        lu_buf_printf(&b, "    step %u: ", i);
+        lu__tname(&b, stp->prev);
+        lu_buf_printf(&b, " preempted before %s at ", pl ? lu_sched_label_name(pl->label) : "?");
         lu__where(&b, pl ? pl->pc : 0);
-        lu_buf_printf(&b, "; thread %d runs\n", stp->chosen - 1);
+        lu_buf_puts(&b, "; ");
+        lu__tname(&b, stp->chosen);
+        lu_buf_puts(&b, " runs\n");
     }
     if (!npre)
         lu_buf_puts(&b, "    none\n");
@@ -1724,8 +1774,9 @@ static void lu__replay(struct lu_spec *spec)
             lu_buf_puts(&b, "timeouts:\n");
         head = true;
         const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
-        lu_buf_printf(&b, "    step %u: thread %d's %s at ", i, stp->chosen - 1,
-                      lu_sched_label_name(pl ? pl->label : stp->label));
+        lu_buf_printf(&b, "    step %u: ", i);
+        lu__tname(&b, stp->chosen);
+        lu_buf_printf(&b, "'s %s at ", lu_sched_label_name(pl ? pl->label : stp->label));
         lu__where(&b, pl ? pl->pc : 0);
         lu_buf_puts(&b, " timed out\n");
     }

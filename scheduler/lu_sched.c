@@ -322,6 +322,8 @@ static bool lu__all_others_finished(struct lu_sched *s, int self)
     return true;
 }
 
+static const char lu__turns_key; /* a JOIN_ALL's object: the threads that take turns only */
+
 bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
 {
     /* the choice loop asks only about these (lu__enabled_q): a kind that
@@ -372,6 +374,8 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
         return target->state == LU__T_FINISHED;
     }
     case LU_SCHED_K_JOIN_ALL:
+        if (t->obj == &lu__turns_key)
+            return t->state == LU__T_RUNNING && t->turns ? s->turns_live == 1 : s->turns_live == 0;
         /* asked at every point while main waits: nlive counts the
          * running threads, t among them */
         if (t->state == LU__T_RUNNING)
@@ -861,8 +865,13 @@ static void lu__finish(struct lu__thread *t, void *ret)
     t->retval = ret;
     t->state = LU__T_FINISHED;
     s->nlive--;
+    if (t->turns)
+        s->turns_live--;
     t->k = LU_SCHED_K_OTHER;
     t->atomic_depth = 0;
+    t->serial_depth = 0;
+    if (s->serial_owner == t->id)
+        s->serial_owner = -1;
     if (t->first_run) {
         t->first_run = false;
         lu__switch_to(s, &t->sp, &s->threads[t->spawner]);
@@ -1063,7 +1072,9 @@ static void lu__thread_reset(struct lu__thread *t)
     t->label = 0;
     t->pc = 0;
     t->atomic_depth = 0;
+    t->serial_depth = 0;
     t->section = -1;
+    t->turns = false;
     t->nreads = 0;
     t->signalled = false;
     t->sig_pending = 0;
@@ -1422,6 +1433,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->spin_run = 0;
     s->ff_tid = -1;
     s->section_spawns = 0;
+    s->serial_owner = -1;
+    s->turns_live = 0;
     s->nthreads = 1;
     s->nlive = 1;
     s->alone_steps = 0;
@@ -1555,14 +1568,30 @@ void lu_sched_yield(uint16_t label)
 
 void lu_sched_atomic_begin(void)
 {
-    lu__self->atomic_depth++;
+    struct lu__thread *t = lu__self;
+    t->atomic_depth++;
+    if (t->serial_depth++ == 0)
+        t->s->serial_owner = t->id;
 }
 
 void lu_sched_atomic_end(void)
 {
     struct lu__thread *t = lu__self;
-    if (t->atomic_depth > 0)
-        t->atomic_depth--;
+    if (t->serial_depth == 0)
+        return;
+    t->atomic_depth--;
+    if (--t->serial_depth == 0 && t->s->serial_owner == t->id)
+        t->s->serial_owner = -1;
+}
+
+void lu_sched_takes_turns(int tid)
+{
+    struct lu_sched *s = lu__self->s;
+    if (tid < 0 || tid >= s->nthreads || s->threads[tid].turns)
+        return;
+    s->threads[tid].turns = true;
+    if (s->threads[tid].state == LU__T_RUNNING)
+        s->turns_live++;
 }
 
 static const char lu__section_key; /* the object all program sections order through */
@@ -1747,6 +1776,16 @@ int lu_sched_join(int tid, void **ret, uint16_t label)
     if (ret)
         *ret = target->retval;
     return 0;
+}
+
+void lu_sched_join_turns(uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = LU__CALLER_PC();
+    lu__point(t, LU_SCHED_K_JOIN_ALL, &lu__turns_key, label);
+    for (int i = 0; i < t->s->nthreads && !t->s->cfg.no_clocks; i++)
+        if (i != t->id && t->s->threads[i].turns)
+            lu__vc_join(t->vc, t->s->threads[i].vc, t->s->nthreads);
 }
 
 void lu_sched_join_all(uint16_t label)

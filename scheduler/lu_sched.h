@@ -260,6 +260,12 @@ struct lu_sched_config {
     bool no_clocks;
     /* Whose TLS the controlled threads run on (enum lu_sched_tls). */
     int tls;
+    /* An atomic section (lu_sched_atomic_begin) keeps out only the threads
+     * marked by lu_sched_takes_turns: the others (an object's own threads,
+     * started before the marked ones or left running by a section) run
+     * beside it, as they would beside a serial call. Off: a section keeps
+     * out every thread but those created in it. */
+    bool turns;
 };
 
 /* Each controlled thread runs on the thread pointer of a real pool thread:
@@ -617,6 +623,14 @@ int lu_sched_join(int tid, void **ret, uint16_t label);
  * a choice. */
 void lu_sched_join_all(uint16_t label);
 
+/* The same, until every other thread marked by lu_sched_takes_turns has
+ * finished. */
+void lu_sched_join_turns(uint16_t label);
+
+/* Marks thread tid (the caller's, or one it just started) as one that takes
+ * turns in atomic sections (config.turns). Not a scheduling point. */
+void lu_sched_takes_turns(int tid);
+
 /* Marks tid detached (its end is not joinable). Not a scheduling point. */
 int lu_sched_detach(int tid);
 
@@ -661,7 +675,8 @@ void lu_sched_point_free(uint16_t label);
 void lu_sched_yield(uint16_t label);
 
 /* Non-preemptible section: while the count is positive the caller is the
- * only thread that may be scheduled; if it blocks or spins there, the
+ * only thread that may be scheduled (with config.turns, the only one that
+ * takes turns); if it blocks or spins there with nobody else to run, the
  * execution is stuck. Used for serial executions. Not scheduling points:
  * the section starts where the caller already is. */
 void lu_sched_atomic_begin(void);

@@ -1251,7 +1251,10 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * of the section has happened yet, so that is the same as running
      * before it began. */
     int owner = lu__section_of(s, cur);
-    if (owner >= 0 && !s->section_spawns) {
+    /* with config.turns, threads that take no turns may share a serial
+     * section (lu__shares_section) */
+    bool shared = owner >= 0 && s->cfg.turns && lu__shares_section(s, owner);
+    if (owner >= 0 && !s->section_spawns && !shared) {
         /* the usual section (phase 1's calls): its owner, cur, alone */
         if (lu__enabled_q(s, cur)) {
             enabled = 1ULL << me;
@@ -1270,7 +1273,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     } else {
         for (int i = 0; i < s->nthreads; i++) {
             struct lu__thread *t = &s->threads[i];
-            if (t->state != LU__T_RUNNING || (i != owner && t->section != owner) || !lu__enabled_q(s, t))
+            if (t->state != LU__T_RUNNING || (i != owner && t->section != owner && !(shared && !t->turns)) ||
+                !lu__enabled_q(s, t))
                 continue;
             enabled |= 1ULL << i;
             if (lu__spinning_q(s, t))

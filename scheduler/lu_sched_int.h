@@ -340,7 +340,9 @@ struct lu__thread {
     uintptr_t pc;
     uint32_t chosen_at; /* 1 + the trace step that chose it to go on, 0 if none did (it was alone) */
     int atomic_depth;
-    int section; /* owner of the atomic section this thread was created in, or -1 */
+    int serial_depth; /* of atomic_depth, lu_sched_atomic_begin's (the rest: program sections) */
+    int section;      /* owner of the atomic section this thread was created in, or -1 */
+    bool turns;       /* lu_sched_takes_turns */
 
     /* spin detection: locations read since the last change this thread made */
     struct {
@@ -413,6 +415,8 @@ struct lu_sched {
     int ff_tid;
     uint32_t ff_looks;
     uint32_t section_spawns; /* threads created inside atomic sections in this execution */
+    int serial_owner;        /* the thread in a lu_sched_atomic_begin section, or -1 */
+    int turns_live;          /* running threads marked by lu_sched_takes_turns */
     struct lu__obj *objs;
     uint32_t epoch; /* of this execution's objects; never 0 */
     struct lu__obj *free_objs;
@@ -448,6 +452,14 @@ struct lu_sched {
     bool x_por, x_rand;
 };
 
+/* Owner o's section is a serial one (lu_sched_atomic_begin) that threads
+ * taking no turns may share: not inside a program section of its own. */
+static inline bool lu__shares_section(const struct lu_sched *s, int o)
+{
+    const struct lu__thread *w = &s->threads[o];
+    return w->state == LU__T_RUNNING && w->serial_depth > 0 && w->atomic_depth == w->serial_depth;
+}
+
 /* The atomic section t runs in, named by its owner, or -1: t's own while
  * it is inside one, or the one t was created in while that lasts. At the
  * points of a section's threads only they may go on: an operation that
@@ -459,6 +471,11 @@ static inline int lu__section_of(const struct lu_sched *s, const struct lu__thre
         return t->id;
     int o = t->section;
     if (o >= 0 && o < s->nthreads && s->threads[o].state == LU__T_RUNNING && s->threads[o].atomic_depth > 0)
+        return o;
+    /* with config.turns, a thread that takes no turns runs beside the
+     * serial section under way, as part of it */
+    o = s->serial_owner;
+    if (s->cfg.turns && !t->turns && o >= 0 && lu__shares_section(s, o))
         return o;
     return -1;
 }
@@ -564,7 +581,7 @@ static inline bool lu__enabled_q(struct lu_sched *s, struct lu__thread *t)
     /* lu__enabled's case, inline: the Line-Up driver's main thread waits
      * so through every execution, asked about at every choice */
     if (t->k == LU_SCHED_K_JOIN_ALL && t->state == LU__T_RUNNING)
-        return s->nlive == 1;
+        return t->obj ? s->turns_live == 1 : s->nlive == 1; /* lu_sched_join_turns: t takes turns */
     return lu__enabled(s, t);
 }
 

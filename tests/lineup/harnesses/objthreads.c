@@ -1,0 +1,178 @@
+/*
+ * Objects with threads of their own, started by create(): they run beside
+ * every call, in phase 1 too (a serial call may wait for them), and the
+ * main thread waits for the test's threads only before destroy(), which
+ * stops them. Each selected with --harness:
+ *   server      calls post a request and wait for the server thread's reply;
+ *               linearizable (the server applies each request whole);
+ *   server_bug  the same, but a call posts without waiting for the request
+ *               slot to be free: a second request overwrites the first, whose
+ *               caller then waits for good (stuck, no serial explanation);
+ *   ready       create()'s thread initializes the value calls wait for;
+ *   janitor     a thread that sleeps until destroy() wakes and joins it;
+ *   orphan      create()'s thread waits for a signal nobody sends, and
+ *               destroy() does not stop it: a harness error that says where
+ *               the thread blocks.
+ */
+#include <lineup.h>
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+struct srv {
+    pthread_mutex_t m;
+    pthread_cond_t req, rep;
+    bool has_req, has_rep, quit, ready;
+    int64_t arg, out, val;
+    pthread_t th;
+};
+
+static void *serve(void *p)
+{
+    struct srv *s = p;
+    pthread_mutex_lock(&s->m);
+    for (;;) {
+        while (!s->has_req && !s->quit)
+            pthread_cond_wait(&s->req, &s->m);
+        if (!s->has_req)
+            break;
+        s->out = s->val;
+        s->val += s->arg;
+        s->has_req = false;
+        s->has_rep = true;
+        pthread_cond_broadcast(&s->rep);
+    }
+    pthread_mutex_unlock(&s->m);
+    return NULL;
+}
+
+static struct srv *srv_new(void *(*fn)(void *))
+{
+    struct srv *s = calloc(1, sizeof *s);
+    pthread_mutex_init(&s->m, NULL);
+    pthread_cond_init(&s->req, NULL);
+    pthread_cond_init(&s->rep, NULL);
+    pthread_create(&s->th, NULL, fn, s);
+    return s;
+}
+
+static void *server_create(void)
+{
+    return srv_new(serve);
+}
+
+static void srv_destroy(void *o)
+{
+    struct srv *s = o;
+    pthread_mutex_lock(&s->m);
+    s->quit = true;
+    pthread_cond_broadcast(&s->req);
+    pthread_mutex_unlock(&s->m);
+    pthread_join(s->th, NULL);
+    free(s);
+}
+
+static int64_t post(struct srv *s, int64_t a, bool wait_free)
+{
+    pthread_mutex_lock(&s->m);
+    while (wait_free && (s->has_req || s->has_rep))
+        pthread_cond_wait(&s->rep, &s->m);
+    s->arg = a;
+    s->has_req = true;
+    pthread_cond_signal(&s->req);
+    while (!s->has_rep)
+        pthread_cond_wait(&s->rep, &s->m);
+    int64_t r = s->out;
+    s->has_rep = false;
+    pthread_cond_broadcast(&s->rep);
+    pthread_mutex_unlock(&s->m);
+    return r;
+}
+
+static int64_t add(void *o, int64_t a)
+{
+    return post(o, a, true);
+}
+
+static int64_t add_bug(void *o, int64_t a)
+{
+    return post(o, a, false);
+}
+
+LINEUP_HARNESS(server, server_create, srv_destroy, LINEUP_OP(add, 1), LINEUP_OP(add, 10));
+LINEUP_HARNESS(server_bug, server_create, srv_destroy, LINEUP_OP(add_bug, 1), LINEUP_OP(add_bug, 10));
+
+/* ready: the value is 100 once create()'s thread has set it */
+static void *init_value(void *p)
+{
+    struct srv *s = p;
+    pthread_mutex_lock(&s->m);
+    s->val = 100;
+    s->ready = true;
+    pthread_cond_broadcast(&s->rep);
+    pthread_mutex_unlock(&s->m);
+    return NULL;
+}
+
+static void *ready_create(void)
+{
+    return srv_new(init_value);
+}
+
+static void ready_destroy(void *o)
+{
+    struct srv *s = o;
+    pthread_join(s->th, NULL);
+    free(s);
+}
+
+static int64_t incr(void *o, int64_t a)
+{
+    struct srv *s = o;
+    pthread_mutex_lock(&s->m);
+    while (!s->ready)
+        pthread_cond_wait(&s->rep, &s->m);
+    int64_t r = s->val;
+    s->val += a;
+    pthread_mutex_unlock(&s->m);
+    return r;
+}
+
+LINEUP_HARNESS(ready, ready_create, ready_destroy, LINEUP_OP(incr, 1), LINEUP_OP(incr, 2));
+
+/* janitor: sleeps until destroy() sets quit */
+static void *sleeper(void *p)
+{
+    struct srv *s = p;
+    pthread_mutex_lock(&s->m);
+    while (!s->quit)
+        pthread_cond_wait(&s->req, &s->m);
+    pthread_mutex_unlock(&s->m);
+    return NULL;
+}
+
+static void *janitor_create(void)
+{
+    struct srv *s = srv_new(sleeper);
+    s->ready = true;
+    return s;
+}
+
+LINEUP_HARNESS(janitor, janitor_create, srv_destroy, LINEUP_OP(incr, 1), LINEUP_OP(incr, 2));
+
+/* orphan: nobody ever wakes the thread */
+static void *orphan_create(void)
+{
+    struct srv *s = srv_new(sleeper);
+    s->ready = true;
+    return s;
+}
+
+static void orphan_destroy(void *o)
+{
+    (void)o; /* leaves the thread waiting (and the object to it) */
+}
+
+LINEUP_HARNESS(orphan, orphan_create, orphan_destroy, LINEUP_OP(incr, 1));
