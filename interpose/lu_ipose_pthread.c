@@ -434,21 +434,32 @@ LU_IPOSE_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
     return lu_sched_mutex_trylock(m, LU_IPOSE_L(pthread_mutex_trylock));
 }
 
+/* A timed lock with a time out of range: glibc looks at the time only when
+ * it must wait, so it takes a free mutex (or relocks a recursive one it
+ * holds) and fails with EINVAL instead of waiting. */
+static int lu__ipose_lock_bad_time(pthread_mutex_t *m, uint16_t label)
+{
+    int rc = lu_sched_mutex_trylock(m, label);
+    return rc == EBUSY ? EINVAL : rc;
+}
+
 LU_IPOSE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *ts)
 {
     LU_IPOSE_PASS(pthread_mutex_timedlock, (m, ts));
-    if (lu_ipose_ts_bad(ts))
-        return EINVAL;
     lu_ipose_adopt_mutex(m);
+    if (lu_ipose_ts_bad(ts))
+        return lu__ipose_lock_bad_time(m, LU_IPOSE_L(pthread_mutex_timedlock));
     return lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_timedlock));
 }
 
 LU_IPOSE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
 {
     LU_IPOSE_PASS(pthread_mutex_clocklock, (m, clk, ts));
-    if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
+    if (lu_ipose_clock_bad(clk))
         return EINVAL;
     lu_ipose_adopt_mutex(m);
+    if (lu_ipose_ts_bad(ts))
+        return lu__ipose_lock_bad_time(m, LU_IPOSE_L(pthread_mutex_clocklock));
     return lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_clocklock));
 }
 

@@ -9,6 +9,7 @@
 #include "lu_sched_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #define LU__CALLER_PC() (lu__sched_pc)
@@ -581,6 +582,10 @@ int lu_sched_sem_post(void *sem, uint16_t label)
     lu__obj_get(t->s, sem, LU__O_SEM);
     lu__point(t, LU_SCHED_K_SEM_POST, sem, label);
     struct lu__obj *o = lu__obj_find(t->s, sem);
+    if (o->u.sem.value >= SEM_VALUE_MAX) { /* as glibc: the count stays */
+        lu__sync_unchanged(t, o);
+        return EOVERFLOW;
+    }
     o->u.sem.value++;
     lu__sync_changed(t, o);
     return 0;

@@ -314,6 +314,11 @@ foreign_unlock)
         run 0 --strategy dfs --preemptions -1 -- "$P/$p"
         has "every schedule of the program was explored"
     done
+    # glibc's return values at the edges: a timed lock with a bad time
+    # takes a free mutex, fails on a held one; a post at SEM_VALUE_MAX
+    # fails with EOVERFLOW
+    run 0 --strategy dfs --preemptions -1 -- "$P/edge_returns"
+    has "every schedule of the program was explored"
     # a wait on a recursive mutex locked twice releases one level, as
     # glibc's does: the waiter keeps the mutex, and the signaler blocks
     run 1 --strategy dfs -- "$P/cond_recursive"

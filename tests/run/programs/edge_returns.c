@@ -1,0 +1,45 @@
+/*
+ * Return values glibc gives at the edges, which lineup's models must give
+ * too: a timed lock with a time out of range takes a free mutex (glibc looks
+ * at the time only when it must wait) and fails with EINVAL on a held one;
+ * sem_post on a semaphore at SEM_VALUE_MAX fails with EOVERFLOW and leaves
+ * the count.
+ */
+#define _GNU_SOURCE
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <time.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+
+static void *holder(void *arg)
+{
+    (void)arg;
+    struct timespec bad = {.tv_sec = 0, .tv_nsec = 2000000000};
+    assert(pthread_mutex_timedlock(&m, &bad) == EINVAL); /* held by main */
+    assert(pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &bad) == EINVAL);
+    return NULL;
+}
+
+int main(void)
+{
+    struct timespec bad = {.tv_sec = 0, .tv_nsec = -1};
+    assert(pthread_mutex_timedlock(&m, &bad) == 0);
+    pthread_t t;
+    pthread_create(&t, NULL, holder, NULL);
+    pthread_join(t, NULL);
+    assert(pthread_mutex_unlock(&m) == 0);
+
+    sem_t s;
+    sem_init(&s, 0, SEM_VALUE_MAX);
+    errno = 0;
+    assert(sem_post(&s) == -1 && errno == EOVERFLOW);
+    int v;
+    sem_getvalue(&s, &v);
+    assert(v == SEM_VALUE_MAX);
+    assert(sem_wait(&s) == 0 && sem_post(&s) == 0);
+    return 0;
+}
