@@ -706,7 +706,7 @@ static void lu__json_finding(struct lu__ctx *x, struct lu_run_shm *m, const char
     fputs(", \"report\": ", f);
     struct lu_buf r;
     lu_buf_init(&r);
-    lu_buf_printf(&r, "%s: %s", E->kind == LU_RUN_K_TIMEOUT ? "INCONCLUSIVE" : "FAIL", report ? report : "");
+    lu_buf_printf(&r, "%s: %s", lu_drv_run_kind_word(E->kind), report ? report : "");
     lu_drv_json_str(f, r.s);
     fputs(", \"replay\": ", f);
     if (replay)
@@ -725,8 +725,9 @@ static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
     lu_buf_init(&b);
     lu_drv_run_render(&b, m);
     lu__progress_clear(x);
-    /* a timeout is no bug: lineup could not run the execution to its end */
-    printf("\n%s: %s", m->exec.kind == LU_RUN_K_TIMEOUT ? "INCONCLUSIVE" : "FAIL", b.s ? b.s : "");
+    /* a timeout is no bug (lineup could not run the execution to its end),
+     * nor is an unsupported call */
+    printf("\n%s: %s", lu_drv_run_kind_word(m->exec.kind), b.s ? b.s : "");
     if (x->nseen < LU_RUN_MAX_SIGS) {
         struct lu_buf h;
         lu_buf_init(&h);
@@ -880,7 +881,10 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
         printf(", %" PRIu64 " cut short as redundant (partial-order reduction)", s->redundant);
     if (s->dropped)
         printf(", %" PRIu64 " dropped (a spinning thread chosen at a cost kept spinning)", s->dropped);
-    printf(", %" PRIu64 " failing", s->failing);
+    printf(", %" PRIu64 " failing", s->failing - s->errors);
+    if (s->errors)
+        printf(", %" PRIu64 " ended by an error (not a finding: unsupported call or lineup's limits)",
+               s->errors);
     if (s->timeouts)
         printf(", %" PRIu64 " timed out (blocked outside lineup's control: not checked)", s->timeouts);
     printf("\n");

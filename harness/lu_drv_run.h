@@ -260,6 +260,7 @@ struct lu_run_status {
 struct lu_run_summary {
     uint64_t executions, discarded, failing;
     uint64_t timeouts; /* executions that timed out: not failing, lineup could not run them */
+    uint64_t errors;   /* of the failing, those that ended in an error (exit status 2 or 3), not a finding */
     /* executions the scheduler ended as redundant (covered by others),
      * neither failing nor discarded (assumptions): cut by partial-order
      * reduction, dropped because a spinning thread chosen at a cost kept
@@ -351,6 +352,10 @@ int lu_drv_run_main(int argc, char **argv);
 const char *lu_drv_run_kind_name(int kind);
 const char *lu_drv_run_kind_id(int kind); /* "ASSERT" */
 int lu_drv_run_kind_exit(int kind);
+/* The word a report of kind starts with: "FAIL" (a finding, exit status
+ * 1), "INCONCLUSIVE" (a timeout) or "ERROR" (an unsupported call, lineup's
+ * own limits or errors). */
+const char *lu_drv_run_kind_word(int kind);
 int lu_drv_run_kind_parse(const char *id); /* -1: unknown */
 const char *lu_drv_run_strategy_name(int strategy);
 

@@ -54,6 +54,11 @@ int lu_drv_run_kind_exit(int kind)
     return kind >= 0 && kind < LU_RUN_K_COUNT ? lu__kexit[kind] : 3;
 }
 
+const char *lu_drv_run_kind_word(int kind)
+{
+    return kind == LU_RUN_K_TIMEOUT ? "INCONCLUSIVE" : lu_drv_run_kind_exit(kind) == 1 ? "FAIL" : "ERROR";
+}
+
 int lu_drv_run_kind_parse(const char *id)
 {
     for (int k = 0; k < LU_RUN_K_COUNT; k++)

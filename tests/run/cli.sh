@@ -494,7 +494,7 @@ oom)
         case $rc in
         0) has "verdict: PASS" ;;
         3)
-            has "^FAIL: out of memory: malloc\(67108864\) by (the main thread|thread 1) at grab \(oom.c:[0-9]+\) returned NULL in lineup's process, which had [0-9]+ MB of address space of the [0-9]+ MB ulimit -v allows; not a finding"
+            has "^ERROR: out of memory: malloc\(67108864\) by (the main thread|thread 1) at grab \(oom.c:[0-9]+\) returned NULL in lineup's process, which had [0-9]+ MB of address space of the [0-9]+ MB ulimit -v allows; not a finding"
             has "verdict: ERROR"
             lacks "assertion"
             stopped=$((stopped + 1))
