@@ -716,6 +716,25 @@ static void render_label(struct lu_buf *b, const struct lu_spec *s, unsigned op)
     lu_buf_puts(b, s->test.ops[op].label);
 }
 
+/* The label, and whose call it is when another call of the test has the
+ * same label (a test's try_dequeue(0) and a teardown's): for a sentence
+ * that names one call. */
+static void render_who(struct lu_buf *b, const struct lu_spec *s, unsigned op)
+{
+    render_label(b, s, op);
+    const struct lu_hist_test *t = &s->test;
+    for (unsigned i = 0; i < t->nops; i++) {
+        if (i == op || strcmp(t->ops[i].label, t->ops[op].label) != 0)
+            continue;
+        unsigned th = t->ops[op].thread;
+        if (t->main_last && th + 1 == t->nthreads)
+            lu_buf_puts(b, " (the main thread's)");
+        else
+            lu_buf_printf(b, " (thread %u's)", th);
+        return;
+    }
+}
+
 /* Group lines are indented like the rest of a report's blocks. */
 #define GROUP_INDENT "    "
 
@@ -1089,7 +1108,7 @@ static void explain_full(struct lu_buf *b, const struct lu_spec *s, const struct
             const struct ex_vals *v = pass == 0 ? &x->all[op] : pass == 1 ? &x->local[op] : &x->rt[op];
             if (v->obs || v->n == 0)
                 continue;
-            render_label(b, s, op);
+            render_who(b, s, op);
             lu_buf_puts(b, " returned ");
             lu_hist_render_result(b, &ev->res);
             if (pass == 0) {
@@ -1171,7 +1190,7 @@ void lu_lin_explain(struct lu_buf *b, const struct lu_spec *s, const struct lu_h
         return;
     }
     struct ex_stuck x = {.s = s, .target = hi.returned & ~BIT(e), .op = (unsigned)e};
-    render_label(b, s, (unsigned)e);
+    render_who(b, s, (unsigned)e);
     if (!serial_completes(s, 0, 0, x.target)) {
         lu_buf_puts(b, " is stuck here after the other calls returned, but serially they never all return:"
                        " every serial execution of them gets stuck first.");

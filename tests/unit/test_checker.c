@@ -803,8 +803,8 @@ static void test_stuck(void)
     lu_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(
-        &b, "take() is stuck here; serial executions of the completed calls followed by take() can get "
-            "stuck, but none of them matches"));
+        &b, "take() (thread 1's) is stuck here; serial executions of the completed calls followed by take() "
+            "can get stuck, but none of them matches"));
     lu_buf_free(&b);
     lu_spec_free(s);
 
@@ -845,7 +845,8 @@ static void test_stuck(void)
     lu_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(
-        &b, "take() is stuck here after the other calls returned, but serially they never all return"));
+        &b, "take() (thread 1's) is stuck here after the other calls returned, but serially they never all "
+            "return"));
     lu_buf_free(&b);
     lu_hist_free(&h);
     lu_spec_free(s);
