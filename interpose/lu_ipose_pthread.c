@@ -295,12 +295,19 @@ static inline int lu_ipose_mutex_type(int type)
 
 static inline void lu_ipose_adopt_mutex(void *m)
 {
-    if (lu_sched_known && !lu_sched_known(m)) {
-        int kind = ((pthread_mutex_t *)m)->__data.__kind;
-        lu_sched_mutex_init(m, lu_ipose_mutex_type(kind & 3));
-        if (kind & LU_IPOSE_MUTEX_KIND_ROBUST)
-            lu_sched_mutex_set_robust(m);
-    }
+    if (!lu_sched_known)
+        return;
+    int kind = ((pthread_mutex_t *)m)->__data.__kind;
+    int type = lu_ipose_mutex_type(kind & 3);
+    bool robust = (kind & LU_IPOSE_MUTEX_KIND_ROBUST) != 0, had_robust = false;
+    /* known, but its memory says another kind: initialized anew there by
+     * assignment (a stack slot reused by another function's mutex), which
+     * only the memory shows */
+    if (lu_sched_known(m) && lu_sched_mutex_kind(m, &had_robust) == type && had_robust == robust)
+        return;
+    lu_sched_mutex_init(m, type);
+    if (robust)
+        lu_sched_mutex_set_robust(m);
 }
 
 static inline void lu_ipose_adopt_sem(sem_t *sem)

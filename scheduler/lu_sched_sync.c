@@ -87,6 +87,16 @@ static int lu__mutex_acquire(struct lu__thread *t, struct lu__obj *o, int busy_r
     return 0;
 }
 
+int lu_sched_mutex_kind(const void *m, bool *robust)
+{
+    struct lu__thread *t = lu__me();
+    struct lu__obj *o = lu__obj_find(t->s, m);
+    if (!o || o->type != LU__O_MUTEX)
+        return -1;
+    *robust = o->u.mutex.robust;
+    return o->u.mutex.kind;
+}
+
 void lu_sched_mutex_set_robust(void *m)
 {
     struct lu__thread *t = lu__me();

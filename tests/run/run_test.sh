@@ -312,7 +312,9 @@ foreign_unlock)
     # one initialized by assignment: its model starts afresh (the old one
     # deadlocked on a mutex freed while locked, and relocked a normal mutex
     # that had been a recursive one)
-    for p in sync_reuse sync_reuse_kind sync_reuse_realloc; do
+    # and a stack slot whose recursive mutex gives way to another
+    # function's normal one, initialized by assignment: the memory's kind
+    for p in sync_reuse sync_reuse_kind sync_reuse_realloc stack_reuse; do
         run 0 --strategy dfs --preemptions -1 -- "$P/$p"
         has "every schedule of the program was explored"
     done
