@@ -1039,9 +1039,9 @@ static int lu__json_end(struct lu__ctx *x, int outcome, int sig, int rc, const c
     fprintf(f,
             ", \"summary\": {\"executions\": %" PRIu64 ", \"complete\": %" PRIu64 ", \"discarded\": %" PRIu64
             ", \"cut_executions\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"failing\": %" PRIu64
-            ", \"inconclusive\": %" PRIu64 ", \"seconds\": %.3f",
+            ", \"errors\": %" PRIu64 ", \"inconclusive\": %" PRIu64 ", \"seconds\": %.3f",
             execs, execs > settled ? execs - settled : 0, s ? s->discarded : 0, s ? s->redundant : 0,
-            s ? s->dropped : 0, s ? s->failing : 0, s ? s->timeouts : 0,
+            s ? s->dropped : 0, s ? s->failing - s->errors : 0, s ? s->errors : 0, s ? s->timeouts : 0,
             s && s->secs > 0 ? s->secs
             : x->t0 > 0      ? lu__now() - x->t0
                              : 0.0);

@@ -299,11 +299,11 @@ static inline void lu_ipose_adopt_mutex(void *m)
         return;
     int kind = ((pthread_mutex_t *)m)->__data.__kind;
     int type = lu_ipose_mutex_type(kind & 3);
-    bool robust = (kind & LU_IPOSE_MUTEX_KIND_ROBUST) != 0, had_robust = false;
+    bool robust = (kind & LU_IPOSE_MUTEX_KIND_ROBUST) != 0, had_robust = false, mine;
     /* known, but its memory says another kind: initialized anew there by
      * assignment (a stack slot reused by another function's mutex), which
      * only the memory shows */
-    if (lu_sched_known(m) && lu_sched_mutex_kind(m, &had_robust) == type && had_robust == robust)
+    if (lu_sched_known(m) && lu_sched_mutex_kind(m, &had_robust, &mine) == type && had_robust == robust)
         return;
     lu_sched_mutex_init(m, type);
     if (robust)
@@ -443,10 +443,14 @@ LU_IPOSE_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 
 /* A timed lock with a time out of range: glibc looks at the time only when
  * it must wait, so it takes a free mutex (or relocks a recursive one it
- * holds) and fails with EINVAL instead of waiting. */
+ * holds), refuses to relock an error-checking one it holds (EDEADLK), and
+ * fails with EINVAL instead of waiting. */
 static int lu__ipose_lock_bad_time(pthread_mutex_t *m, uint16_t label)
 {
     int rc = lu_sched_mutex_trylock(m, label);
+    bool robust, mine = false;
+    if (rc == EBUSY && lu_sched_mutex_kind(m, &robust, &mine) == PTHREAD_MUTEX_ERRORCHECK && mine)
+        return EDEADLK;
     return rc == EBUSY ? EINVAL : rc;
 }
 

@@ -292,8 +292,18 @@ static void lu__objs_reset(struct lu_sched *s)
 
 static void lu__forget_in(struct lu_sched *s, struct lu__obj *o, uintptr_t a, size_t n)
 {
-    if (o->epoch == s->epoch && o->type != LU__O_LOC && (uintptr_t)o->addr - a < n)
-        o->epoch = s->epoch - 1 ? s->epoch - 1 : UINT32_MAX; /* any other: left by "an earlier execution" */
+    if (o->epoch != s->epoch || o->type == LU__O_LOC || (uintptr_t)o->addr - a >= n)
+        return;
+    /* one another thread waits on, or is at an operation on, stays: its
+     * code goes on with the model it found (natively, the program's use
+     * after free hangs it, or worse). The caller's obj is its last
+     * operation's, done. */
+    for (int i = 0; i < s->nthreads; i++) {
+        const struct lu__thread *t = &s->threads[i];
+        if (t != lu__self && t->state == LU__T_RUNNING && (t->obj == o->addr || t->obj2 == o->addr))
+            return;
+    }
+    o->epoch = s->epoch - 1 ? s->epoch - 1 : UINT32_MAX; /* any other: left by "an earlier execution" */
 }
 
 void lu_sched_forget_sync(const void *p, size_t n)

@@ -715,10 +715,11 @@ int lu_sched_mutex_unlock(void *m, uint16_t label);
 void lu_sched_mutex_set_robust(void *m);
 int lu_sched_mutex_consistent(void *m);
 /* The model's PTHREAD_MUTEX_* type of the mutex at m in this execution, or
- * -1 when it has none; *robust says whether it is robust. For the layer
- * above to tell a mutex initialized anew by assignment (a reused stack
- * slot) from the one the model knows. Not a scheduling point. */
-int lu_sched_mutex_kind(const void *m, bool *robust);
+ * -1 when it has none; *robust says whether it is robust, *mine whether
+ * the caller holds it. For the layer above to tell a mutex initialized
+ * anew by assignment (a reused stack slot) from the one the model knows.
+ * Not a scheduling point. */
+int lu_sched_mutex_kind(const void *m, bool *robust, bool *mine);
 
 /* Reader-writer locks follow glibc: a thread may hold several read locks
  * (each needs its unlock); rdlock or wrlock by the writer returns EDEADLK

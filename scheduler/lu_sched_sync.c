@@ -87,13 +87,14 @@ static int lu__mutex_acquire(struct lu__thread *t, struct lu__obj *o, int busy_r
     return 0;
 }
 
-int lu_sched_mutex_kind(const void *m, bool *robust)
+int lu_sched_mutex_kind(const void *m, bool *robust, bool *mine)
 {
     struct lu__thread *t = lu__me();
     struct lu__obj *o = lu__obj_find(t->s, m);
     if (!o || o->type != LU__O_MUTEX)
         return -1;
     *robust = o->u.mutex.robust;
+    *mine = o->u.mutex.owner == t->id;
     return o->u.mutex.kind;
 }
 
@@ -322,7 +323,9 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
         return EPERM;
     lu__obj_get(s, c, LU__O_COND);
     lu__point(t, LU_SCHED_K_COND_WAIT, c, label);
-    om = lu__obj_find(s, m);
+    /* gone if another thread freed and reused its block meanwhile (the
+     * point protects c, not m: lu_sched_forget_sync) */
+    om = lu__obj_get(s, m, LU__O_MUTEX);
     struct lu__obj *oc = lu__obj_find(s, c);
     /* glibc releases one level of a recursive mutex: locked more than once,
      * it stays the waiter's while it waits (and whoever must lock it to

@@ -196,11 +196,14 @@ exit)
     # an exec that fails returns, and the thread goes on
     run 0 --strategy dfs -- "$P/exec_missing"
     has "verdict: PASS"
-    # an unsupported call is a tool error (2), shown where it is made
-    run 2 -- "$P/unsupported"
+    # an unsupported call is a tool error (2), shown where it is made, and
+    # counted apart from the failing executions, in the JSON too
+    run 2 --json "$WORK/unsup.json" -- "$P/unsupported"
     has "ERROR: unsupported call: fork is not supported under lineup"
     has ", 0 failing, 1 ended by an error (not a finding: unsupported call or lineup's limits)"
     lacks "FAIL:"
+    python3 -c 'import json,sys; s = json.load(open(sys.argv[1]))["summary"]; sys.exit(not (s["failing"] == 0 and s["errors"] == 1))' "$WORK/unsup.json" ||
+        fail "the JSON summary does not count the unsupported call as an error: $(cat "$WORK/unsup.json")"
     has "  main thread  unsupported call at main (unsupported.c:26)"
     # threads ended by pthread_exit are finished in the report
     run 1 --strategy dfs -- "$P/thread_exit"
@@ -323,6 +326,14 @@ foreign_unlock)
     # fails with EOVERFLOW
     run 0 --strategy dfs --preemptions -1 -- "$P/edge_returns"
     has "every schedule of the program was explored"
+    # an object freed and its block allocated again while a thread waits
+    # on it, or is at an operation on it: a deadlock, as natively (the
+    # model the waiter found stays), not a crash in lineup's code
+    for m in 0 1 2 3 4; do
+        run 1 --strategy dfs -- "$P/freed_waited" $m
+        has "FAIL: deadlock: every thread that has not finished is blocked"
+        lacks "crash"
+    done
     # a wait on a recursive mutex locked twice releases one level, as
     # glibc's does: the waiter keeps the mutex, and the signaler blocks
     run 1 --strategy dfs -- "$P/cond_recursive"

@@ -1,7 +1,8 @@
 /*
  * Return values glibc gives at the edges, which lineup's models must give
  * too: a timed lock with a time out of range takes a free mutex (glibc looks
- * at the time only when it must wait) and fails with EINVAL on a held one;
+ * at the time only when it must wait), fails with EINVAL on a held one and
+ * with EDEADLK on an error-checking one the caller holds;
  * sem_post on a semaphore at SEM_VALUE_MAX fails with EOVERFLOW and leaves
  * the count.
  */
@@ -32,6 +33,16 @@ int main(void)
     pthread_create(&t, NULL, holder, NULL);
     pthread_join(t, NULL);
     assert(pthread_mutex_unlock(&m) == 0);
+
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ERRORCHECK);
+    pthread_mutex_t e;
+    pthread_mutex_init(&e, &a);
+    pthread_mutex_lock(&e);
+    assert(pthread_mutex_timedlock(&e, &bad) == EDEADLK);
+    assert(pthread_mutex_clocklock(&e, CLOCK_MONOTONIC, &bad) == EDEADLK);
+    pthread_mutex_unlock(&e);
 
     sem_t s;
     sem_init(&s, 0, SEM_VALUE_MAX);
