@@ -488,11 +488,8 @@ void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, con
 
     /* Name the pending calls in the order they were made. */
     uint64_t pending = lu_hist_pending(h);
-    if (!pending) {
-        if (h->stuck)
-            lu_buf_puts(b, "stuck\n");
+    if (!pending) /* stuck after every call returned: the caller says where */
         return;
-    }
     unsigned npend = (unsigned)__builtin_popcountll(pending), k = 0;
     lu_buf_puts(b, h->stuck ? "stuck: " : "pending: ");
     for (size_t i = 0; i < h->len; i++) {

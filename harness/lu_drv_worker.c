@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -138,7 +139,7 @@ static void *lu__main_body(void *arg)
     struct lu__tctx *mc = &lu__ctx[LU_DRV_MAX_THREADS];
     lu__created = false;
     lu__body_done = false;
-    lu__tid_base = 0;
+    lu__tid_base = INT_MAX; /* every thread before the test's is create()'s (or a setup call's) */
     lu_sched_takes_turns(0);
     lu__obj = H->create();
     lu__created = true;
@@ -707,7 +708,8 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     cfg.spin_bound = W->job.spin_bound;
     cfg.watchdog_ms = W->job.watchdog_ms;
     cfg.on_fatal = lu__on_fatal;
-    cfg.turns = true; /* the object's own threads run beside a serial call (lu__main_body) */
+    cfg.turns = true;             /* the object's own threads run beside a serial call (lu__main_body) */
+    cfg.turns_first = lu__serial; /* ... when it waits for them: phase 1 is unbounded */
     cfg.por = o->por;
     cfg.cache = o->por ? lu__cache : NULL;
     cfg.no_clocks = true; /* Line-Up checks histories, not data races */
@@ -862,7 +864,23 @@ static struct lu_spec *lu__phase1(void)
             most_threads = res.nthreads;
         lu__outcome_finding(&res, 1);
         lu__note_returned();
+        /* a spinning thread chosen at a cost kept spinning: another schedule
+         * has what this one would (an object's own thread that polls) */
+        if (res.outcome == LU_SCHED_OUT_DISCARDED)
+            continue;
         if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK) {
+            /* a setup call that never returns leaves the test's calls
+             * unchecked: no specification */
+            for (unsigned i = 0; i < lu__nsetup; i++)
+                if (lu_hist_pending(&lu__hist) >> lu__setup_id[i] & 1) {
+                    struct lu_buf tb;
+                    lu_buf_init(&tb);
+                    lu__report_threads(&tb, &res);
+                    lu__fail(LU_DRV_V_HARNESS, 1,
+                             "harness %s: the setup call %s never returned in a serial execution (%s)%s\n%s",
+                             H->name, lu__htest.ops[lu__setup_id[i]].label,
+                             lu_sched_outcome_name(res.outcome), tb.len ? ":" : "", tb.s ? tb.s : "");
+                }
             if (lu__pending_count() != 1) {
                 /* where: the threads that block or spin */
                 struct lu_buf tb;
@@ -1015,7 +1033,7 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
             lu_buf_printf(b, "'s %s (step %u)\n", lu_sched_label_name(st->label), i);
         }
     }
-    if (ended_stuck && !stuck)
+    if (ended_stuck && !lu_hist_pending(&lu__hist))
         lu_buf_printf(b, "then the execution got stuck (%s), after every call returned:\n",
                       lu_sched_outcome_name(res->outcome));
     if (ended_stuck)
@@ -1801,6 +1819,9 @@ static void lu__replay(struct lu_spec *spec)
         v.failing_op = -1;
         enum lu__p2 kind = LU__P2_PASS;
         if (stuck) {
+            if (!lu_hist_pending(&lu__hist))
+                lu_buf_printf(&b, "then the execution got stuck (%s), after every call returned:\n",
+                              lu_sched_outcome_name(res.outcome));
             lu__report_threads(&b, &res);
             kind = lu__check_phase2(spec, true, &v, NULL);
         } else if (res.outcome == LU_SCHED_OUT_COMPLETE) {

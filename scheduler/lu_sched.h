@@ -266,6 +266,13 @@ struct lu_sched_config {
      * beside it, as they would beside a serial call. Off: a section keeps
      * out every thread but those created in it. */
     bool turns;
+    /* With turns: the threads that take no turns go on only when none that
+     * takes turns (or was created in the section under way) can go on
+     * without spinning, so that an object's own thread that never stops
+     * (a ticker, a poller) leaves serial executions finite: they run when
+     * the calls wait for them. For phase 1, which explores every schedule
+     * without a bound. */
+    bool turns_first;
 };
 
 /* Each controlled thread runs on the thread pointer of a real pool thread:

@@ -1282,6 +1282,20 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         }
     }
 
+    if (s->cfg.turns_first && enabled) {
+        uint64_t first = 0;
+        for (uint64_t m = enabled & ~spinning; m; m &= m - 1) {
+            int i = __builtin_ctzll(m);
+            const struct lu__thread *t = &s->threads[i];
+            if (t->turns || (owner >= 0 && t->section == owner))
+                first |= 1ULL << i;
+        }
+        if (first) {
+            enabled = first;
+            spinning = 0;
+        }
+    }
+
     if (por) {
         lu__por_arrive(s, cur, cur_live && ((enabled & ~spinning) >> me & 1));
         lu__pc_event(s, len);

@@ -12,11 +12,20 @@
  *   janitor     a thread that sleeps until destroy() wakes and joins it;
  *   orphan      create()'s thread waits for a signal nobody sends, and
  *               destroy() does not stop it: a harness error that says where
- *               the thread blocks.
+ *               the thread blocks;
+ *   ticker      create()'s thread counts and yields until destroy() stops
+ *               it, and idler only yields: phase 1 must stay finite (the
+ *               thread runs when the calls wait for it) and pass;
+ *   setup_dead  a setup call that never returns: a harness error, not a
+ *               test whose calls never ran;
+ *   early_crash create() starts a thread that crashes and joins it: the
+ *               crash is create()'s thread's, before the test's exist.
  */
 #include <lineup.h>
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -176,3 +185,102 @@ static void orphan_destroy(void *o)
 }
 
 LINEUP_HARNESS(orphan, orphan_create, orphan_destroy, LINEUP_OP(incr, 1));
+
+/* ticker, idler */
+struct tick {
+    atomic_int quit;
+    atomic_long ticks;
+    atomic_long val;
+    pthread_t th;
+};
+
+static void *ticking(void *p)
+{
+    struct tick *t = p;
+    while (!atomic_load(&t->quit)) {
+        atomic_fetch_add(&t->ticks, 1);
+        sched_yield();
+    }
+    return NULL;
+}
+
+static void *idling(void *p)
+{
+    struct tick *t = p;
+    while (!atomic_load(&t->quit))
+        sched_yield();
+    return NULL;
+}
+
+static void *tick_new(void *(*fn)(void *))
+{
+    struct tick *t = calloc(1, sizeof *t);
+    pthread_create(&t->th, NULL, fn, t);
+    return t;
+}
+
+static void *ticker_create(void)
+{
+    return tick_new(ticking);
+}
+
+static void *idler_create(void)
+{
+    return tick_new(idling);
+}
+
+static void tick_destroy(void *p)
+{
+    struct tick *t = p;
+    atomic_store(&t->quit, 1);
+    pthread_join(t->th, NULL);
+    free(t);
+}
+
+static int64_t fadd(void *p, int64_t a)
+{
+    struct tick *t = p;
+    return atomic_fetch_add(&t->val, a);
+}
+
+LINEUP_HARNESS(ticker, ticker_create, tick_destroy, LINEUP_OP(fadd, 1), LINEUP_OP(fadd, 10));
+LINEUP_HARNESS(idler, idler_create, tick_destroy, LINEUP_OP(fadd, 1), LINEUP_OP(fadd, 10));
+
+/* setup_dead: its setup call locks a normal mutex twice */
+static int64_t relock(void *o, int64_t unused)
+{
+    struct srv *s = o;
+    (void)unused;
+    pthread_mutex_lock(&s->m);
+    pthread_mutex_lock(&s->m);
+    return 0;
+}
+
+static void *plain_create(void)
+{
+    struct srv *s = calloc(1, sizeof *s);
+    pthread_mutex_init(&s->m, NULL);
+    return s;
+}
+
+LINEUP_HARNESS(setup_dead, plain_create, free, LINEUP_OP(incr, 1));
+LINEUP_SETUP(setup_dead, LINEUP_OP(relock, 0));
+
+/* early_crash */
+static void *crash_now(void *p)
+{
+    (void)p;
+    volatile int *z = NULL;
+    *z = 1;
+    return NULL;
+}
+
+static void *early_create(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, crash_now, NULL);
+    pthread_join(t, NULL);
+    return plain_create();
+}
+
+LINEUP_HARNESS(early_crash, early_create, free, LINEUP_OP(incr, 1));
