@@ -1002,7 +1002,8 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
                        "phase 1's serial execution of the same calls in the same order: the object depends "
                        "on something besides the order of its calls (state outside the object: static or "
                        "thread-local variables, which keep their values between executions; the clock, "
-                       "addresses, thread ids)\n");
+                       "addresses, thread ids; or the timing of the object's own threads, which phase 1 runs "
+                       "only when a call waits for them)\n");
     } else if (stuck) {
         lu_buf_printf(b,
                       "stuck history with no serial explanation (%s): %s is stuck, but no serial execution "

@@ -351,10 +351,13 @@ LU__API void __tsan_atomic_signal_fence(int mo)
  * other than 1, 2, 4, 8 and 16 bytes). On a controlled thread each is a
  * scheduling point (LU_TSAN_GENERIC) done with plain copies: every
  * controlled thread of an execution runs on one kernel thread, and this one
- * holds the baton until its next point. Elsewhere they are libatomic's when
- * it is loaded (its lock keeps real threads apart), else copies under a
- * lock of lineup's own. The operand that tells a retry from a spin is a
- * hash of the value stored or expected. */
+ * holds the baton until its next point (unlike the sized operations, they
+ * are then not atomic against an uncontrolled thread that shares the
+ * object; libatomic's lock cannot be taken there, as it is a pthread mutex
+ * lineup would model). Elsewhere they are libatomic's when it is loaded
+ * (its lock keeps real threads apart), else copies under a lock of
+ * lineup's own. The operand that tells a retry from a spin is a hash of
+ * the value stored or expected. */
 
 typedef void lu__gload_fn(size_t, void *, void *, int);
 typedef void lu__gstore_fn(size_t, void *, void *, int);

@@ -248,9 +248,11 @@ struct lu__obj *lu__obj_get_slow(struct lu_sched *s, const void *addr, int type)
     HASH_ADD(hh, s->objs, addr, sizeof o->addr, o);
     *lu__ocache_slot(s, addr) = o;
 init:
-    if (s->nsyncs < LU__SYNCS)
-        s->syncs[s->nsyncs] = o;
-    s->nsyncs++;
+    if (type != LU__O_LOC) {
+        if (s->nsyncs < LU__SYNCS)
+            s->syncs[s->nsyncs] = o;
+        s->nsyncs++;
+    }
     switch (type) {
     case LU__O_MUTEX:
         o->u.mutex.owner = -1;
@@ -1083,7 +1085,9 @@ static void lu__thread_reset(struct lu__thread *t)
     t->pc = 0;
     t->atomic_depth = 0;
     t->serial_depth = 0;
+    t->sect_seq = 0;
     t->section = -1;
+    t->section_seq = 0;
     t->turns = false;
     t->nreads = 0;
     t->signalled = false;
@@ -1131,7 +1135,10 @@ static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack, int parked)
     s->nlive++;
     t->first_run = true;
     t->spawner = self->id;
-    t->section = lu__section_of(s, self);
+    /* the creator's own section (not one it only runs beside, taking no
+     * turns), and which of its sections: the child belongs to that one */
+    t->section = lu__own_section_of(s, self);
+    t->section_seq = t->section >= 0 ? s->threads[t->section].sect_seq : 0;
     t->sigs.mask = self->sigs.mask; /* a new thread inherits its creator's signal mask */
     if (t->section >= 0)
         s->section_spawns++;
@@ -1444,6 +1451,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->ff_tid = -1;
     s->section_spawns = 0;
     s->serial_owner = -1;
+    s->sect_seqs = 0;
     s->turns_live = 0;
     s->nthreads = 1;
     s->nlive = 1;
@@ -1579,7 +1587,8 @@ void lu_sched_yield(uint16_t label)
 void lu_sched_atomic_begin(void)
 {
     struct lu__thread *t = lu__self;
-    t->atomic_depth++;
+    if (t->atomic_depth++ == 0)
+        t->sect_seq = ++t->s->sect_seqs;
     if (t->serial_depth++ == 0)
         t->s->serial_owner = t->id;
 }
@@ -1616,13 +1625,15 @@ void lu_sched_section_begin(uint16_t label)
         lu__point(t, LU_SCHED_K_FENCE, &lu__section_key, label);
         lu__hb_acquire(t, lu__obj_get(t->s, &lu__section_key, LU__O_MUTEX));
     }
-    t->atomic_depth++;
+    if (t->atomic_depth++ == 0)
+        t->sect_seq = ++t->s->sect_seqs;
 }
 
 void lu_sched_section_end(void)
 {
     struct lu__thread *t = lu__self;
-    if (t->atomic_depth == 0)
+    /* an end without its begin ends no serial section of the caller's */
+    if (t->atomic_depth <= t->serial_depth)
         return;
     if (--t->atomic_depth == 0)
         lu__hb_release(t, lu__obj_get(t->s, &lu__section_key, LU__O_MUTEX));

@@ -1273,7 +1273,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     } else {
         for (int i = 0; i < s->nthreads; i++) {
             struct lu__thread *t = &s->threads[i];
-            if (t->state != LU__T_RUNNING || (i != owner && t->section != owner && !(shared && !t->turns)) ||
+            if (t->state != LU__T_RUNNING ||
+                (i != owner && !lu__created_in(s, t, owner) && !(shared && !t->turns)) ||
                 !lu__enabled_q(s, t))
                 continue;
             enabled |= 1ULL << i;
@@ -1287,7 +1288,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         for (uint64_t m = enabled & ~spinning; m; m &= m - 1) {
             int i = __builtin_ctzll(m);
             const struct lu__thread *t = &s->threads[i];
-            if (t->turns || (owner >= 0 && t->section == owner))
+            if (t->turns || (owner >= 0 && lu__created_in(s, t, owner)))
                 first |= 1ULL << i;
         }
         if (first) {

@@ -340,9 +340,11 @@ struct lu__thread {
     uintptr_t pc;
     uint32_t chosen_at; /* 1 + the trace step that chose it to go on, 0 if none did (it was alone) */
     int atomic_depth;
-    int serial_depth; /* of atomic_depth, lu_sched_atomic_begin's (the rest: program sections) */
-    int section;      /* owner of the atomic section this thread was created in, or -1 */
-    bool turns;       /* lu_sched_takes_turns */
+    int serial_depth;     /* of atomic_depth, lu_sched_atomic_begin's (the rest: program sections) */
+    uint32_t sect_seq;    /* while atomic_depth > 0: which of the execution's sections it is in */
+    int section;          /* owner of the atomic section this thread was created in, or -1 */
+    uint32_t section_seq; /* and that section's sect_seq: a later one of the owner's is not it */
+    bool turns;           /* lu_sched_takes_turns */
 
     /* spin detection: locations read since the last change this thread made */
     struct {
@@ -416,6 +418,7 @@ struct lu_sched {
     uint32_t ff_looks;
     uint32_t section_spawns; /* threads created inside atomic sections in this execution */
     int serial_owner;        /* the thread in a lu_sched_atomic_begin section, or -1 */
+    uint32_t sect_seqs;      /* sections begun in this execution (lu__thread.sect_seq) */
     int turns_live;          /* running threads marked by lu_sched_takes_turns */
     struct lu__obj *objs;
     uint32_t epoch; /* of this execution's objects; never 0 */
@@ -461,16 +464,32 @@ static inline bool lu__shares_section(const struct lu_sched *s, int o)
 }
 
 /* The atomic section t runs in, named by its owner, or -1: t's own while
- * it is inside one, or the one t was created in while that lasts. At the
+ * it is inside one, or the one t was created in while that lasts (not a
+ * later section of the same owner: lu__own_section_of). At the
  * points of a section's threads only they may go on: an operation that
  * starts a helper thread and joins it stays one step of a serial execution
  * instead of blocking forever on the join. */
-static inline int lu__section_of(const struct lu_sched *s, const struct lu__thread *t)
+/* t was created in owner o's section under way (not in an earlier one) */
+static inline bool lu__created_in(const struct lu_sched *s, const struct lu__thread *t, int o)
+{
+    return t->section == o && s->threads[o].sect_seq == t->section_seq;
+}
+
+static inline int lu__own_section_of(const struct lu_sched *s, const struct lu__thread *t)
 {
     if (t->state == LU__T_RUNNING && t->atomic_depth > 0)
         return t->id;
     int o = t->section;
-    if (o >= 0 && o < s->nthreads && s->threads[o].state == LU__T_RUNNING && s->threads[o].atomic_depth > 0)
+    if (o >= 0 && o < s->nthreads && s->threads[o].state == LU__T_RUNNING && s->threads[o].atomic_depth > 0 &&
+        lu__created_in(s, t, o))
+        return o;
+    return -1;
+}
+
+static inline int lu__section_of(const struct lu_sched *s, const struct lu__thread *t)
+{
+    int o = lu__own_section_of(s, t);
+    if (o >= 0)
         return o;
     /* with config.turns, a thread that takes no turns runs beside the
      * serial section under way, as part of it */

@@ -19,7 +19,9 @@
  *   setup_dead  a setup call that never returns: a harness error, not a
  *               test whose calls never ran;
  *   early_crash create() starts a thread that crashes and joins it: the
- *               crash is create()'s thread's, before the test's exist.
+ *               crash is create()'s thread's, before the test's exist;
+ *   lazy_ticker the first call starts the ticker and leaves it running: it
+ *               belongs to that call only, not to its thread's later calls.
  */
 #include <lineup.h>
 
@@ -284,3 +286,40 @@ static void *early_create(void)
 }
 
 LINEUP_HARNESS(early_crash, early_create, free, LINEUP_OP(incr, 1));
+
+/* lazy_ticker: the ticker of ticker, started by the first call */
+struct lazy {
+    struct tick t;
+    pthread_mutex_t m;
+    bool started;
+};
+
+static void *lazy_create(void)
+{
+    struct lazy *z = calloc(1, sizeof *z);
+    pthread_mutex_init(&z->m, NULL);
+    return z;
+}
+
+static void lazy_destroy(void *p)
+{
+    struct lazy *z = p;
+    atomic_store(&z->t.quit, 1);
+    if (z->started)
+        pthread_join(z->t.th, NULL);
+    free(z);
+}
+
+static int64_t lazy_fadd(void *p, int64_t a)
+{
+    struct lazy *z = p;
+    pthread_mutex_lock(&z->m);
+    if (!z->started) {
+        z->started = true;
+        pthread_create(&z->t.th, NULL, ticking, &z->t);
+    }
+    pthread_mutex_unlock(&z->m);
+    return atomic_fetch_add(&z->t.val, a);
+}
+
+LINEUP_HARNESS(lazy_ticker, lazy_create, lazy_destroy, LINEUP_OP(lazy_fadd, 1), LINEUP_OP(lazy_fadd, 10));
