@@ -15,6 +15,9 @@
  *                    LINEUP_OP(try_dequeue, 0));
  *
  * Several harnesses may live in one shared object; names must be unique.
+ * create may start threads of the object's own (a server, a worker pool):
+ * they run beside the calls, and destroy, which runs after the test's
+ * calls, must stop them (docs/guide.md, section 1).
  */
 #ifndef LINEUP_H
 #define LINEUP_H
