@@ -1088,11 +1088,35 @@ LU_IPOSE_EXPORT int pthread_getattr_np(pthread_t th, pthread_attr_t *a)
 
 /* ================================================================ thread-specific data */
 
+/* Real keys created outside control (by constructors, before the
+ * executions) and not deleted: they take slots of glibc's PTHREAD_KEYS_MAX,
+ * so the model gives the program only the rest, as glibc would. */
+static unsigned lu__ipose_real_keys;
+
+static int lu__ipose_real_key(int rc, int delta)
+{
+    unsigned n = __atomic_load_n(&lu__ipose_real_keys, __ATOMIC_RELAXED);
+    /* a delete of a key nobody counted (not valid, or made before lineup
+     * was loaded) leaves the count at 0 */
+    while (rc == 0 && (delta > 0 || n > 0) &&
+           !__atomic_compare_exchange_n(&lu__ipose_real_keys, &n, n + (unsigned)delta, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+        ;
+    return rc;
+}
+
+static unsigned lu__ipose_keys_taken(void)
+{
+    return __atomic_load_n(&lu__ipose_real_keys, __ATOMIC_RELAXED);
+}
+
 LU_IPOSE_EXPORT int pthread_key_create(pthread_key_t *k, void (*dtor)(void *))
 {
+    if (lu_sched_self() < 0 && !lu_sched_in_async())
+        return lu__ipose_real_key(LU_IPOSE_REAL(pthread_key_create)(k, dtor), 1);
     LU_IPOSE_PASS(pthread_key_create, (k, dtor));
     unsigned mk;
-    int rc = lu_sched_key_create(&mk, dtor);
+    int rc = lu_sched_key_create(&mk, dtor, lu__ipose_keys_taken());
     if (rc == 0)
         *k = LU_IPOSE_KEY_TAG | mk;
     return rc;
@@ -1107,7 +1131,7 @@ LU_IPOSE_EXPORT int pthread_key_delete(pthread_key_t k)
         LU_SCHED_SET_PC();
         lu_sched_unsupported("pthread_key_delete of a key created outside lineup's control is not supported");
     }
-    return LU_IPOSE_REAL(pthread_key_delete)(k);
+    return lu__ipose_real_key(LU_IPOSE_REAL(pthread_key_delete)(k), -1);
 }
 
 LU_IPOSE_EXPORT void *pthread_getspecific(pthread_key_t k)
@@ -1972,9 +1996,14 @@ LU_IPOSE_EXPORT void call_once(once_flag *o, void (*fn)(void))
 
 LU_IPOSE_EXPORT int tss_create(tss_t *k, tss_dtor_t dtor)
 {
+    if (lu_sched_self() < 0 && !lu_sched_in_async()) {
+        int rc = LU_IPOSE_REAL(tss_create)(k, dtor);
+        lu__ipose_real_key(rc == thrd_success ? 0 : -1, 1);
+        return rc;
+    }
     LU_IPOSE_PASS(tss_create, (k, dtor));
     unsigned mk;
-    if (lu_sched_key_create(&mk, dtor) != 0)
+    if (lu_sched_key_create(&mk, dtor, lu__ipose_keys_taken()) != 0)
         return thrd_error;
     *k = LU_IPOSE_KEY_TAG | mk;
     return thrd_success;
@@ -1993,6 +2022,7 @@ LU_IPOSE_EXPORT void tss_delete(tss_t k)
         lu_sched_unsupported("tss_delete of a key created outside lineup's control is not supported");
     }
     LU_IPOSE_REAL(tss_delete)(k);
+    lu__ipose_real_key(0, -1);
 }
 
 LU_IPOSE_EXPORT void *tss_get(tss_t k)

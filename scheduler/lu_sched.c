@@ -1968,10 +1968,15 @@ bool lu_sched_known(const void *addr)
 /* Not scheduling points, but the key a create returns follows the order
  * of the creates and deletes of all threads: for the partial-order
  * reduction they write the key table. */
-int lu_sched_key_create(unsigned *key, void (*dtor)(void *))
+int lu_sched_key_create(unsigned *key, void (*dtor)(void *), unsigned taken)
 {
     struct lu_sched *s = lu__self->s;
     lu__por_touch_hidden(lu__self, s->keys);
+    unsigned used = 0;
+    for (unsigned k = 0; k < LU__MAX_KEYS; k++)
+        used += s->keys[k].used;
+    if (used + taken >= LU__MAX_KEYS)
+        return EAGAIN;
     for (unsigned k = 0; k < LU__MAX_KEYS; k++) {
         if (!s->keys[k].used) {
             s->keys[k].used = true;

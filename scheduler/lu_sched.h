@@ -810,7 +810,9 @@ uint32_t lu_sched_clock(void);
 bool lu_sched_known(const void *addr);
 
 /* Thread-specific data, modelled per controlled thread. */
-int lu_sched_key_create(unsigned *key, void (*dtor)(void *));
+/* taken: keys the process holds outside the model (created before control,
+ * by constructors), which count against glibc's PTHREAD_KEYS_MAX too */
+int lu_sched_key_create(unsigned *key, void (*dtor)(void *), unsigned taken);
 int lu_sched_key_delete(unsigned key);
 void *lu_sched_getspecific(unsigned key);
 int lu_sched_setspecific(unsigned key, const void *value);

@@ -1721,7 +1721,7 @@ static void *key_thread(void *arg)
     lu__sched_pc = 0x32000 + (uintptr_t)t;
     a_store(&k_w[t], 1, 46);
     unsigned k = 99;
-    lu_sched_key_create(&k, NULL);
+    lu_sched_key_create(&k, NULL, 0);
     lu__sched_pc = 0x32100 + (uintptr_t)t;
     a_load(&k_w[t], 47);
     ev("k", t, (long)k);

@@ -383,6 +383,9 @@ tls)
     # per thread (there were 128, and the 129th create failed with EAGAIN)
     run 0 --strategy dfs -- "$P/keys_many"
     has "every schedule of the program was explored"
+    # keys a constructor holds count against them, as in glibc
+    run 0 --strategy dfs -- "$P/keys_ctor"
+    has "every schedule of the program was explored"
     # each thread's call stack is its own, whichever TLS it runs on
     for t in auto per-thread; do
         run 1 --strategy dfs --tls $t -- "$P/stacks"
