@@ -339,6 +339,12 @@ void lu_drv_worker(struct lu_drv_shm *shm) __attribute__((noreturn));
  * with a message in err. */
 int lu_drv_test_parse(const char *s, const char *const *oplabels, unsigned nops, struct lu_drv_test *t,
                       char *err, size_t errlen);
+/* Appends a report's name of scheduler thread tid of a Line-Up execution
+ * whose test threads come after base others (started by create() or a
+ * setup call): "the main thread" (tid 0), "create()'s thread N" for those
+ * others, "thread N" for the test's thread N and, numbered on from them,
+ * the threads started later. */
+void lu_drv_thread_name(struct lu_buf *b, int tid, int base);
 /* Appends "function (file:line)" for an offset in module, from addr2line,
  * or "module+offset" when it knows nothing. */
 void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);

@@ -881,12 +881,7 @@ static const char *lu__bound_unit(int strategy, int n)
  * report's "thread k-1". */
 static void lu__render_tid(struct lu_buf *b, const struct lu_drv_fatal *f)
 {
-    if (f->tid <= 0)
-        lu_buf_puts(b, "the main thread");
-    else if (f->tid <= f->tid_base) /* started by create() or a setup call */
-        lu_buf_printf(b, "create()'s thread %d", f->tid);
-    else
-        lu_buf_printf(b, "thread %d", f->tid - 1 - f->tid_base);
+    lu_drv_thread_name(b, f->tid, f->tid_base);
 }
 
 /* The report of a worker that died: the parent writes it from what the

@@ -351,7 +351,17 @@ int lu_drv_run_main(int argc, char **argv);
 /* Name of a kind ("assertion failure") and the exit status it leads to. */
 const char *lu_drv_run_kind_name(int kind);
 const char *lu_drv_run_kind_id(int kind); /* "ASSERT" */
-int lu_drv_run_kind_exit(int kind);
+/* The exit status of a run whose verdict is kind (LU_RUN_KINDS); inline,
+ * for the runtime in the program's process as well as the driver. */
+static inline int lu_drv_run_kind_exit(int kind)
+{
+    static const int rc[] = {
+#define LU__KE(name, text, code) code,
+        LU_RUN_KINDS(LU__KE)
+#undef LU__KE
+    };
+    return kind >= 0 && kind < LU_RUN_K_COUNT ? rc[kind] : 3;
+}
 /* The word a report of kind starts with: "FAIL" (a finding, exit status
  * 1), "INCONCLUSIVE" (a timeout) or "ERROR" (an unsupported call, lineup's
  * own limits or errors). */

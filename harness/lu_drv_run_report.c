@@ -33,11 +33,6 @@ static const char *const lu__kids[] = {
     LU_RUN_KINDS(LU__KI)
 #undef LU__KI
 };
-static const int lu__kexit[] = {
-#define LU__KE(name, text, rc) rc,
-    LU_RUN_KINDS(LU__KE)
-#undef LU__KE
-};
 
 const char *lu_drv_run_kind_name(int kind)
 {
@@ -47,11 +42,6 @@ const char *lu_drv_run_kind_name(int kind)
 const char *lu_drv_run_kind_id(int kind)
 {
     return kind >= 0 && kind < LU_RUN_K_COUNT ? lu__kids[kind] : "?";
-}
-
-int lu_drv_run_kind_exit(int kind)
-{
-    return kind >= 0 && kind < LU_RUN_K_COUNT ? lu__kexit[kind] : 3;
 }
 
 const char *lu_drv_run_kind_word(int kind)

@@ -19,6 +19,16 @@
 
 /* Source lines come from binutils' addr2line on demand: reports are rare,
  * and it reads every DWARF version gcc and clang emit. */
+void lu_drv_thread_name(struct lu_buf *b, int tid, int base)
+{
+    if (tid <= 0)
+        lu_buf_puts(b, "the main thread");
+    else if (tid <= base)
+        lu_buf_printf(b, "create()'s thread %d", tid);
+    else
+        lu_buf_printf(b, "thread %d", tid - 1 - base);
+}
+
 void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off)
 {
     char cmd[1200], fn[256] = "", line[512] = "";

@@ -168,18 +168,9 @@ static void *lu__main_body(void *arg)
     return NULL;
 }
 
-/* The report's name of scheduler thread tid (not the main thread):
- * "thread N" for the test's thread N and for threads started after the
- * test's (numbered on from them), "create()'s thread N" for one started
- * before them, by create() or a setup call. */
 static void lu__tname(struct lu_buf *b, int tid)
 {
-    if (tid <= 0)
-        lu_buf_puts(b, "the main thread");
-    else if (tid <= lu__tid_base)
-        lu_buf_printf(b, "create()'s thread %d", tid);
-    else
-        lu_buf_printf(b, "thread %d", tid - 1 - lu__tid_base);
+    lu_drv_thread_name(b, tid, lu__tid_base);
 }
 
 /* ---- reports ---- */
@@ -870,26 +861,25 @@ static struct lu_spec *lu__phase1(void)
             continue;
         if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK) {
             /* a setup call that never returns leaves the test's calls
-             * unchecked: no specification */
-            for (unsigned i = 0; i < lu__nsetup; i++)
-                if (lu_hist_pending(&lu__hist) >> lu__setup_id[i] & 1) {
-                    struct lu_buf tb;
-                    lu_buf_init(&tb);
-                    lu__report_threads(&tb, &res);
-                    lu__fail(LU_DRV_V_HARNESS, 1,
-                             "harness %s: the setup call %s never returned in a serial execution (%s)%s\n%s",
-                             H->name, lu__htest.ops[lu__setup_id[i]].label,
-                             lu_sched_outcome_name(res.outcome), tb.len ? ":" : "", tb.s ? tb.s : "");
-                }
-            if (lu__pending_count() != 1) {
+             * unchecked (no specification), and so does getting stuck
+             * outside the calls: the harness's doing */
+            char why[200] = "";
+            for (unsigned i = 0; i < lu__nsetup && !why[0]; i++)
+                if (lu_hist_pending(&lu__hist) >> lu__setup_id[i] & 1)
+                    snprintf(why, sizeof why, "the setup call %s never returned in a serial execution (%s)",
+                             lu__htest.ops[lu__setup_id[i]].label, lu_sched_outcome_name(res.outcome));
+            if (!why[0] && lu__pending_count() != 1)
+                snprintf(
+                    why, sizeof why,
+                    "a serial execution got stuck outside the test's calls (in create, destroy or between "
+                    "calls, with %u call%s pending)",
+                    lu__pending_count(), lu__pending_count() == 1 ? "" : "s");
+            if (why[0]) {
                 /* where: the threads that block or spin */
                 struct lu_buf tb;
                 lu_buf_init(&tb);
                 lu__report_threads(&tb, &res);
-                lu__fail(LU_DRV_V_HARNESS, 1,
-                         "harness %s: a serial execution got stuck outside the test's calls "
-                         "(in create, destroy or between calls, with %u call%s pending)%s\n%s",
-                         H->name, lu__pending_count(), lu__pending_count() == 1 ? "" : "s", tb.len ? ":" : "",
+                lu__fail(LU_DRV_V_HARNESS, 1, "harness %s: %s%s\n%s", H->name, why, tb.len ? ":" : "",
                          tb.s ? tb.s : "");
             }
             lu__hist.stuck = true;
@@ -980,6 +970,15 @@ static enum lu__p2 lu__check_phase2(struct lu_spec *spec, bool stuck, struct lu_
     return LU__P2_STUCK_AFTER;
 }
 
+/* Heads the blocked threads of an execution stuck after every call
+ * returned (the timeline, with no call pending, shows nothing of it). */
+static void lu__stuck_after_line(struct lu_buf *b, const struct lu_sched_result *res)
+{
+    if (!lu_hist_pending(&lu__hist))
+        lu_buf_printf(b, "then the execution got stuck (%s), after every call returned:\n",
+                      lu_sched_outcome_name(res->outcome));
+}
+
 static void lu__render_witness(struct lu_buf *b, const struct lu_lin_verdict *v)
 {
     for (unsigned i = 0; i < v->witness_len; i++)
@@ -1034,9 +1033,8 @@ static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const s
             lu_buf_printf(b, "'s %s (step %u)\n", lu_sched_label_name(st->label), i);
         }
     }
-    if (ended_stuck && !lu_hist_pending(&lu__hist))
-        lu_buf_printf(b, "then the execution got stuck (%s), after every call returned:\n",
-                      lu_sched_outcome_name(res->outcome));
+    if (ended_stuck)
+        lu__stuck_after_line(b, res);
     if (ended_stuck)
         lu__report_threads(b, res);
     lu_buf_puts(b, "serial histories of these calls (phase 1):\n");
@@ -1820,9 +1818,7 @@ static void lu__replay(struct lu_spec *spec)
         v.failing_op = -1;
         enum lu__p2 kind = LU__P2_PASS;
         if (stuck) {
-            if (!lu_hist_pending(&lu__hist))
-                lu_buf_printf(&b, "then the execution got stuck (%s), after every call returned:\n",
-                              lu_sched_outcome_name(res.outcome));
+            lu__stuck_after_line(&b, &res);
             lu__report_threads(&b, &res);
             kind = lu__check_phase2(spec, true, &v, NULL);
         } else if (res.outcome == LU_SCHED_OUT_COMPLETE) {

@@ -1268,9 +1268,7 @@ static void lu__account(struct lu_run_exec *E)
     } else {
         R->sum.failing++;
         atomic_fetch_add(&R->failing, 1);
-        /* the kinds whose exit status is 2 or 3 (LU_RUN_KINDS) */
-        if (E->kind == LU_RUN_K_UNSUPPORTED || E->kind == LU_RUN_K_MEMORY || E->kind == LU_RUN_K_INTERNAL ||
-            E->kind == LU_RUN_K_RESOURCE)
+        if (lu_drv_run_kind_exit(E->kind) >= 2) /* an error, not a finding */
             R->sum.errors++;
     }
     struct lu_run_sig *sg = lu__sig_find(E->sig);

@@ -300,10 +300,10 @@ static inline void lu_ipose_adopt_mutex(void *m)
     int kind = ((pthread_mutex_t *)m)->__data.__kind;
     int type = lu_ipose_mutex_type(kind & 3);
     bool robust = (kind & LU_IPOSE_MUTEX_KIND_ROBUST) != 0, had_robust = false, mine;
-    /* known, but its memory says another kind: initialized anew there by
-     * assignment (a stack slot reused by another function's mutex), which
-     * only the memory shows */
-    if (lu_sched_known(m) && lu_sched_mutex_kind(m, &had_robust, &mine) == type && had_robust == robust)
+    /* unknown (-1), or known but its memory says another kind: initialized
+     * anew there by assignment (a stack slot reused by another function's
+     * mutex), which only the memory shows */
+    if (lu_sched_mutex_kind(m, &had_robust, &mine) == type && had_robust == robust)
         return;
     lu_sched_mutex_init(m, type);
     if (robust)

@@ -359,6 +359,10 @@ LU__API void __tsan_atomic_signal_fence(int mo)
  * lineup's own. The operand that tells a retry from a spin is a hash of
  * the value stored or expected. */
 
+/* each entry point's kind of access, from the table */
+#define LU_TSAN_GENERIC(op, kind, name) static const enum lu_sched_kind lu__gkind_##op = LU_SCHED_K_##kind;
+#include "lu_ipose_tsan.def"
+
 typedef void lu__gload_fn(size_t, void *, void *, int);
 typedef void lu__gstore_fn(size_t, void *, void *, int);
 typedef void lu__gxchg_fn(size_t, void *, void *, void *, int);
@@ -443,7 +447,7 @@ LU__API void __atomic_load(size_t n, void *a, void *r, int mo)
     }
     LU__PREP(0);
     LU__RACE_PREP();
-    lu_sched_access_begin(LU_SCHED_K_READ, a, LU_IPOSE_L_TSAN_generic_load);
+    lu_sched_access_begin(lu__gkind_load, a, LU_IPOSE_L_TSAN_generic_load);
     memcpy(r, a, n);
     LU_SCHED_SET_MO(mo);
     lu_sched_access_end(a, false);
@@ -466,7 +470,7 @@ LU__API void __atomic_store(size_t n, void *a, void *v, int mo)
     }
     LU__PREP(lu__ghash(v, n));
     LU__RACE_PREP();
-    lu_sched_access_begin(LU_SCHED_K_WRITE, a, LU_IPOSE_L_TSAN_generic_store);
+    lu_sched_access_begin(lu__gkind_store, a, LU_IPOSE_L_TSAN_generic_store);
     bool changed = memcmp(a, v, n) != 0;
     memcpy(a, v, n);
     LU_SCHED_SET_MO(mo);
@@ -490,7 +494,7 @@ LU__API void __atomic_exchange(size_t n, void *a, void *v, void *r, int mo)
     }
     LU__PREP(lu__ghash(v, n));
     LU__RACE_PREP();
-    lu_sched_access_begin(LU_SCHED_K_RMW, a, LU_IPOSE_L_TSAN_generic_exchange);
+    lu_sched_access_begin(lu__gkind_exchange, a, LU_IPOSE_L_TSAN_generic_exchange);
     bool changed = memcmp(a, v, n) != 0;
     lu__gexchange(n, a, v, r);
     LU_SCHED_SET_MO(mo);
@@ -513,7 +517,7 @@ LU__API bool __atomic_compare_exchange(size_t n, void *a, void *e, void *d, int 
     }
     LU__PREP(lu__ghash(e, n));
     LU__RACE_PREP();
-    lu_sched_access_begin(LU_SCHED_K_RMW, a, LU_IPOSE_L_TSAN_generic_compare_exchange);
+    lu_sched_access_begin(lu__gkind_compare_exchange, a, LU_IPOSE_L_TSAN_generic_compare_exchange);
     bool changed = memcmp(e, d, n) != 0;
     bool ok = lu__gcas(n, a, e, d);
     if (ok)

@@ -1799,24 +1799,26 @@ int lu_sched_join(int tid, void **ret, uint16_t label)
     return 0;
 }
 
-void lu_sched_join_turns(uint16_t label)
+/* The point a JOIN_ALL waits at (lu__turns_key: for the threads that take
+ * turns only), then what the threads it waited for did happens before. */
+static void lu__join_others(uint16_t label, bool turns_only)
 {
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
-    lu__point(t, LU_SCHED_K_JOIN_ALL, &lu__turns_key, label);
+    lu__point(t, LU_SCHED_K_JOIN_ALL, turns_only ? &lu__turns_key : NULL, label);
     for (int i = 0; i < t->s->nthreads && !t->s->cfg.no_clocks; i++)
-        if (i != t->id && t->s->threads[i].turns)
+        if (i != t->id && (!turns_only || t->s->threads[i].turns))
             lu__vc_join(t->vc, t->s->threads[i].vc, t->s->nthreads);
+}
+
+void lu_sched_join_turns(uint16_t label)
+{
+    lu__join_others(label, true);
 }
 
 void lu_sched_join_all(uint16_t label)
 {
-    struct lu__thread *t = lu__self;
-    t->pc = LU__CALLER_PC();
-    lu__point(t, LU_SCHED_K_JOIN_ALL, NULL, label);
-    for (int i = 0; i < t->s->nthreads && !t->s->cfg.no_clocks; i++)
-        if (i != t->id)
-            lu__vc_join(t->vc, t->s->threads[i].vc, t->s->nthreads);
+    lu__join_others(label, false);
 }
 
 int lu_sched_detach(int tid)
