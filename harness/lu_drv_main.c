@@ -857,15 +857,49 @@ static bool lu__replayable(int kind)
     return lu_drv_verdict_exit(kind) == EXIT_BUG || kind == LU_DRV_V_TIMEOUT;
 }
 
+static int lu__cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A test up to the order of its threads: the threads are alike (each
+ * starts at the same point, and the first choice of a thread is no
+ * preemption), so 'a | b c' and 'b c | a' fail alike. Minimizing two
+ * samples often ends at the two orders of one test. */
+static void lu__test_canonical(struct lu_buf *b, const struct lu_drv_test *t, const char *const *labels)
+{
+    char *th[LU_DRV_MAX_THREADS];
+    unsigned n = 0;
+    for (unsigned i = 0; i < t->nthreads && i < LU_DRV_MAX_THREADS; i++) {
+        struct lu_drv_test one = {.nthreads = 1};
+        one.len[0] = t->len[i];
+        memcpy(one.cell[0], t->cell[i], sizeof one.cell[0]);
+        struct lu_buf tb;
+        lu_buf_init(&tb);
+        lu_drv_test_format(&tb, &one, labels);
+        th[n++] = tb.s ? tb.s : strdup("");
+    }
+    qsort(th, n, sizeof th[0], lu__cmp_str);
+    for (unsigned i = 0; i < n; i++) {
+        lu_buf_printf(b, "%s%s", i ? " | " : "", th[i] ? th[i] : "");
+        free(th[i]);
+    }
+}
+
 /* What makes two findings one bug in the reports: the kind and the
- * (minimized) test, or the place (lu__bug_per_place). */
-static void lu__finding_key(struct lu_buf *key, int kind, const char *report, const char *test)
+ * (minimized) test up to the order of its threads, or the place
+ * (lu__bug_per_place). */
+static void lu__finding_key(struct lu_buf *key, int kind, const char *report, const struct lu_drv_test *test,
+                            const char *const *labels)
 {
     const char *r = report ? report : "";
-    if (lu__bug_per_place(kind))
+    if (lu__bug_per_place(kind)) {
         lu_buf_printf(key, "%d %.*s", kind, (int)strcspn(r, "\n"), r);
-    else
-        lu_buf_printf(key, "%d %s", kind, test ? test : "");
+    } else {
+        lu_buf_printf(key, "%d ", kind);
+        if (test)
+            lu__test_canonical(key, test, labels);
+    }
 }
 
 /* "1 preemption", "2 preemptions" (or delays, for idb). */
@@ -2228,7 +2262,7 @@ int main(int argc, char **argv)
         tt.tests += done;
 
         /* reports: minimized, one per distinct (kind, test) */
-        char **seen = NULL;
+        char **seen = NULL, **seen_test = NULL;
         unsigned nseen = 0;
         unsigned reports_of[LU_DRV_V_COUNT] = {0}, unreported[LU_DRV_V_COUNT] = {0};
         if (json)
@@ -2321,7 +2355,7 @@ int main(int argc, char **argv)
                         /* the same place as a report above: nothing to minimize */
                         struct lu_buf k0;
                         lu_buf_init(&k0);
-                        lu__finding_key(&k0, kind, r->f[fi].report, NULL);
+                        lu__finding_key(&k0, kind, r->f[fi].report, NULL, labels);
                         for (unsigned q = 0; q < nseen && k0.s; q++)
                             if (strcmp(seen[q], k0.s) == 0)
                                 minimize = minimizable = false;
@@ -2337,11 +2371,15 @@ int main(int argc, char **argv)
                     lu_buf_init(&key);
                     lu_buf_init(&mt);
                     lu_drv_test_format(&mt, &mj.test, labels);
-                    lu__finding_key(&key, kind, mf ? mf->report : NULL, mt.s);
+                    lu__finding_key(&key, kind, mf ? mf->report : NULL, &mj.test, labels);
                     bool dup = false;
+                    const char *as = NULL; /* the test reported above, when in another order */
                     for (unsigned q = 0; q < nseen; q++)
-                        if (strcmp(seen[q], key.s) == 0)
+                        if (strcmp(seen[q], key.s) == 0) {
                             dup = true;
+                            if (strcmp(seen_test[q], mt.s) != 0)
+                                as = seen_test[q];
+                        }
                     char replay_path[PATH_MAX] = "";
                     if (dup) {
                         /* the same finding as a report above: say so, or
@@ -2351,12 +2389,22 @@ int main(int argc, char **argv)
                         if (lu__bug_per_place(kind))
                             printf("  the same %s as reported above, at the same place\n",
                                    lu_drv_verdict_name(kind));
+                        else if (runs && as)
+                            printf("  minimized (%u runs) to: %s, reported above as %s (the same threads in "
+                                   "another order)\n",
+                                   runs, mt.s, as);
                         else if (runs)
                             printf("  minimized (%u runs) to: %s, reported above\n", runs, mt.s);
+                        else if (as)
+                            printf("  the same test as reported above as %s (the same threads in another "
+                                   "order)\n",
+                                   as);
                         else
                             printf("  the same test as reported above\n");
                     } else {
                         seen = realloc(seen, (nseen + 1) * sizeof *seen);
+                        seen_test = realloc(seen_test, (nseen + 1) * sizeof *seen_test);
+                        seen_test[nseen] = strdup(mt.s);
                         seen[nseen++] = strdup(key.s);
                         printf("\n%s harness %s: %s\n", lu__header(kind), h->name, lu_drv_verdict_name(kind));
                         if (o.test)
@@ -2458,9 +2506,12 @@ int main(int argc, char **argv)
                     "its thread were never checked. If it should return, add the operation it waits for, or "
                     "a LINEUP_SETUP sequence that lets it.\n",
                     h->name, labels[k]);
-        for (unsigned s = 0; s < nseen; s++)
+        for (unsigned s = 0; s < nseen; s++) {
             free(seen[s]);
+            free(seen_test[s]);
+        }
         free(seen);
+        free(seen_test);
         free(res);
         free(finished);
         free(jobs);

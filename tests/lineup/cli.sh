@@ -526,7 +526,7 @@ minimize_sampled)
         [[ $rc == 0 || $rc == 1 ]] || fail "pct seed $seed exited $rc"
         lacks "already minimal"
         m=$(sed -n 's/^  minimized ([0-9]* runs) to: \(.*\)$/\1/p' "$out" | head -1)
-        m=${m%, reported above}
+        m=${m%%, reported above*}
         [[ -n $m ]] || continue
         minimized=$((minimized + 1))
         lu 1 "${o[@]}" --no-minimize --test "$m" "$G/counter.so"
