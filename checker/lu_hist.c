@@ -11,7 +11,7 @@
 
 /* ---- growable text buffer ---- */
 
-void lu_buf_init(struct lu_buf *b)
+void lu_hist_buf_init(struct lu_hist_buf *b)
 {
     b->s = NULL;
     b->len = 0;
@@ -19,16 +19,16 @@ void lu_buf_init(struct lu_buf *b)
     b->failed = false;
 }
 
-void lu_buf_free(struct lu_buf *b)
+void lu_hist_buf_free(struct lu_hist_buf *b)
 {
     free(b->s);
-    lu_buf_init(b);
+    lu_hist_buf_init(b);
 }
 
 /* Makes room for need more characters plus the terminator. On failure the
  * buffer keeps what it has and stays failed, so that a report truncated by
  * ENOMEM still ends cleanly instead of crashing the reporter. */
-static bool buf_reserve(struct lu_buf *b, size_t need)
+static bool buf_reserve(struct lu_hist_buf *b, size_t need)
 {
     if (b->failed)
         return false;
@@ -60,7 +60,7 @@ static bool buf_reserve(struct lu_buf *b, size_t need)
 }
 
 /* Appends what fits when growing failed, keeping the text terminated. */
-static void buf_append(struct lu_buf *b, const char *s, size_t n)
+static void buf_append(struct lu_hist_buf *b, const char *s, size_t n)
 {
     if (!buf_reserve(b, n)) {
         if (b->cap == 0)
@@ -74,12 +74,12 @@ static void buf_append(struct lu_buf *b, const char *s, size_t n)
     b->s[b->len] = '\0';
 }
 
-void lu_buf_puts(struct lu_buf *b, const char *s)
+void lu_hist_buf_puts(struct lu_hist_buf *b, const char *s)
 {
     buf_append(b, s, strlen(s));
 }
 
-void lu_buf_printf(struct lu_buf *b, const char *fmt, ...)
+void lu_hist_buf_printf(struct lu_hist_buf *b, const char *fmt, ...)
 {
     char small[256];
     va_list ap;
@@ -383,30 +383,30 @@ uint64_t lu_hist_pending(const struct lu_hist *h)
 
 #define RESULT_MAX_HEX 32
 
-void lu_hist_render_result(struct lu_buf *b, const struct lu_hist_result *r)
+void lu_hist_render_result(struct lu_hist_buf *b, const struct lu_hist_result *r)
 {
-    lu_buf_printf(b, "%" PRId64, r->value);
+    lu_hist_buf_printf(b, "%" PRId64, r->value);
     if (!r->nbytes)
         return;
-    lu_buf_puts(b, " [");
+    lu_hist_buf_puts(b, " [");
     uint32_t n = r->nbytes < RESULT_MAX_HEX ? r->nbytes : RESULT_MAX_HEX;
     for (uint32_t i = 0; i < n; i++)
-        lu_buf_printf(b, "%02x", r->bytes[i]);
+        lu_hist_buf_printf(b, "%02x", r->bytes[i]);
     if (n < r->nbytes) {
         /* two long results that share their first bytes must still read
          * differently when they differ */
-        lu_buf_printf(b, "... %" PRIu32 " bytes, hash %08" PRIx32, r->nbytes,
-                      (uint32_t)lu_hist_hash_bytes(r->bytes, r->nbytes));
+        lu_hist_buf_printf(b, "... %" PRIu32 " bytes, hash %08" PRIx32, r->nbytes,
+                           (uint32_t)lu_hist_hash_bytes(r->bytes, r->nbytes));
     }
-    lu_buf_puts(b, "]");
+    lu_hist_buf_puts(b, "]");
 }
 
-static void render_label(struct lu_buf *b, const struct lu_hist_test *t, unsigned op)
+static void render_label(struct lu_hist_buf *b, const struct lu_hist_test *t, unsigned op)
 {
     if (op < t->nops)
-        lu_buf_puts(b, t->ops[op].label);
+        lu_hist_buf_puts(b, t->ops[op].label);
     else
-        lu_buf_printf(b, "op%u", op);
+        lu_hist_buf_printf(b, "op%u", op);
 }
 
 static unsigned op_thread(const struct lu_hist_test *t, unsigned op)
@@ -414,23 +414,23 @@ static unsigned op_thread(const struct lu_hist_test *t, unsigned op)
     return op < t->nops ? t->ops[op].thread : 0;
 }
 
-static void render_cell(struct lu_buf *b, const struct lu_hist_test *t, const struct lu_hist_event *e)
+static void render_cell(struct lu_hist_buf *b, const struct lu_hist_test *t, const struct lu_hist_event *e)
 {
     if (e->kind == LU_HIST_CALL) {
         render_label(b, t, e->op);
-        lu_buf_puts(b, " ...");
+        lu_hist_buf_puts(b, " ...");
     } else {
-        lu_buf_puts(b, "... -> ");
+        lu_hist_buf_puts(b, "... -> ");
         lu_hist_render_result(b, &e->res);
     }
 }
 
-static void pad(struct lu_buf *b, size_t n)
+static void pad(struct lu_hist_buf *b, size_t n)
 {
     static const char spaces[] = "                                ";
     while (n > 0) {
         size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-        lu_buf_printf(b, "%.*s", (int)k, spaces);
+        lu_hist_buf_printf(b, "%.*s", (int)k, spaces);
         n -= k;
     }
 }
@@ -438,7 +438,7 @@ static void pad(struct lu_buf *b, size_t n)
 #define TIMELINE_COL 24
 #define TIMELINE_GAP 2
 
-void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, const struct lu_hist *h)
+void lu_hist_render_timeline(struct lu_hist_buf *b, const struct lu_hist_test *t, const struct lu_hist *h)
 {
     unsigned ncol = t->nthreads ? t->nthreads : 1;
     for (size_t i = 0; i < h->len; i++)
@@ -451,8 +451,8 @@ void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, con
     }
     /* Columns widen to their longest cell so that rows stay aligned even
      * with long labels or byte results. */
-    struct lu_buf cell;
-    lu_buf_init(&cell);
+    struct lu_hist_buf cell;
+    lu_hist_buf_init(&cell);
     for (unsigned c = 0; c < ncol; c++)
         width[c] = TIMELINE_COL;
     for (size_t i = 0; i < h->len; i++) {
@@ -462,27 +462,27 @@ void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, con
         if (cell.len + TIMELINE_GAP > width[c])
             width[c] = cell.len + TIMELINE_GAP;
     }
-    lu_buf_free(&cell);
+    lu_hist_buf_free(&cell);
 
     pad(b, 7);
     for (unsigned c = 0; c < ncol; c++) {
         char head[32];
         int n = t->main_last && c + 1 == t->nthreads ? snprintf(head, sizeof head, "main thread")
                                                      : snprintf(head, sizeof head, "thread %u", c);
-        lu_buf_puts(b, head);
+        lu_hist_buf_puts(b, head);
         if (c + 1 < ncol)
             pad(b, width[c] > (size_t)n ? width[c] - (size_t)n : 1);
     }
-    lu_buf_puts(b, "\n");
+    lu_hist_buf_puts(b, "\n");
     for (size_t i = 0; i < h->len; i++) {
         unsigned c = op_thread(t, h->ev[i].op);
-        lu_buf_printf(b, "%5zu  ", i + 1);
+        lu_hist_buf_printf(b, "%5zu  ", i + 1);
         size_t off = 0;
         for (unsigned k = 0; k < c; k++)
             off += width[k];
         pad(b, off);
         render_cell(b, t, &h->ev[i]);
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
     }
     free(width);
 
@@ -491,45 +491,45 @@ void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, con
     if (!pending) /* stuck after every call returned: the caller says where */
         return;
     unsigned npend = (unsigned)__builtin_popcountll(pending), k = 0;
-    lu_buf_puts(b, h->stuck ? "stuck: " : "pending: ");
+    lu_hist_buf_puts(b, h->stuck ? "stuck: " : "pending: ");
     for (size_t i = 0; i < h->len; i++) {
         const struct lu_hist_event *e = &h->ev[i];
         if (e->kind != LU_HIST_CALL || e->op >= LU_HIST_MAX_OPS || !(pending >> e->op & 1))
             continue;
         if (k > 0)
-            lu_buf_puts(b, k + 1 == npend ? " and " : ", ");
+            lu_hist_buf_puts(b, k + 1 == npend ? " and " : ", ");
         render_label(b, t, e->op);
         unsigned th = op_thread(t, e->op);
         if (t->main_last && th + 1 == t->nthreads)
-            lu_buf_puts(b, " in the main thread"); /* a setup or teardown call, as its column says */
+            lu_hist_buf_puts(b, " in the main thread"); /* a setup or teardown call, as its column says */
         else
-            lu_buf_printf(b, " in thread %u", th);
+            lu_hist_buf_printf(b, " in thread %u", th);
         k++;
     }
-    lu_buf_puts(b, " never returned\n");
+    lu_hist_buf_puts(b, " never returned\n");
 }
 
-void lu_hist_render_serial(struct lu_buf *b, const struct lu_hist_test *t, const struct lu_hist *h)
+void lu_hist_render_serial(struct lu_hist_buf *b, const struct lu_hist_test *t, const struct lu_hist *h)
 {
     for (size_t i = 0; i < h->len; i++) {
         const struct lu_hist_event *e = &h->ev[i];
         if (i > 0)
-            lu_buf_puts(b, " ");
+            lu_hist_buf_puts(b, " ");
         if (e->kind == LU_HIST_RETURN) {
             /* Only in a history that is not serial. */
-            lu_buf_puts(b, "...");
+            lu_hist_buf_puts(b, "...");
             render_label(b, t, e->op);
-            lu_buf_puts(b, "->");
+            lu_hist_buf_puts(b, "->");
             lu_hist_render_result(b, &e->res);
             continue;
         }
         render_label(b, t, e->op);
         if (i + 1 < h->len && h->ev[i + 1].kind == LU_HIST_RETURN && h->ev[i + 1].op == e->op) {
-            lu_buf_puts(b, "->");
+            lu_hist_buf_puts(b, "->");
             lu_hist_render_result(b, &h->ev[i + 1].res);
             i++;
         } else {
-            lu_buf_puts(b, h->stuck && i + 1 == h->len ? " #" : " ...");
+            lu_hist_buf_puts(b, h->stuck && i + 1 == h->len ? " #" : " ...");
         }
     }
 }

@@ -16,15 +16,15 @@
 #define LU_HIST_MAX_OPS 64 /* operations in one test (bitmask width) */
 
 /* ---- growable text buffer ---- */
-struct lu_buf {
+struct lu_hist_buf {
     char *s;
     size_t len, cap;
     bool failed; /* an allocation failed; the text is truncated */
 };
-void lu_buf_init(struct lu_buf *b);
-void lu_buf_free(struct lu_buf *b);
-void lu_buf_printf(struct lu_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void lu_buf_puts(struct lu_buf *b, const char *s);
+void lu_hist_buf_init(struct lu_hist_buf *b);
+void lu_hist_buf_free(struct lu_hist_buf *b);
+void lu_hist_buf_printf(struct lu_hist_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void lu_hist_buf_puts(struct lu_hist_buf *b, const char *s);
 
 /* ---- tests ---- */
 struct lu_hist_op {
@@ -105,11 +105,11 @@ uint64_t lu_hist_pending(const struct lu_hist *h);
  *
  * A stuck history ends with a line "stuck: ..." naming the pending calls.
  * Byte results are printed as hex (at most 32 bytes, then "..."). */
-void lu_hist_render_timeline(struct lu_buf *b, const struct lu_hist_test *t, const struct lu_hist *h);
+void lu_hist_render_timeline(struct lu_hist_buf *b, const struct lu_hist_test *t, const struct lu_hist *h);
 /* Renders a serial history on one line: "enqueue(200)->0 try_dequeue()->200"
  * with a final "take() #" when it is stuck. */
-void lu_hist_render_serial(struct lu_buf *b, const struct lu_hist_test *t, const struct lu_hist *h);
+void lu_hist_render_serial(struct lu_hist_buf *b, const struct lu_hist_test *t, const struct lu_hist *h);
 /* Renders one result the way the two renderers above do. */
-void lu_hist_render_result(struct lu_buf *b, const struct lu_hist_result *r);
+void lu_hist_render_result(struct lu_hist_buf *b, const struct lu_hist_result *r);
 
 #endif

@@ -45,7 +45,7 @@ struct lu__scratch {
     uint32_t gen; /* search generation */
 };
 
-struct lu_spec {
+struct lu_lin_spec {
     struct lu_hist_test test;
     int8_t prev[LU_HIST_MAX_OPS]; /* same-thread predecessor, or -1 */
     uint64_t all;                 /* every operation of the test */
@@ -89,7 +89,7 @@ static inline bool res_eq(const struct lu_hist_result *a, const struct lu_hist_r
 
 /* ---- spec ---- */
 
-static int grow_nodes(struct lu_spec *s, size_t need)
+static int grow_nodes(struct lu_lin_spec *s, size_t need)
 {
     if (s->node_cap - s->nnodes >= need)
         return 0;
@@ -106,7 +106,7 @@ static int grow_nodes(struct lu_spec *s, size_t need)
     return 0;
 }
 
-static uint32_t new_node(struct lu_spec *s)
+static uint32_t new_node(struct lu_lin_spec *s)
 {
     uint32_t i = (uint32_t)s->nnodes++;
     s->nodes[i].kids = 0;
@@ -116,7 +116,7 @@ static uint32_t new_node(struct lu_spec *s)
 }
 
 /* Room for n more bytes in the current chunk; the caller advances len. */
-static unsigned char *bytes_reserve(struct lu_spec *s, size_t n)
+static unsigned char *bytes_reserve(struct lu_lin_spec *s, size_t n)
 {
     struct lu__chunk *c = s->bytes;
     if (c && c->cap - c->len >= n)
@@ -132,11 +132,11 @@ static unsigned char *bytes_reserve(struct lu_spec *s, size_t n)
     return c->data;
 }
 
-struct lu_spec *lu_spec_create(const struct lu_hist_test *t)
+struct lu_lin_spec *lu_lin_spec_create(const struct lu_hist_test *t)
 {
     if (t->nops > LU_HIST_MAX_OPS)
         return NULL;
-    struct lu_spec *s = calloc(1, sizeof *s);
+    struct lu_lin_spec *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     s->test = *t;
@@ -150,14 +150,14 @@ struct lu_spec *lu_spec_create(const struct lu_hist_test *t)
     }
     s->scr = calloc(1, sizeof *s->scr);
     if (!s->scr || grow_nodes(s, 1) < 0) {
-        lu_spec_free(s);
+        lu_lin_spec_free(s);
         return NULL;
     }
     new_node(s);
     return s;
 }
 
-void lu_spec_free(struct lu_spec *s)
+void lu_lin_spec_free(struct lu_lin_spec *s)
 {
     if (!s)
         return;
@@ -173,22 +173,22 @@ void lu_spec_free(struct lu_spec *s)
     free(s);
 }
 
-const struct lu_hist_test *lu_spec_test(const struct lu_spec *s)
+const struct lu_hist_test *lu_lin_spec_test(const struct lu_lin_spec *s)
 {
     return &s->test;
 }
 
-void lu_spec_set_hitting_depth(struct lu_spec *s, unsigned d)
+void lu_lin_spec_set_hitting_depth(struct lu_lin_spec *s, unsigned d)
 {
     s->hitting_depth = d < 2 ? d : 2;
 }
 
-size_t lu_spec_full_count(const struct lu_spec *s)
+size_t lu_lin_spec_full_count(const struct lu_lin_spec *s)
 {
     return s->nfull;
 }
 
-size_t lu_spec_stuck_count(const struct lu_spec *s)
+size_t lu_lin_spec_stuck_count(const struct lu_lin_spec *s)
 {
     return s->nstuck;
 }
@@ -196,7 +196,7 @@ size_t lu_spec_stuck_count(const struct lu_spec *s)
 /* A serial history of this test: each operation at most once, threads in
  * their order, and either every operation returned or (stuck) exactly the
  * last call is pending. */
-static bool valid_serial(const struct lu_spec *s, const struct lu_hist *h)
+static bool valid_serial(const struct lu_lin_spec *s, const struct lu_hist *h)
 {
     if (!lu_hist_is_serial(h))
         return false;
@@ -233,7 +233,7 @@ static int put_step(struct lu_hist *c, const struct lu__edge *e)
 /* The earlier history that took edge e out of the node h reached after its
  * first len events: it shares that prefix with h, and every edge after e on
  * its path was created by it, so following its origin finds the rest. */
-static int add_conflict(const struct lu_spec *s, const struct lu_hist *h, size_t len,
+static int add_conflict(const struct lu_lin_spec *s, const struct lu_hist *h, size_t len,
                         const struct lu__edge *e, struct lu_hist *c)
 {
     if (!c)
@@ -265,7 +265,7 @@ static int add_conflict(const struct lu_spec *s, const struct lu_hist *h, size_t
     }
 }
 
-int lu_spec_add(struct lu_spec *s, const struct lu_hist *h, struct lu_hist *conflict)
+int lu_lin_spec_add(struct lu_lin_spec *s, const struct lu_hist *h, struct lu_hist *conflict)
 {
     if (!valid_serial(s, h))
         return -2;
@@ -377,7 +377,7 @@ struct hinfo {
 /* Returns -2 unless h is a well-formed history of the test: known operations,
  * each called at most once and returned at most once after its call, each
  * thread calling its operations in order and one at a time. */
-static int analyse(const struct lu_spec *s, const struct lu_hist *h, struct hinfo *hi)
+static int analyse(const struct lu_lin_spec *s, const struct lu_hist *h, struct hinfo *hi)
 {
     hi->called = hi->returned = 0;
     hi->n = 0;
@@ -410,7 +410,7 @@ static int analyse(const struct lu_spec *s, const struct lu_hist *h, struct hinf
 /* ---- memoized search ---- */
 
 struct search {
-    const struct lu_spec *s;
+    const struct lu_lin_spec *s;
     const struct hinfo *hi;
     uint64_t target;   /* must all be linearized */
     uint64_t optional; /* pending calls Definition 1 may complete */
@@ -421,7 +421,7 @@ struct search {
     uint16_t *out;
 };
 
-static uint32_t next_gen(const struct lu_spec *s)
+static uint32_t next_gen(const struct lu_lin_spec *s)
 {
     if (++s->scr->gen == 0) {
         for (size_t i = 0; i < s->nnodes; i++)
@@ -469,7 +469,7 @@ static bool dfs(struct search *x, uint32_t node, uint64_t mask)
     return false;
 }
 
-static bool search(const struct lu_spec *s, const struct hinfo *hi, uint64_t target, uint64_t optional,
+static bool search(const struct lu_lin_spec *s, const struct hinfo *hi, uint64_t target, uint64_t optional,
                    int stuck_op, struct lu_lin_verdict *v, struct lu_lin_stats *st)
 {
     struct search x = {
@@ -503,7 +503,7 @@ static bool search(const struct lu_spec *s, const struct hinfo *hi, uint64_t tar
  * through the trie stop at the first disagreement, and lets ties go to an
  * operation the trie agrees with. */
 struct hitting {
-    const struct lu_spec *s; /* NULL: no trie, ties go to the lowest id */
+    const struct lu_lin_spec *s; /* NULL: no trie, ties go to the lowest id */
     const struct hinfo *hi;
     uint64_t completed;
     unsigned nchains;
@@ -562,7 +562,7 @@ static bool hitting_run(struct hitting *g, uint64_t chain, uint64_t x, unsigned 
     return true;
 }
 
-static void hitting_init(struct hitting *g, const struct lu_spec *s, const struct hinfo *hi)
+static void hitting_init(struct hitting *g, const struct lu_lin_spec *s, const struct hinfo *hi)
 {
     g->s = NULL;
     g->hi = hi;
@@ -626,9 +626,9 @@ static bool hit_found(void *arg, const uint8_t *sched, unsigned n)
  * d-hitting family (d = 1 or 2, including the smaller family) of h's
  * completed operations, built without the trie's guidance. Returns -2 for a
  * malformed h. */
-int lu__lin_hitting_family(const struct lu_spec *s, const struct lu_hist *h, unsigned d,
+int lu__lin_hitting_family(const struct lu_lin_spec *s, const struct lu_hist *h, unsigned d,
                            bool (*fn)(void *arg, const uint8_t *sched, unsigned n), void *arg);
-int lu__lin_hitting_family(const struct lu_spec *s, const struct lu_hist *h, unsigned d,
+int lu__lin_hitting_family(const struct lu_lin_spec *s, const struct lu_hist *h, unsigned d,
                            bool (*fn)(void *arg, const uint8_t *sched, unsigned n), void *arg)
 {
     struct hinfo hi;
@@ -651,7 +651,7 @@ static void verdict_init(struct lu_lin_verdict *v)
     v->failing_op = -1;
 }
 
-int lu_lin_check_full(const struct lu_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
+int lu_lin_check_full(const struct lu_lin_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
                       struct lu_lin_stats *st)
 {
     struct hinfo hi;
@@ -679,7 +679,7 @@ int lu_lin_check_full(const struct lu_spec *s, const struct lu_hist *h, struct l
     return 0;
 }
 
-int lu_lin_check_stuck(const struct lu_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
+int lu_lin_check_stuck(const struct lu_lin_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
                        struct lu_lin_stats *st)
 {
     struct hinfo hi;
@@ -711,15 +711,15 @@ int lu_lin_check_stuck(const struct lu_spec *s, const struct lu_hist *h, struct 
 
 /* ---- reports ---- */
 
-static void render_label(struct lu_buf *b, const struct lu_spec *s, unsigned op)
+static void render_label(struct lu_hist_buf *b, const struct lu_lin_spec *s, unsigned op)
 {
-    lu_buf_puts(b, s->test.ops[op].label);
+    lu_hist_buf_puts(b, s->test.ops[op].label);
 }
 
 /* The label, and whose call it is when another call of the test has the
  * same label (a test's try_dequeue(0) and a teardown's): for a sentence
  * that names one call. */
-static void render_who(struct lu_buf *b, const struct lu_spec *s, unsigned op)
+static void render_who(struct lu_hist_buf *b, const struct lu_lin_spec *s, unsigned op)
 {
     render_label(b, s, op);
     const struct lu_hist_test *t = &s->test;
@@ -728,9 +728,9 @@ static void render_who(struct lu_buf *b, const struct lu_spec *s, unsigned op)
             continue;
         unsigned th = t->ops[op].thread;
         if (t->main_last && th + 1 == t->nthreads)
-            lu_buf_puts(b, " (the main thread's)");
+            lu_hist_buf_puts(b, " (the main thread's)");
         else
-            lu_buf_printf(b, " (thread %u's)", th);
+            lu_hist_buf_printf(b, " (thread %u's)", th);
         return;
     }
 }
@@ -741,14 +741,14 @@ static void render_who(struct lu_buf *b, const struct lu_spec *s, unsigned op)
 /* The serial histories a witness must be among: those that run exactly the
  * completed operations (then get stuck at stuck_op, if >= 0). */
 struct group {
-    const struct lu_spec *s;
+    const struct lu_lin_spec *s;
     const struct hinfo *hi;
     uint64_t target;
     int stuck_op;
     bool agree;                  /* this pass lists the histories that agree with h's results */
     bool returning;              /* stuck_op: list serial histories where it returns instead */
     const struct lu__edge *last; /* stuck_op's edge in the history being emitted */
-    struct lu_buf *b;
+    struct lu_hist_buf *b;
     unsigned max;
     size_t count;
     unsigned depth;
@@ -761,7 +761,7 @@ struct group {
 
 /* Whether the line was listed already (and if not, remembers it). When
  * memory runs out the line is listed again: only cosmetic. */
-static bool group_seen(struct group *g, const struct lu_buf *line)
+static bool group_seen(struct group *g, const struct lu_hist_buf *line)
 {
     uint64_t h = lu_hist_hash_bytes(line->s, line->len) | 1; /* 0 marks a free slot */
     if (2 * (g->nseen + 1) > g->seen_cap) {
@@ -792,31 +792,31 @@ static bool group_seen(struct group *g, const struct lu_buf *line)
 
 static void group_emit(struct group *g)
 {
-    struct lu_buf line;
-    lu_buf_init(&line);
-    lu_buf_puts(&line, GROUP_INDENT);
+    struct lu_hist_buf line;
+    lu_hist_buf_init(&line);
+    lu_hist_buf_puts(&line, GROUP_INDENT);
     for (unsigned i = 0; i < g->depth; i++) {
         if (i > 0)
-            lu_buf_puts(&line, " ");
+            lu_hist_buf_puts(&line, " ");
         render_label(&line, g->s, g->path[i]->op);
-        lu_buf_puts(&line, "->");
+        lu_hist_buf_puts(&line, "->");
         lu_hist_render_result(&line, &g->path[i]->res);
     }
     if (g->stuck_op >= 0) {
         if (g->depth > 0)
-            lu_buf_puts(&line, " ");
+            lu_hist_buf_puts(&line, " ");
         render_label(&line, g->s, (unsigned)g->stuck_op);
         if (g->returning && g->last) {
-            lu_buf_puts(&line, "->");
+            lu_hist_buf_puts(&line, "->");
             lu_hist_render_result(&line, &g->last->res);
         } else {
-            lu_buf_puts(&line, " #");
+            lu_hist_buf_puts(&line, " #");
         }
     }
-    lu_buf_puts(&line, "\n");
+    lu_hist_buf_puts(&line, "\n");
     if (!line.failed && !group_seen(g, &line) && g->count++ < g->max)
-        lu_buf_puts(g->b, line.s);
-    lu_buf_free(&line);
+        lu_hist_buf_puts(g->b, line.s);
+    lu_hist_buf_free(&line);
 }
 
 /* The serial executions of target's operations that get stuck before all
@@ -873,7 +873,7 @@ static void group_dfs(struct group *g, uint32_t node, uint64_t mask, bool agree)
 
 /* Whether some serial execution runs every operation of target to its
  * return. */
-static bool serial_completes(const struct lu_spec *s, uint32_t node, uint64_t mask, uint64_t target)
+static bool serial_completes(const struct lu_lin_spec *s, uint32_t node, uint64_t mask, uint64_t target)
 {
     if (mask == target)
         return true;
@@ -889,12 +889,12 @@ static bool serial_completes(const struct lu_spec *s, uint32_t node, uint64_t ma
     return false;
 }
 
-void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struct lu_hist *h, int failing_op,
-                          unsigned max)
+void lu_lin_spec_render_group(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
+                              int failing_op, unsigned max)
 {
     struct hinfo hi;
     if (analyse(s, h, &hi) < 0 || failing_op >= (int)s->test.nops) {
-        lu_buf_puts(b, GROUP_INDENT "(the history does not belong to this test)\n");
+        lu_hist_buf_puts(b, GROUP_INDENT "(the history does not belong to this test)\n");
         return;
     }
     struct group g = {
@@ -908,9 +908,9 @@ void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struc
     if (!serial_completes(s, 0, 0, g.target)) {
         /* Nothing to compare with: serially, the calls that returned here
          * never all return. What phase 1 saw instead is where they stick. */
-        lu_buf_puts(b, GROUP_INDENT "(every serial execution of the ");
-        lu_buf_puts(b, failing_op >= 0 ? "completed calls" : "calls");
-        lu_buf_puts(b, " gets stuck before they all return:)\n");
+        lu_hist_buf_puts(b, GROUP_INDENT "(every serial execution of the ");
+        lu_hist_buf_puts(b, failing_op >= 0 ? "completed calls" : "calls");
+        lu_hist_buf_puts(b, " gets stuck before they all return:)\n");
         g.stuck_op = -1;
         group_stuck_dfs(&g, 0, 0);
     } else {
@@ -924,8 +924,8 @@ void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struc
             /* No serial history gets stuck there (that is the finding): show
              * the ones where the pending call returns, which is what the
              * object does serially after the same completed calls. */
-            lu_buf_puts(b, GROUP_INDENT
-                        "(no serial history gets stuck there; serially the pending call returns:)\n");
+            lu_hist_buf_puts(b, GROUP_INDENT
+                             "(no serial history gets stuck there; serially the pending call returns:)\n");
             g.returning = true;
             g.agree = true;
             group_dfs(&g, 0, 0, true);
@@ -934,9 +934,9 @@ void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struc
         }
     }
     if (g.count == 0)
-        lu_buf_puts(b, GROUP_INDENT "(no serial history of these calls was observed)\n");
+        lu_hist_buf_puts(b, GROUP_INDENT "(no serial history of these calls was observed)\n");
     else if (g.count > max)
-        lu_buf_printf(b, GROUP_INDENT "... and %zu more\n", g.count - max);
+        lu_hist_buf_printf(b, GROUP_INDENT "... and %zu more\n", g.count - max);
     free(g.seen);
 }
 
@@ -953,7 +953,7 @@ struct ex_vals {
 };
 
 struct explain {
-    const struct lu_spec *s;
+    const struct lu_lin_spec *s;
     const struct hinfo *hi;
     uint64_t target;
     uint64_t named_pred[LU_HIST_MAX_OPS], named_succ[LU_HIST_MAX_OPS];
@@ -1015,12 +1015,12 @@ static unsigned ex_dfs(struct explain *x, uint32_t node, uint64_t mask, bool rt_
     return got;
 }
 
-static void render_names(struct lu_buf *b, const struct lu_spec *s, uint64_t ops)
+static void render_names(struct lu_hist_buf *b, const struct lu_lin_spec *s, uint64_t ops)
 {
     unsigned n = popcount64(ops), k = 0;
     for (; ops; ops &= ops - 1, k++) {
         if (k > 0)
-            lu_buf_puts(b, k + 1 == n ? " and " : ", ");
+            lu_hist_buf_puts(b, k + 1 == n ? " and " : ", ");
         render_label(b, s, ctz64(ops));
     }
 }
@@ -1043,7 +1043,7 @@ static bool looks_like_address(const struct lu_hist_result *r)
 }
 
 /* "1", "1 or 2", "1, 2 or 3", in ascending order. */
-static void render_vals(struct lu_buf *b, const struct ex_vals *x)
+static void render_vals(struct lu_hist_buf *b, const struct ex_vals *x)
 {
     const struct lu_hist_result *v[EX_VALS];
     for (unsigned i = 0; i < x->n; i++) {
@@ -1054,20 +1054,20 @@ static void render_vals(struct lu_buf *b, const struct ex_vals *x)
     }
     for (unsigned i = 0; i < x->n; i++) {
         if (i > 0)
-            lu_buf_puts(b, i + 1 == x->n && !x->more ? " or " : ", ");
+            lu_hist_buf_puts(b, i + 1 == x->n && !x->more ? " or " : ", ");
         lu_hist_render_result(b, v[i]);
     }
     if (x->more)
-        lu_buf_puts(b, " or something else");
+        lu_hist_buf_puts(b, " or something else");
 }
 
-static void explain_full(struct lu_buf *b, const struct lu_spec *s, const struct lu_hist *h,
+static void explain_full(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
                          const struct hinfo *hi)
 {
     if (!serial_completes(s, 0, 0, hi->returned)) {
-        lu_buf_puts(b,
-                    "Every serial execution of these calls gets stuck before they all return, but here they"
-                    " all returned.");
+        lu_hist_buf_puts(
+            b, "Every serial execution of these calls gets stuck before they all return, but here they"
+               " all returned.");
         return;
     }
     struct explain *x = calloc(1, sizeof *x);
@@ -1109,48 +1109,50 @@ static void explain_full(struct lu_buf *b, const struct lu_spec *s, const struct
             if (v->obs || v->n == 0)
                 continue;
             render_who(b, s, op);
-            lu_buf_puts(b, " returned ");
+            lu_hist_buf_puts(b, " returned ");
             lu_hist_render_result(b, &ev->res);
             if (pass == 0) {
-                lu_buf_puts(b, " in this history, but it returned ");
+                lu_hist_buf_puts(b, " in this history, but it returned ");
                 render_vals(b, v);
-                lu_buf_puts(b, " in every serial execution of these calls.");
+                lu_hist_buf_puts(b, " in every serial execution of these calls.");
             } else if (pass == 2) {
-                lu_buf_puts(b, " in this history, but it returned ");
+                lu_hist_buf_puts(b, " in this history, but it returned ");
                 render_vals(b, v);
-                lu_buf_puts(b, " in every serial history that respects the real-time order of the calls.");
+                lu_hist_buf_puts(b,
+                                 " in every serial history that respects the real-time order of the calls.");
             } else {
-                lu_buf_puts(b, " in this history, but in every serial history where it runs");
+                lu_hist_buf_puts(b, " in this history, but in every serial history where it runs");
                 if (x->named_pred[op]) {
-                    lu_buf_puts(b, " after ");
+                    lu_hist_buf_puts(b, " after ");
                     render_names(b, s, x->named_pred[op]);
-                    lu_buf_puts(b, " completed");
+                    lu_hist_buf_puts(b, " completed");
                 }
                 if (x->named_succ[op]) {
-                    lu_buf_puts(b, x->named_pred[op] ? " and before " : " before ");
+                    lu_hist_buf_puts(b, x->named_pred[op] ? " and before " : " before ");
                     render_names(b, s, x->named_succ[op]);
-                    lu_buf_puts(b, " started");
+                    lu_hist_buf_puts(b, " started");
                 }
-                lu_buf_puts(b, " it returned ");
+                lu_hist_buf_puts(b, " it returned ");
                 render_vals(b, v);
-                lu_buf_puts(b, ".");
+                lu_hist_buf_puts(b, ".");
             }
             if (looks_like_address(&ev->res))
-                lu_buf_puts(b, " That result looks like an address, which changes from one execution to the"
-                               " next: return a value, an index or a count, not a pointer.");
+                lu_hist_buf_puts(b,
+                                 " That result looks like an address, which changes from one execution to the"
+                                 " next: return a value, an index or a count, not a pointer.");
             free(x);
             return;
         }
     }
     free(x);
-    lu_buf_puts(b,
-                "No serial order of these calls that respects their real-time order produces these results.");
+    lu_hist_buf_puts(
+        b, "No serial order of these calls that respects their real-time order produces these results.");
 }
 
 /* Collects what op does in the serial histories that run exactly the
  * completed operations first: gets stuck, or returns (which results). */
 struct ex_stuck {
-    const struct lu_spec *s;
+    const struct lu_lin_spec *s;
     uint64_t target;
     unsigned op;
     bool stuck;
@@ -1178,7 +1180,7 @@ static void ex_stuck_dfs(struct ex_stuck *x, uint32_t node, uint64_t mask)
     }
 }
 
-void lu_lin_explain(struct lu_buf *b, const struct lu_spec *s, const struct lu_hist *h,
+void lu_lin_explain(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
                     const struct lu_lin_verdict *v)
 {
     struct hinfo hi;
@@ -1192,25 +1194,27 @@ void lu_lin_explain(struct lu_buf *b, const struct lu_spec *s, const struct lu_h
     struct ex_stuck x = {.s = s, .target = hi.returned & ~BIT(e), .op = (unsigned)e};
     render_who(b, s, (unsigned)e);
     if (!serial_completes(s, 0, 0, x.target)) {
-        lu_buf_puts(b, " is stuck here after the other calls returned, but serially they never all return:"
-                       " every serial execution of them gets stuck first.");
+        lu_hist_buf_puts(b,
+                         " is stuck here after the other calls returned, but serially they never all return:"
+                         " every serial execution of them gets stuck first.");
         return;
     }
     ex_stuck_dfs(&x, 0, 0);
     if (x.stuck) {
-        lu_buf_puts(b, " is stuck here; serial executions of the completed calls followed by ");
+        lu_hist_buf_puts(b, " is stuck here; serial executions of the completed calls followed by ");
         render_label(b, s, (unsigned)e);
-        lu_buf_puts(b, " can get stuck, but none of them matches the results and the real-time order of the"
-                       " completed calls.");
+        lu_hist_buf_puts(b,
+                         " can get stuck, but none of them matches the results and the real-time order of the"
+                         " completed calls.");
         return;
     }
-    lu_buf_puts(b, " is stuck here, but no serial execution of the completed calls followed by ");
+    lu_hist_buf_puts(b, " is stuck here, but no serial execution of the completed calls followed by ");
     render_label(b, s, (unsigned)e);
-    lu_buf_puts(b, " gets stuck");
+    lu_hist_buf_puts(b, " gets stuck");
     if (x.ret.n) {
-        lu_buf_puts(b, " (there it returns ");
+        lu_hist_buf_puts(b, " (there it returns ");
         render_vals(b, &x.ret);
-        lu_buf_puts(b, ")");
+        lu_hist_buf_puts(b, ")");
     }
-    lu_buf_puts(b, ".");
+    lu_hist_buf_puts(b, ".");
 }

@@ -16,29 +16,29 @@
 
 #include "lu_hist.h"
 
-struct lu_spec;
+struct lu_lin_spec;
 
 /* Creates an empty specification for test t (t is copied). NULL on ENOMEM. */
-struct lu_spec *lu_spec_create(const struct lu_hist_test *t);
-void lu_spec_free(struct lu_spec *s);
+struct lu_lin_spec *lu_lin_spec_create(const struct lu_hist_test *t);
+void lu_lin_spec_free(struct lu_lin_spec *s);
 
 /* The test the spec belongs to. */
-const struct lu_hist_test *lu_spec_test(const struct lu_spec *s);
+const struct lu_hist_test *lu_lin_spec_test(const struct lu_lin_spec *s);
 
 /* Adds a serial history (full, or stuck with exactly one pending call as its
  * last event). Returns 0, -1 on allocation failure, or 1 when it contradicts
  * an earlier one; then *conflict (if not NULL) receives a copy of that earlier
  * history, so that both can be shown. Returns -2 when h is not serial. */
-int lu_spec_add(struct lu_spec *s, const struct lu_hist *h, struct lu_hist *conflict);
+int lu_lin_spec_add(struct lu_lin_spec *s, const struct lu_hist *h, struct lu_hist *conflict);
 
 /* Largest d of the strong d-hitting families lu_lin_check_full tries before
  * its exact search: 2 (the default), 1, or 0 to search at once. Verdicts do
  * not depend on it, only speed and lu_lin_stats.hitting_hits. */
-void lu_spec_set_hitting_depth(struct lu_spec *s, unsigned d);
+void lu_lin_spec_set_hitting_depth(struct lu_lin_spec *s, unsigned d);
 
 /* Number of distinct full and stuck serial histories added. */
-size_t lu_spec_full_count(const struct lu_spec *s);
-size_t lu_spec_stuck_count(const struct lu_spec *s);
+size_t lu_lin_spec_full_count(const struct lu_lin_spec *s);
+size_t lu_lin_spec_stuck_count(const struct lu_lin_spec *s);
 
 /* Statistics of the checks, for the summary and the benchmarks. */
 struct lu_lin_stats {
@@ -62,14 +62,14 @@ struct lu_lin_verdict {
  * respected (Definition 1). Tries witnesses from the strong d-hitting
  * families for d = 1, 2 first, then runs a memoized (Wing-Gong/Lowe) search
  * over (linearized set, spec node), so the answer is exact. */
-int lu_lin_check_full(const struct lu_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
+int lu_lin_check_full(const struct lu_lin_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
                       struct lu_lin_stats *st);
 
 /* Checks a stuck history (Definition 2): for each pending call e, H[e] (H
  * with every other pending call removed) needs a stuck serial witness in s.
  * Returns 0; v->ok says the verdict, v->failing_op the first e without one.
  * Without pending calls it checks h as lu_lin_check_full does. */
-int lu_lin_check_stuck(const struct lu_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
+int lu_lin_check_stuck(const struct lu_lin_spec *s, const struct lu_hist *h, struct lu_lin_verdict *v,
                        struct lu_lin_stats *st);
 
 /* Renders the serial histories of s that a witness for h would have to be
@@ -77,13 +77,13 @@ int lu_lin_check_stuck(const struct lu_spec *s, const struct lu_hist *h, struct 
  * operations (and, for a stuck h, end with the failing pending call), like
  * the observation groups of the paper's Figure 7. At most max histories are
  * listed, then a count of the rest. */
-void lu_spec_render_group(struct lu_buf *b, const struct lu_spec *s, const struct lu_hist *h, int failing_op,
-                          unsigned max);
+void lu_lin_spec_render_group(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
+                              int failing_op, unsigned max);
 
 /* Explains in one or two sentences why no witness fits h, e.g. "try_dequeue()
  * returned -1, but every serial history in which it follows enqueue(200)
  * returns 200" (best effort; plain text). */
-void lu_lin_explain(struct lu_buf *b, const struct lu_spec *s, const struct lu_hist *h,
+void lu_lin_explain(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
                     const struct lu_lin_verdict *v);
 
 #endif

@@ -344,10 +344,10 @@ int lu_drv_test_parse(const char *s, const char *const *oplabels, unsigned nops,
  * setup call): "the main thread" (tid 0), "create()'s thread N" for those
  * others, "thread N" for the test's thread N and, numbered on from them,
  * the threads started later. */
-void lu_drv_thread_name(struct lu_buf *b, int tid, int base);
+void lu_drv_thread_name(struct lu_hist_buf *b, int tid, int base);
 /* Appends "function (file:line)" for an offset in module, from addr2line,
  * or "module+offset" when it knows nothing. */
-void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off);
+void lu_drv_addr2line(struct lu_hist_buf *b, const char *module, uintptr_t off);
 
 /* A value of a replay file's line, escaped so that it stays on its line
  * (\n, \r, \\), and back (in place). */
@@ -405,7 +405,7 @@ long lu_drv_replay_line(FILE *f, char **line, size_t *cap, size_t max, size_t *t
  * lu_sched_misfit) at choice at of len, in words. tid_offset: what to
  * subtract from a schedule's tN to get the report's thread number (1 in
  * Line-Up files, whose t0 is the harness's main thread; 0 in run files). */
-void lu_drv_misfit_why(struct lu_buf *b, int why, const struct lu_sched_step *steps, uint32_t len,
+void lu_drv_misfit_why(struct lu_hist_buf *b, int why, const struct lu_sched_step *steps, uint32_t len,
                        uint32_t at, unsigned tid_offset);
 
 /* Command-line usage errors of `lineup` (prog "lineup") and `lineup run`
@@ -466,7 +466,7 @@ void lu_drv_check_dir(const char *prog, const char *opt, const char *dir);
 void lu_drv_stdio_init(void);
 
 /* Formats a test the same way. */
-void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *oplabels);
+void lu_drv_test_format(struct lu_hist_buf *b, const struct lu_drv_test *t, const char *const *oplabels);
 
 /* --json FILE of both modes. FILE is written as FILE.partial.PID beside
  * the real file (a symlink is followed) and renamed onto it at the end, so

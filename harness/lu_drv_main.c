@@ -151,13 +151,13 @@ int lu_drv_test_parse(const char *s, const char *const *labels, unsigned nops, s
     return 0;
 }
 
-void lu_drv_test_format(struct lu_buf *b, const struct lu_drv_test *t, const char *const *labels)
+void lu_drv_test_format(struct lu_hist_buf *b, const struct lu_drv_test *t, const char *const *labels)
 {
     for (unsigned i = 0; i < t->nthreads; i++) {
         if (i)
-            lu_buf_puts(b, " |");
+            lu_hist_buf_puts(b, " |");
         for (unsigned k = 0; k < t->len[i]; k++)
-            lu_buf_printf(b, "%s%s", i == 0 && k == 0 ? "" : " ", labels[t->cell[i][k]]);
+            lu_hist_buf_printf(b, "%s%s", i == 0 && k == 0 ? "" : " ", labels[t->cell[i][k]]);
     }
 }
 
@@ -866,7 +866,7 @@ static int lu__cmp_str(const void *a, const void *b)
  * starts at the same point, and the first choice of a thread is no
  * preemption), so 'a | b c' and 'b c | a' fail alike. Minimizing two
  * samples often ends at the two orders of one test. */
-static void lu__test_canonical(struct lu_buf *b, const struct lu_drv_test *t, const char *const *labels)
+static void lu__test_canonical(struct lu_hist_buf *b, const struct lu_drv_test *t, const char *const *labels)
 {
     char *th[LU_DRV_MAX_THREADS];
     unsigned n = 0;
@@ -874,14 +874,14 @@ static void lu__test_canonical(struct lu_buf *b, const struct lu_drv_test *t, co
         struct lu_drv_test one = {.nthreads = 1};
         one.len[0] = t->len[i];
         memcpy(one.cell[0], t->cell[i], sizeof one.cell[0]);
-        struct lu_buf tb;
-        lu_buf_init(&tb);
+        struct lu_hist_buf tb;
+        lu_hist_buf_init(&tb);
         lu_drv_test_format(&tb, &one, labels);
         th[n++] = tb.s ? tb.s : strdup("");
     }
     qsort(th, n, sizeof th[0], lu__cmp_str);
     for (unsigned i = 0; i < n; i++) {
-        lu_buf_printf(b, "%s%s", i ? " | " : "", th[i] ? th[i] : "");
+        lu_hist_buf_printf(b, "%s%s", i ? " | " : "", th[i] ? th[i] : "");
         free(th[i]);
     }
 }
@@ -889,14 +889,14 @@ static void lu__test_canonical(struct lu_buf *b, const struct lu_drv_test *t, co
 /* What makes two findings one bug in the reports: the kind and the
  * (minimized) test up to the order of its threads, or the place
  * (lu__bug_per_place). */
-static void lu__finding_key(struct lu_buf *key, int kind, const char *report, const struct lu_drv_test *test,
-                            const char *const *labels)
+static void lu__finding_key(struct lu_hist_buf *key, int kind, const char *report,
+                            const struct lu_drv_test *test, const char *const *labels)
 {
     const char *r = report ? report : "";
     if (lu__bug_per_place(kind)) {
-        lu_buf_printf(key, "%d %.*s", kind, (int)strcspn(r, "\n"), r);
+        lu_hist_buf_printf(key, "%d %.*s", kind, (int)strcspn(r, "\n"), r);
     } else {
-        lu_buf_printf(key, "%d ", kind);
+        lu_hist_buf_printf(key, "%d ", kind);
         if (test)
             lu__test_canonical(key, test, labels);
     }
@@ -913,7 +913,7 @@ static const char *lu__bound_unit(int strategy, int n)
 /* Scheduler thread 0 runs create(), the setup and teardown calls and
  * destroy(): it is "the main thread", and scheduler thread k > 0 is the
  * report's "thread k-1". */
-static void lu__render_tid(struct lu_buf *b, const struct lu_drv_fatal *f)
+static void lu__render_tid(struct lu_hist_buf *b, const struct lu_drv_fatal *f)
 {
     lu_drv_thread_name(b, f->tid, f->tid_base);
 }
@@ -922,43 +922,43 @@ static void lu__render_tid(struct lu_buf *b, const struct lu_drv_fatal *f)
  * worker left in the shared region. */
 static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res *r, bool timed_out)
 {
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     const struct lu_drv_fatal *f = &shm->lane.fatal;
     int phase = atomic_load(&shm->phase);
     if (f->kind == LU_SCHED_FATAL_EXEC) {
         /* the worker's end is the new program's; an operation that replaced
          * the program is the finding, whether or not the new one ends */
         r->verdict = LU_DRV_V_CRASH;
-        lu_buf_printf(&b, "crash: %s called by ", f->symbol);
+        lu_hist_buf_printf(&b, "crash: %s called by ", f->symbol);
         lu__render_tid(&b, f);
-        lu_buf_printf(&b, " in phase %d, at ", phase);
+        lu_hist_buf_printf(&b, " in phase %d, at ", phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
-        lu_buf_puts(&b, ", which replaced the program; the new program ");
+        lu_hist_buf_puts(&b, ", which replaced the program; the new program ");
         if (timed_out)
-            lu_buf_printf(&b, "was still running after %u s (--timeout)\n", lu__timeout);
+            lu_hist_buf_printf(&b, "was still running after %u s (--timeout)\n", lu__timeout);
         else if (WIFSIGNALED(status))
-            lu_buf_printf(&b, "was killed by %s\n", lu__signame(WTERMSIG(status)));
+            lu_hist_buf_printf(&b, "was killed by %s\n", lu__signame(WTERMSIG(status)));
         else
-            lu_buf_printf(&b, "exited with status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            lu_hist_buf_printf(&b, "exited with status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     } else if (timed_out) {
         r->verdict = LU_DRV_V_TIMEOUT;
-        lu_buf_printf(&b,
-                      "timeout: no execution of the test finished for %u s (phase %d); an operation may "
-                      "block in a call lineup does not control (I/O, an uninstrumented lock)\n",
-                      lu__timeout, phase);
+        lu_hist_buf_printf(&b,
+                           "timeout: no execution of the test finished for %u s (phase %d); an operation may "
+                           "block in a call lineup does not control (I/O, an uninstrumented lock)\n",
+                           lu__timeout, phase);
         if (f->kind == LU_SCHED_FATAL_BLOCKED) {
-            lu_buf_puts(&b, "    ");
+            lu_hist_buf_puts(&b, "    ");
             lu__render_tid(&b, f);
-            lu_buf_puts(&b, " blocked");
+            lu_hist_buf_puts(&b, " blocked");
             if (f->symbol[0])
-                lu_buf_printf(&b, " in %s", f->symbol);
-            lu_buf_puts(&b, " at ");
+                lu_hist_buf_printf(&b, " in %s", f->symbol);
+            lu_hist_buf_puts(&b, " at ");
             lu_drv_addr2line(&b, f->module, f->pc_off);
-            lu_buf_puts(&b, "\n");
+            lu_hist_buf_puts(&b, "\n");
         }
         /* lineup cannot tell a real hang from its own limitation */
-        lu_buf_puts(
+        lu_hist_buf_puts(
             &b, "not checked: lineup does not control I/O, pipes, poll or select, sleeps in the kernel or "
                 "uninstrumented locks, and while one thread blocks in one no other runs, so threads that "
                 "talk through the kernel block for good under lineup even when the code is correct; if "
@@ -967,61 +967,62 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         /* lineup's abort, not the code's crash */
         r->verdict = LU_DRV_V_INTERNAL;
         const char *m = strncmp(f->module, "lineup: ", 8) == 0 ? f->module + 8 : f->module;
-        lu_buf_printf(&b, "%.*s (phase %d); this is a bug in lineup, not in the code under test\n",
-                      (int)strcspn(m, "\n"), m, phase);
+        lu_hist_buf_printf(&b, "%.*s (phase %d); this is a bug in lineup, not in the code under test\n",
+                           (int)strcspn(m, "\n"), m, phase);
     } else if (f->kind == LU_SCHED_FATAL_DIVERGE) {
         r->verdict = LU_DRV_V_DIVERGE;
-        lu_buf_puts(&b, "divergence: ");
+        lu_hist_buf_puts(&b, "divergence: ");
         lu__render_tid(&b, f);
-        lu_buf_printf(
+        lu_hist_buf_printf(
             &b,
             " ran without reaching a scheduling point (an infinite loop on plain memory?) in phase %d, "
             "at ",
             phase);
         lu_drv_addr2line(&b, f->module, f->pc_off);
-        lu_buf_puts(&b, "\n");
+        lu_hist_buf_puts(&b, "\n");
     } else if (f->kind == LU_SCHED_FATAL_EXIT) {
         r->verdict = LU_DRV_V_CRASH;
-        lu_buf_printf(&b, "crash: %s(%d) called by ", lu_sched_exit_fn_name(f->exit_fn), f->code);
+        lu_hist_buf_printf(&b, "crash: %s(%d) called by ", lu_sched_exit_fn_name(f->exit_fn), f->code);
         lu__render_tid(&b, f);
-        lu_buf_printf(&b, " in phase %d, at ", phase);
+        lu_hist_buf_printf(&b, " in phase %d, at ", phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
-        lu_buf_puts(&b, "\n");
+        lu_hist_buf_puts(&b, "\n");
     } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && f->kind != LU_SCHED_FATAL_SIGNAL) {
         /* the code under test's own kill or raise would have said so
          * (lu_sched_fatal_signal_ahead) */
         r->verdict = LU_DRV_V_INTERNAL;
-        lu_buf_printf(&b,
-                      "the worker was killed by SIGKILL from outside the code under test (the kernel's OOM "
-                      "killer, or another process) in phase %d: this says nothing about the harness\n",
-                      phase);
+        lu_hist_buf_printf(
+            &b,
+            "the worker was killed by SIGKILL from outside the code under test (the kernel's OOM "
+            "killer, or another process) in phase %d: this says nothing about the harness\n",
+            phase);
     } else {
         r->verdict = LU_DRV_V_CRASH;
         int sig = WIFSIGNALED(status) ? WTERMSIG(status) : f->kind == LU_SCHED_FATAL_SIGNAL ? f->code : 0;
         if (sig)
-            lu_buf_printf(&b, "crash: %s", lu__signame(sig));
+            lu_hist_buf_printf(&b, "crash: %s", lu__signame(sig));
         else
-            lu_buf_printf(&b, "crash: the worker exited with status %d",
-                          WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+            lu_hist_buf_printf(&b, "crash: the worker exited with status %d",
+                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         if (f->kind == LU_SCHED_FATAL_SIGNAL) {
-            lu_buf_puts(&b, " in ");
+            lu_hist_buf_puts(&b, " in ");
             lu__render_tid(&b, f);
-            lu_buf_puts(&b, ", at ");
+            lu_hist_buf_puts(&b, ", at ");
             lu_drv_addr2line(&b, f->module, f->pc_off);
         }
-        lu_buf_printf(&b, " (phase %d)\n", phase);
+        lu_hist_buf_printf(&b, " (phase %d)\n", phase);
     }
-    lu_buf_puts(&b, "test:\n");
+    lu_hist_buf_puts(&b, "test:\n");
     for (unsigned i = 0; i < shm->job.test.nthreads; i++) {
-        lu_buf_printf(&b, "    thread %u:", i);
+        lu_hist_buf_printf(&b, "    thread %u:", i);
         for (unsigned k = 0; k < shm->job.test.len[i]; k++) {
             unsigned id = 0; /* labels come from the worker's test table */
             for (unsigned j = 0; j < shm->htest.nops; j++)
                 if (shm->htest.ops[j].thread == i && shm->htest.ops[j].pos == k)
                     id = j;
-            lu_buf_printf(&b, " %s", shm->htest.nops ? shm->htest.ops[id].label : "?");
+            lu_hist_buf_printf(&b, " %s", shm->htest.nops ? shm->htest.ops[id].label : "?");
         }
-        lu_buf_puts(&b, "\n");
+        lu_hist_buf_puts(&b, "\n");
     }
     if (shm->lane.nev && shm->htest.nops) {
         struct lu_hist h;
@@ -1032,7 +1033,7 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
             else
                 lu_hist_return(&h, shm->lane.ev[i].op, shm->lane.ev[i].res.value, NULL, 0);
         }
-        lu_buf_puts(&b, "history up to the failure:\n");
+        lu_hist_buf_puts(&b, "history up to the failure:\n");
         lu_hist_render_timeline(&b, &shm->htest, &h);
         lu_hist_free(&h);
     }
@@ -1468,8 +1469,8 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     FILE *f = fopen(out, "w");
     if (!f)
         return -1;
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_drv_test_format(&b, t, (const char *const *)h->labels);
     /* the schedule is the list of choices, whatever strategy made them:
      * the strategy line is for people, the replay follows the choices */
@@ -1501,7 +1502,7 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
      * of a minimized test again (the advice of a replay that misfits) */
     if (seed)
         fprintf(f, "seed %" PRIu64 "\n", *seed);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
     int e = errno;
@@ -1879,8 +1880,8 @@ static uint64_t lu__test_seed(uint64_t seed, unsigned i)
 static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, uint32_t watchdog_ms, int tls,
                               int why, uint32_t at, const char *path)
 {
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_drv_misfit_why(&b, why, rp->steps, rp->len, at, 1);
     char of[32] = "";
     if (at < rp->len)
@@ -1907,7 +1908,7 @@ static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, 
             "harness changed since the replay file was written, or it does not behave the same way on the "
             "same schedule. To check a fix, run the test again: lineup --test %s --harness %s%s %s\n",
             at + 1, of, b.s ? b.s : "", lu_drv_shell_word(rp->test), rp->name, opts, lu_drv_shell_word(path));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 }
 
 static int lu__replay_main(struct lu__opts *o)
@@ -2294,8 +2295,8 @@ int main(int argc, char **argv)
                 if (oc > tt.outcome)
                     tt.outcome = oc;
             }
-            struct lu_buf tb;
-            lu_buf_init(&tb);
+            struct lu_hist_buf tb;
+            lu_hist_buf_init(&tb);
             lu_drv_test_format(&tb, &tests[i], labels);
             if (json) {
                 fprintf(json, "%s{\"sample\": %u, \"test\": ", first_json ? "" : ", ", sample[i] + 1);
@@ -2353,13 +2354,13 @@ int main(int argc, char **argv)
                     bool minimize = minimizable && !lu_drv_interrupted;
                     if (lu__bug_per_place(kind)) {
                         /* the same place as a report above: nothing to minimize */
-                        struct lu_buf k0;
-                        lu_buf_init(&k0);
+                        struct lu_hist_buf k0;
+                        lu_hist_buf_init(&k0);
                         lu__finding_key(&k0, kind, r->f[fi].report, NULL, labels);
                         for (unsigned q = 0; q < nseen && k0.s; q++)
                             if (strcmp(seen[q], k0.s) == 0)
                                 minimize = minimizable = false;
-                        lu_buf_free(&k0);
+                        lu_hist_buf_free(&k0);
                     }
                     if (minimize)
                         runs = lu__minimize(&mj, kind, &mr, &cut, &incomplete);
@@ -2367,9 +2368,9 @@ int main(int argc, char **argv)
                     bool min_stopped = minimizable && lu_drv_interrupted;
                     tt.minimize_interrupted |= minimize && lu_drv_interrupted; /* during this one */
                     struct lu__finding *mf = lu__res_find(&mr, kind);
-                    struct lu_buf key, mt;
-                    lu_buf_init(&key);
-                    lu_buf_init(&mt);
+                    struct lu_hist_buf key, mt;
+                    lu_hist_buf_init(&key);
+                    lu_hist_buf_init(&mt);
                     lu_drv_test_format(&mt, &mj.test, labels);
                     lu__finding_key(&key, kind, mf ? mf->report : NULL, &mj.test, labels);
                     bool dup = false;
@@ -2479,8 +2480,8 @@ int main(int argc, char **argv)
                         }
                         fputs("}", json);
                     }
-                    lu_buf_free(&key);
-                    lu_buf_free(&mt);
+                    lu_hist_buf_free(&key);
+                    lu_hist_buf_free(&mt);
                     lu__res_free(&mr);
                 }
                 if (json)
@@ -2488,7 +2489,7 @@ int main(int argc, char **argv)
             }
             if (json)
                 fputs("}", json);
-            lu_buf_free(&tb);
+            lu_hist_buf_free(&tb);
             lu__res_free(r);
         }
         if (json)

@@ -680,9 +680,9 @@ static void lu__json_finding(struct lu__ctx *x, struct lu_run_shm *m, const char
 {
     const struct lu_run_exec *E = &m->exec;
     FILE *f = x->jf;
-    struct lu_buf h, where;
-    lu_buf_init(&h);
-    lu_buf_init(&where);
+    struct lu_hist_buf h, where;
+    lu_hist_buf_init(&h);
+    lu_hist_buf_init(&where);
     lu_drv_run_headline(&h, m);
     int tid = lu_drv_run_culprit(&where, m);
     fprintf(f, "%s{\"verdict\": \"%s\", \"kind\": ", x->jfound++ ? ", " : "", lu_drv_run_kind_id(E->kind));
@@ -704,9 +704,9 @@ static void lu__json_finding(struct lu__ctx *x, struct lu_run_shm *m, const char
         E->strategy != LU_RUN_POS)
         fprintf(f, ", \"bound\": %d", E->bound);
     fputs(", \"report\": ", f);
-    struct lu_buf r;
-    lu_buf_init(&r);
-    lu_buf_printf(&r, "%s: %s", lu_drv_run_kind_word(E->kind), report ? report : "");
+    struct lu_hist_buf r;
+    lu_hist_buf_init(&r);
+    lu_hist_buf_printf(&r, "%s: %s", lu_drv_run_kind_word(E->kind), report ? report : "");
     lu_drv_json_str(f, r.s);
     fputs(", \"replay\": ", f);
     if (replay)
@@ -714,23 +714,23 @@ static void lu__json_finding(struct lu__ctx *x, struct lu_run_shm *m, const char
     else
         fputs("null", f);
     fputs("}", f);
-    lu_buf_free(&r);
-    lu_buf_free(&h);
-    lu_buf_free(&where);
+    lu_hist_buf_free(&r);
+    lu_hist_buf_free(&h);
+    lu_hist_buf_free(&where);
 }
 
 static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
 {
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_drv_run_render(&b, m);
     lu__progress_clear(x);
     /* a timeout is no bug (lineup could not run the execution to its end),
      * nor is an unsupported call */
     printf("\n%s: %s", lu_drv_run_kind_word(m->exec.kind), b.s ? b.s : "");
     if (x->nseen < LU_RUN_MAX_SIGS) {
-        struct lu_buf h;
-        lu_buf_init(&h);
+        struct lu_hist_buf h;
+        lu_hist_buf_init(&h);
         lu_drv_run_headline(&h, m);
         x->seen[x->nseen].sig = m->exec.sig;
         x->seen[x->nseen++].headline = h.s;
@@ -744,7 +744,7 @@ static void lu__on_failure(struct lu__ctx *x, struct lu_run_shm *m)
     fflush(stdout);
     if (x->jf)
         lu__json_finding(x, m, b.s, replay ? path : NULL);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     int oc = lu_drv_outcome_of(lu_drv_run_kind_exit(m->exec.kind), m->exec.kind == LU_RUN_K_TIMEOUT);
     if (oc > x->outcome)
         x->outcome = oc;
@@ -805,68 +805,69 @@ static const char *lu__cut_by(const struct lu_run_summary *s, bool all)
 /* The coverage line: what was explored completely, and where and why the
  * search stopped short of the rest, so that it never reads as more than
  * was done. */
-static void lu__coverage(struct lu_buf *b, const struct lu_run_shm *m, bool all)
+static void lu__coverage(struct lu_hist_buf *b, const struct lu_run_shm *m, bool all)
 {
     const struct lu_run_summary *s = &m->sum;
     const struct lu_run_cfg *c = &m->cfg;
     const char *unit = s->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption";
     if (s->exhausted == 2) {
-        lu_buf_printf(b, "every schedule of the program was explored%s",
-                      s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
+        lu_hist_buf_printf(b, "every schedule of the program was explored%s",
+                           s->nondet ? " (with the __VERIFIER_nondet_* values of --nondet-range)" : "");
         return;
     }
     bool sampler = c->strategy == LU_RUN_RANDOM || c->strategy == LU_RUN_PCT || c->strategy == LU_RUN_POS;
     if (sampler) {
-        lu_buf_printf(b, "%" PRIu64 " execution%s sampled (%s, seed %" PRIu64 "): no coverage guarantee",
-                      s->sampled, s->sampled == 1 ? "" : "s", lu_drv_run_strategy_name(c->strategy), c->seed);
+        lu_hist_buf_printf(b, "%" PRIu64 " execution%s sampled (%s, seed %" PRIu64 "): no coverage guarantee",
+                           s->sampled, s->sampled == 1 ? "" : "s", lu_drv_run_strategy_name(c->strategy),
+                           c->seed);
         return;
     }
     if (c->strategy == LU_RUN_DFS) {
         if (s->exhausted)
-            lu_buf_printf(b, "every schedule with at most %d preemption%s was explored", c->preemptions,
-                          c->preemptions == 1 ? "" : "s");
+            lu_hist_buf_printf(b, "every schedule with at most %d preemption%s was explored", c->preemptions,
+                               c->preemptions == 1 ? "" : "s");
         else if (!s->interrupted && !s->budget_out)
-            lu_buf_puts(b, lu__cut_by(s, all));
+            lu_hist_buf_puts(b, lu__cut_by(s, all));
         else if (c->preemptions >= 0)
-            lu_buf_printf(b, "%s before every schedule with at most %d preemption%s was explored",
-                          lu__cut_by(s, all), c->preemptions, c->preemptions == 1 ? "" : "s");
+            lu_hist_buf_printf(b, "%s before every schedule with at most %d preemption%s was explored",
+                               lu__cut_by(s, all), c->preemptions, c->preemptions == 1 ? "" : "s");
         else
-            lu_buf_printf(b, "%s before every schedule was explored", lu__cut_by(s, all));
+            lu_hist_buf_printf(b, "%s before every schedule was explored", lu__cut_by(s, all));
         return;
     }
     /* ipb, idb and default's exhaustive pass: bounds 0, 1, ... in turn */
     if (s->bound_done >= 0)
-        lu_buf_printf(b, "every schedule with at most %d %s%s was explored", s->bound_done, unit,
-                      s->bound_done == 1 ? "" : "s");
+        lu_hist_buf_printf(b, "every schedule with at most %d %s%s was explored", s->bound_done, unit,
+                           s->bound_done == 1 ? "" : "s");
     if (s->bound_at >= 0 && s->pass_out) {
         /* default: the samplers took over with the rest of the budget */
-        lu_buf_printf(
+        lu_hist_buf_printf(
             b,
             "%sthe exhaustive pass stopped in bound %d when its half of the budget ran out, after %" PRIu64
             " execution%s%s",
             s->bound_done >= 0 ? "; " : "", s->bound_at, s->exhaustive, s->exhaustive == 1 ? "" : "s",
             s->bound_done >= 0 ? "" : ", so no bound was explored completely");
     } else if (s->bound_at >= 0 && (s->interrupted || s->budget_out) && s->bound_done < 0) {
-        lu_buf_printf(b, "%s before bound 0 was explored completely", lu__cut_by(s, all));
+        lu_hist_buf_printf(b, "%s before bound 0 was explored completely", lu__cut_by(s, all));
     } else if (s->bound_at >= 0 && s->bound_done < 0) {
-        lu_buf_puts(b, lu__cut_by(s, all));
+        lu_hist_buf_puts(b, lu__cut_by(s, all));
     } else if (s->bound_at >= 0) {
-        lu_buf_printf(b, "; %s in bound %d", lu__cut_by(s, all), s->bound_at);
+        lu_hist_buf_printf(b, "; %s in bound %d", lu__cut_by(s, all), s->bound_at);
     }
     /* default: the unbounded search it tried after the pass */
     if (s->unbounded && s->unbounded_out)
-        lu_buf_printf(b, "; an unbounded search that followed did not finish in %" PRIu64 " execution%s",
-                      s->unbounded, s->unbounded == 1 ? "" : "s");
+        lu_hist_buf_printf(b, "; an unbounded search that followed did not finish in %" PRIu64 " execution%s",
+                           s->unbounded, s->unbounded == 1 ? "" : "s");
     else if (s->unbounded)
-        lu_buf_printf(b, "; %s in the unbounded search that followed", lu__cut_by(s, all));
+        lu_hist_buf_printf(b, "; %s in the unbounded search that followed", lu__cut_by(s, all));
     if (s->sampled)
-        lu_buf_printf(b, "%s then %" PRIu64 " execution%s sampled by %s (seed %" PRIu64 ")",
-                      s->bound_at >= 0 || s->unbounded ? ";" : ",", s->sampled, s->sampled == 1 ? "" : "s",
-                      lu__sampler_text(m), c->seed);
+        lu_hist_buf_printf(b, "%s then %" PRIu64 " execution%s sampled by %s (seed %" PRIu64 ")",
+                           s->bound_at >= 0 || s->unbounded ? ";" : ",", s->sampled,
+                           s->sampled == 1 ? "" : "s", lu__sampler_text(m), c->seed);
     else if (s->bound_at < 0 && s->bound_done < 0)
-        lu_buf_puts(b, lu__cut_by(s, all)); /* ended before its first round */
+        lu_hist_buf_puts(b, lu__cut_by(s, all)); /* ended before its first round */
     if (s->bound_done < 0 && (s->sampled || s->pass_out))
-        lu_buf_puts(b, ": no coverage guarantee");
+        lu_hist_buf_puts(b, ": no coverage guarantee");
 }
 
 static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
@@ -888,11 +889,11 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
     if (s->timeouts)
         printf(", %" PRIu64 " timed out (blocked outside lineup's control: not checked)", s->timeouts);
     printf("\n");
-    struct lu_buf cov;
-    lu_buf_init(&cov);
+    struct lu_hist_buf cov;
+    lu_hist_buf_init(&cov);
     lu__coverage(&cov, m, o->all);
     printf("  coverage: %s\n", cov.s ? cov.s : "");
-    lu_buf_free(&cov);
+    lu_hist_buf_free(&cov);
     if (s->timeouts)
         /* killed where it blocked: the search saw no choice after that */
         printf("  (%" PRIu64
@@ -1063,12 +1064,12 @@ static int lu__json_end(struct lu__ctx *x, int outcome, int sig, int rc, const c
                 s->statuses[i].status, s->statuses[i].count, s->statuses[i].first + 1);
     fputs("]", f);
     if (s && o->strategy != LU_RUN_REPLAY) {
-        struct lu_buf cov;
-        lu_buf_init(&cov);
+        struct lu_hist_buf cov;
+        lu_hist_buf_init(&cov);
         lu__coverage(&cov, m, o->all);
         fputs(", \"coverage\": {\"text\": ", f);
         lu_drv_json_str(f, cov.s);
-        lu_buf_free(&cov);
+        lu_hist_buf_free(&cov);
         int complete = s->bound_done;
         fprintf(f, ", \"exhaustive\": %s, \"complete_bound\": %d", s->exhausted == 2 ? "true" : "false",
                 sampler ? -1 : complete);
@@ -1194,8 +1195,8 @@ static int lu__replay_misfit_of(const struct lu_run_shm *m, int kind, uint32_t l
 static void lu__replay_misfit(const struct lu_drv_run_replay *rp, const struct lu__ropts *o, int why,
                               uint32_t at, const char *prog, int nargs, char **args)
 {
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_drv_misfit_why(&b, why, rp->steps, rp->len, at, 0);
     char of[32] = "";
     if (at < rp->len)
@@ -1225,7 +1226,7 @@ static void lu__replay_misfit(const struct lu_drv_run_replay *rp, const struct l
     for (int i = 0; i < nargs; i++)
         fprintf(stderr, " %s", lu_drv_shell_word(args[i]));
     fputs("\n", stderr);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 }
 
 int lu_drv_run_main(int argc, char **argv)
@@ -1443,11 +1444,11 @@ int lu_drv_run_main(int argc, char **argv)
                     lu__answer(&sv, 'c');
                     break;
                 case 'R': {
-                    struct lu_buf b;
-                    lu_buf_init(&b);
+                    struct lu_hist_buf b;
+                    lu_hist_buf_init(&b);
                     lu_drv_run_render(&b, m);
                     printf("\n%s", b.s ? b.s : "");
-                    lu_buf_free(&b);
+                    lu_hist_buf_free(&b);
                     replay_kind = m->exec.kind;
                     lu__answer(&sv, 'c');
                     break;

@@ -343,7 +343,7 @@ static inline struct lu_sched_step *lu_run_shm_replay(struct lu_run_shm *m)
 
 /* ---- driver side (harness/lu_drv_run*.c) ---- */
 
-struct lu_buf;
+struct lu_hist_buf;
 
 /* `lineup run ...`: argv[0] is "run". Returns lineup's exit status. */
 int lu_drv_run_main(int argc, char **argv);
@@ -372,12 +372,12 @@ const char *lu_drv_run_strategy_name(int strategy);
 /* Renders the execution in m->exec (with the trace and point log of the
  * shared region) as a report: the headline, each thread, inputs,
  * preemptions and the output. */
-void lu_drv_run_render(struct lu_buf *b, struct lu_run_shm *m);
+void lu_drv_run_render(struct lu_hist_buf *b, struct lu_run_shm *m);
 /* The one-line "what went wrong and where" of an execution. */
-void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m);
+void lu_drv_run_headline(struct lu_hist_buf *b, struct lu_run_shm *m);
 /* The thread an execution's failure belongs to (0 the main thread, -1 none
  * known) and, into where, the place in the program (nothing when unknown). */
-int lu_drv_run_culprit(struct lu_buf *where, struct lu_run_shm *m);
+int lu_drv_run_culprit(struct lu_hist_buf *where, struct lu_run_shm *m);
 
 /* A replay file: the program, its arguments, the settings an execution
  * depends on and the schedule. */

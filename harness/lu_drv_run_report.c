@@ -86,20 +86,20 @@ static bool lu__foreign(const struct lu_run_shm *m, const struct lu_run_loc *l)
     return false;
 }
 
-static void lu__loc(struct lu_buf *b, const struct lu_run_shm *m, const struct lu_run_loc *l)
+static void lu__loc(struct lu_hist_buf *b, const struct lu_run_shm *m, const struct lu_run_loc *l)
 {
     if (!l->pc) {
-        lu_buf_puts(b, "?");
+        lu_hist_buf_puts(b, "?");
         return;
     }
     if (l->mod < 0 || (uint32_t)l->mod >= m->nmodules) {
-        lu_buf_printf(b, "%#" PRIxPTR, l->pc);
+        lu_hist_buf_printf(b, "%#" PRIxPTR, l->pc);
         return;
     }
     /* addr2line's "(discriminator N)" tells basic blocks of one line
      * apart: noise in a report */
-    struct lu_buf t;
-    lu_buf_init(&t);
+    struct lu_hist_buf t;
+    lu_hist_buf_init(&t);
     lu_drv_addr2line(&t, m->modules[l->mod], (uintptr_t)(l->off - l->call));
     char *s = t.s ? t.s : "";
     char *d = strstr(s, " (discriminator ");
@@ -108,8 +108,8 @@ static void lu__loc(struct lu_buf *b, const struct lu_run_shm *m, const struct l
         if (e)
             memmove(d, e + 1, strlen(e + 1) + 1);
     }
-    lu_buf_puts(b, s);
-    lu_buf_free(&t);
+    lu_hist_buf_puts(b, s);
+    lu_hist_buf_free(&t);
 }
 
 /* "write", "atomic read", ...: which of the race's two accesses is atomic
@@ -121,14 +121,14 @@ static const char *lu__race_kind(const struct lu_run_exec *E, int i)
     return E->race_write[i] ? "write" : "read";
 }
 
-static void lu__tname(struct lu_buf *b, int tid)
+static void lu__tname(struct lu_hist_buf *b, int tid)
 {
     if (tid == 0)
-        lu_buf_puts(b, "the main thread");
+        lu_hist_buf_puts(b, "the main thread");
     else if (tid > 0)
-        lu_buf_printf(b, "thread %d", tid);
+        lu_hist_buf_printf(b, "thread %d", tid);
     else
-        lu_buf_puts(b, "lineup's own code");
+        lu_hist_buf_puts(b, "lineup's own code");
 }
 
 /* The innermost frame of a crash backtrace in the program's own code. */
@@ -155,7 +155,7 @@ static const char *lu__signame(int sig)
 /* When a thread's last scheduling point was an exec (the program replaced
  * itself, and the new program's status is the one seen): ", after thread
  * N's execl at F (file:line) replaced the program". */
-static void lu__exec_note(struct lu_buf *b, const struct lu_run_shm *m)
+static void lu__exec_note(struct lu_hist_buf *b, const struct lu_run_shm *m)
 {
     const struct lu_run_exec *E = &m->exec;
     for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++) {
@@ -163,11 +163,11 @@ static void lu__exec_note(struct lu_buf *b, const struct lu_run_shm *m)
         if (th->state == LU_RUN_TS_NONE || th->kind != LU_SCHED_K_EXIT ||
             (strncmp(th->what, "exec", 4) != 0 && strcmp(th->what, "fexecve") != 0))
             continue;
-        lu_buf_puts(b, ", after ");
+        lu_hist_buf_puts(b, ", after ");
         lu__tname(b, i);
-        lu_buf_printf(b, "'s %s at ", th->what);
+        lu_hist_buf_printf(b, "'s %s at ", th->what);
         lu__loc(b, m, &th->at);
-        lu_buf_puts(b, " replaced the program");
+        lu_hist_buf_puts(b, " replaced the program");
         return;
     }
 }
@@ -251,7 +251,7 @@ static int lu__culprit(const struct lu_run_shm *m, const struct lu_run_loc **at)
     }
 }
 
-int lu_drv_run_culprit(struct lu_buf *where, struct lu_run_shm *m)
+int lu_drv_run_culprit(struct lu_hist_buf *where, struct lu_run_shm *m)
 {
     const struct lu_run_loc *at;
     int tid = lu__culprit(m, &at);
@@ -260,7 +260,7 @@ int lu_drv_run_culprit(struct lu_buf *where, struct lu_run_shm *m)
     return tid;
 }
 
-void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
+void lu_drv_run_headline(struct lu_hist_buf *b, struct lu_run_shm *m)
 {
     const struct lu_run_exec *E = &m->exec;
     const struct lu_run_loc *at;
@@ -268,241 +268,243 @@ void lu_drv_run_headline(struct lu_buf *b, struct lu_run_shm *m)
     switch (E->kind) {
     case LU_RUN_K_PASS:
         if (E->done && E->outcome == LU_SCHED_OUT_MISFIT)
-            lu_buf_printf(b, "replay stopped after %u scheduling choice%s: %s", E->steps,
-                          E->steps == 1 ? "" : "s", E->message);
+            lu_hist_buf_printf(b, "replay stopped after %u scheduling choice%s: %s", E->steps,
+                               E->steps == 1 ? "" : "s", E->message);
         else if (E->done && E->redundant)
-            lu_buf_printf(b, "cut short as redundant: %s", E->message);
+            lu_hist_buf_printf(b, "cut short as redundant: %s", E->message);
         else if (E->done && E->outcome == LU_SCHED_OUT_DISCARDED)
-            lu_buf_puts(b, "discarded: an assumption (__VERIFIER_assume) was false");
+            lu_hist_buf_puts(b, "discarded: an assumption (__VERIFIER_assume) was false");
         else if (E->exited && E->main_returned)
-            lu_buf_printf(b, "no failure: main returned %d", E->status);
+            lu_hist_buf_printf(b, "no failure: main returned %d", E->status);
         else if (E->exited && E->exit_tid >= 0)
-            lu_buf_printf(b, "no failure: %s(%d)", lu_sched_exit_fn_name(E->exit_fn), E->status);
+            lu_hist_buf_printf(b, "no failure: %s(%d)", lu_sched_exit_fn_name(E->exit_fn), E->status);
         else {
-            lu_buf_printf(b, "no failure: the program ended with status %d", E->status);
+            lu_hist_buf_printf(b, "no failure: the program ended with status %d", E->status);
             lu__exec_note(b, m);
         }
         return;
     case LU_RUN_K_ASSERT:
-        lu_buf_printf(b, "assertion failure: `%s' in ", E->assert_expr);
+        lu_hist_buf_printf(b, "assertion failure: `%s' in ", E->assert_expr);
         break;
     case LU_RUN_K_REACH_ERROR:
-        lu_buf_puts(b, "reach_error() called by ");
+        lu_hist_buf_puts(b, "reach_error() called by ");
         break;
     case LU_RUN_K_ABORT:
-        lu_buf_puts(b, "abort() called by ");
+        lu_hist_buf_puts(b, "abort() called by ");
         break;
     case LU_RUN_K_CRASH:
         if (E->killed) {
             /* no handler ran: nothing is known of where */
-            lu_buf_printf(b,
-                          "killed by %s, which no handler saw (sent by the kernel, a timer or another "
-                          "process, or one whose handler the program replaced)",
-                          lu__signame(E->fatal_code));
+            lu_hist_buf_printf(b,
+                               "killed by %s, which no handler saw (sent by the kernel, a timer or another "
+                               "process, or one whose handler the program replaced)",
+                               lu__signame(E->fatal_code));
             if (E->fatal_tid >= 0) {
-                lu_buf_puts(b, "; ");
+                lu_hist_buf_puts(b, "; ");
                 lu__tname(b, E->fatal_tid);
-                lu_buf_puts(b, " ran last");
+                lu_hist_buf_puts(b, " ran last");
             }
             return;
         }
-        lu_buf_printf(b, "crash: %s in ", lu__signame(E->fatal_code));
+        lu_hist_buf_printf(b, "crash: %s in ", lu__signame(E->fatal_code));
         break;
     case LU_RUN_K_EXIT:
         if (E->main_returned)
-            lu_buf_printf(b, "exit status %d (expected %d): main returned %d", E->status, m->cfg.expect_exit,
-                          E->status);
+            lu_hist_buf_printf(b, "exit status %d (expected %d): main returned %d", E->status,
+                               m->cfg.expect_exit, E->status);
         else if (E->exit_tid >= 0)
-            lu_buf_printf(b, "exit status %d (expected %d): %s(%d) called by ", E->status, m->cfg.expect_exit,
-                          lu_sched_exit_fn_name(E->exit_fn), E->status);
+            lu_hist_buf_printf(b, "exit status %d (expected %d): %s(%d) called by ", E->status,
+                               m->cfg.expect_exit, lu_sched_exit_fn_name(E->exit_fn), E->status);
         else {
-            lu_buf_printf(b, "exit status %d (expected %d)", E->status, m->cfg.expect_exit);
+            lu_hist_buf_printf(b, "exit status %d (expected %d)", E->status, m->cfg.expect_exit);
             lu__exec_note(b, m);
         }
         if (E->main_returned || E->exit_tid < 0)
             return;
         break;
     case LU_RUN_K_DEADLOCK:
-        lu_buf_puts(b, "deadlock: every thread that has not finished is blocked");
+        lu_hist_buf_puts(b, "deadlock: every thread that has not finished is blocked");
         return;
     case LU_RUN_K_LIVELOCK:
-        lu_buf_printf(b, "livelock: the threads that can run only spin (%u looks each without progress)",
-                      m->cfg.spin_bound);
+        lu_hist_buf_printf(b, "livelock: the threads that can run only spin (%u looks each without progress)",
+                           m->cfg.spin_bound);
         return;
     case LU_RUN_K_DIVERGE:
-        lu_buf_printf(b,
-                      "divergence: about %u ms of CPU time without a scheduling point (a loop on plain "
-                      "memory?) in ",
-                      m->cfg.watchdog_ms);
+        lu_hist_buf_printf(b,
+                           "divergence: about %u ms of CPU time without a scheduling point (a loop on plain "
+                           "memory?) in ",
+                           m->cfg.watchdog_ms);
         break;
     case LU_RUN_K_TOO_LONG:
-        lu_buf_printf(b,
-                      "execution too long: more than %u scheduling choices (an endless loop on shared "
-                      "memory? raise --max-steps if the program is just long)",
-                      m->trace_cap);
+        lu_hist_buf_printf(b,
+                           "execution too long: more than %u scheduling choices (an endless loop on shared "
+                           "memory? raise --max-steps if the program is just long)",
+                           m->trace_cap);
         return;
     case LU_RUN_K_RACE:
-        lu_buf_printf(b, "data race on %u byte%s at %#" PRIxPTR ": %s by ", E->race_size,
-                      E->race_size == 1 ? "" : "s", E->race_addr, lu__race_kind(E, 1));
+        lu_hist_buf_printf(b, "data race on %u byte%s at %#" PRIxPTR ": %s by ", E->race_size,
+                           E->race_size == 1 ? "" : "s", E->race_addr, lu__race_kind(E, 1));
         lu__tname(b, E->race_tid[1]);
-        lu_buf_puts(b, " at ");
+        lu_hist_buf_puts(b, " at ");
         lu__loc(b, m, &E->race_at[1]);
-        lu_buf_printf(b, " and %s by ", lu__race_kind(E, 0));
+        lu_hist_buf_printf(b, " and %s by ", lu__race_kind(E, 0));
         lu__tname(b, E->race_tid[0]);
-        lu_buf_puts(b, " at ");
+        lu_hist_buf_puts(b, " at ");
         lu__loc(b, m, &E->race_at[0]);
-        lu_buf_puts(b, ", not ordered by synchronization");
+        lu_hist_buf_puts(b, ", not ordered by synchronization");
         return;
     case LU_RUN_K_TIMEOUT:
-        lu_buf_printf(b, "timeout: the execution did not end within %.1f s", m->cfg.timeout_ms / 1000.0);
+        lu_hist_buf_printf(b, "timeout: the execution did not end within %.1f s", m->cfg.timeout_ms / 1000.0);
         if (E->blocked_syscall < 0)
-            lu_buf_puts(b, ": its process was stopped (SIGSTOP, or SIGTSTP, SIGTTIN or SIGTTOU with the "
-                           "default action) and ran no more");
+            lu_hist_buf_puts(b, ": its process was stopped (SIGSTOP, or SIGTSTP, SIGTTIN or SIGTTOU with the "
+                                "default action) and ran no more");
         else if (E->blocked_syscall)
-            lu_buf_printf(b,
-                          ": blocked in the system call %s, which lineup does not control (while one "
-                          "thread blocks in the kernel, no other runs: I/O between threads, a pipe, an "
-                          "uninstrumented lock)",
-                          lu__syscall_name(E->blocked_syscall - 1));
+            lu_hist_buf_printf(b,
+                               ": blocked in the system call %s, which lineup does not control (while one "
+                               "thread blocks in the kernel, no other runs: I/O between threads, a pipe, an "
+                               "uninstrumented lock)",
+                               lu__syscall_name(E->blocked_syscall - 1));
         else
-            lu_buf_puts(b, " (blocked in a call lineup does not control? I/O, an uninstrumented lock)");
+            lu_hist_buf_puts(b, " (blocked in a call lineup does not control? I/O, an uninstrumented lock)");
         return;
     case LU_RUN_K_NONDET:
-        lu_buf_printf(b,
-                      "nondeterminism: the program behaves differently on the same schedule (%s); it "
-                      "depends on something lineup does not control (time, randomness, input, state "
-                      "outside the process)",
-                      E->message[0] ? E->message : "?");
+        lu_hist_buf_printf(b,
+                           "nondeterminism: the program behaves differently on the same schedule (%s); it "
+                           "depends on something lineup does not control (time, randomness, input, state "
+                           "outside the process)",
+                           E->message[0] ? E->message : "?");
         return;
     case LU_RUN_K_UNSUPPORTED:
-        lu_buf_printf(b, "unsupported call: %s", E->message[0] ? E->message : "?");
+        lu_hist_buf_printf(b, "unsupported call: %s", E->message[0] ? E->message : "?");
         return;
     case LU_RUN_K_MEMORY:
-        lu_buf_printf(b, "out of memory: %s(%" PRIu64 ") by ", E->oom_fn, E->oom_size);
+        lu_hist_buf_printf(b, "out of memory: %s(%" PRIu64 ") by ", E->oom_fn, E->oom_size);
         lu__tname(b, E->oom_tid);
-        lu_buf_puts(b, " at ");
+        lu_hist_buf_puts(b, " at ");
         lu__loc(b, m, &E->oom_at);
-        lu_buf_printf(b, " returned NULL in lineup's process, which had %" PRIu64 " MB of address space",
-                      E->oom_vm_mb);
+        lu_hist_buf_printf(b, " returned NULL in lineup's process, which had %" PRIu64 " MB of address space",
+                           E->oom_vm_mb);
         if (E->oom_as_mb)
-            lu_buf_printf(b, " of the %" PRIu64 " MB ulimit -v allows", E->oom_as_mb);
-        lu_buf_puts(b, "; not a finding: natively the program would have had the memory lineup uses, so the "
-                       "execution was stopped there. Raise ulimit -v (or free memory) and run again");
+            lu_hist_buf_printf(b, " of the %" PRIu64 " MB ulimit -v allows", E->oom_as_mb);
+        lu_hist_buf_puts(
+            b, "; not a finding: natively the program would have had the memory lineup uses, so the "
+               "execution was stopped there. Raise ulimit -v (or free memory) and run again");
         return;
     default:
-        lu_buf_printf(b, "internal error: %s",
-                      E->message[0] ? E->message
-                      : E->run_err  ? lu_sched_strerror(E->run_err)
-                                    : "?");
+        lu_hist_buf_printf(b, "internal error: %s",
+                           E->message[0] ? E->message
+                           : E->run_err  ? lu_sched_strerror(E->run_err)
+                                         : "?");
         return;
     }
     lu__tname(b, tid);
     if (at) {
-        lu_buf_puts(b, " at ");
+        lu_hist_buf_puts(b, " at ");
         lu__loc(b, m, at);
     } else if (E->kind == LU_RUN_K_ASSERT) {
-        lu_buf_printf(b, " at %s (%s:%u)", E->assert_func, lu__base(E->assert_file), E->assert_line);
+        lu_hist_buf_printf(b, " at %s (%s:%u)", E->assert_func, lu__base(E->assert_file), E->assert_line);
     }
 }
 
 /* ---- the report of one execution ---- */
 
-static void lu__thread_line(struct lu_buf *b, const struct lu_run_shm *m, int i)
+static void lu__thread_line(struct lu_hist_buf *b, const struct lu_run_shm *m, int i)
 {
     const struct lu_run_exec *E = &m->exec;
     const struct lu_run_thread *th = &E->th[i];
     const struct lu_run_loc *at;
     int culprit = lu__culprit(m, &at);
     if (i == 0)
-        lu_buf_puts(b, "  main thread  ");
+        lu_hist_buf_puts(b, "  main thread  ");
     else
-        lu_buf_printf(b, "  thread %-6d", i);
+        lu_hist_buf_printf(b, "  thread %-6d", i);
     if (i == culprit && E->kind == LU_RUN_K_TIMEOUT && E->fatal_kind == LU_SCHED_FATAL_BLOCKED && at) {
-        lu_buf_printf(b, "blocked in %s, called at ",
-                      E->blocked_fn[0] ? E->blocked_fn : "a call lineup does not control");
+        lu_hist_buf_printf(b, "blocked in %s, called at ",
+                           E->blocked_fn[0] ? E->blocked_fn : "a call lineup does not control");
         lu__loc(b, m, at);
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
     } else if (i == culprit && E->kind == LU_RUN_K_TIMEOUT && !th->at.pc) {
-        lu_buf_puts(b, "the last to run: just created, it never reached a scheduling point (blocked in its "
-                       "start routine)\n");
+        lu_hist_buf_puts(b,
+                         "the last to run: just created, it never reached a scheduling point (blocked in its "
+                         "start routine)\n");
     } else if (i == culprit && E->kind == LU_RUN_K_TIMEOUT) {
-        lu_buf_printf(b, "the last to run; its last scheduling point: %s at ", th->what);
+        lu_hist_buf_printf(b, "the last to run; its last scheduling point: %s at ", th->what);
         lu__loc(b, m, &th->at);
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
     } else if (i == culprit && E->kind != LU_RUN_K_PASS && E->kind != LU_RUN_K_DEADLOCK &&
                E->kind != LU_RUN_K_LIVELOCK && !E->killed) {
         if (E->kind == LU_RUN_K_RACE)
-            lu_buf_printf(b, "racing %s", lu__race_kind(E, 1));
+            lu_hist_buf_printf(b, "racing %s", lu__race_kind(E, 1));
         else if (E->kind == LU_RUN_K_EXIT && E->main_returned)
-            lu_buf_printf(b, "returned %d from main", E->status);
+            lu_hist_buf_printf(b, "returned %d from main", E->status);
         else if (E->kind == LU_RUN_K_EXIT)
-            lu_buf_printf(b, "%s(%d)", lu_sched_exit_fn_name(E->exit_fn), E->status);
+            lu_hist_buf_printf(b, "%s(%d)", lu_sched_exit_fn_name(E->exit_fn), E->status);
         else if (E->kind == LU_RUN_K_REACH_ERROR)
-            lu_buf_puts(b, "reach_error() called");
+            lu_hist_buf_puts(b, "reach_error() called");
         else
-            lu_buf_puts(b, lu_drv_run_kind_name(E->kind));
+            lu_hist_buf_puts(b, lu_drv_run_kind_name(E->kind));
         if (!at && th->at.pc)
             at = &th->at;
         if (at) {
-            lu_buf_puts(b, " at ");
+            lu_hist_buf_puts(b, " at ");
             lu__loc(b, m, at);
         }
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
     } else if (E->exited && i == (E->main_returned ? 0 : E->exit_tid)) {
         /* the execution went on after the failure and ended here */
         if (E->main_returned) {
-            lu_buf_printf(b, "returned %d from main\n", E->status);
+            lu_hist_buf_printf(b, "returned %d from main\n", E->status);
             return;
         }
-        lu_buf_printf(b, "called %s(%d) at ", lu_sched_exit_fn_name(E->exit_fn), E->status);
+        lu_hist_buf_printf(b, "called %s(%d) at ", lu_sched_exit_fn_name(E->exit_fn), E->status);
         lu__loc(b, m, &E->exit_at);
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
     } else {
         switch (th->state) {
         case LU_RUN_TS_FINISHED:
-            lu_buf_puts(b, "finished\n");
+            lu_hist_buf_puts(b, "finished\n");
             return;
         case LU_RUN_TS_BLOCKED:
-            lu_buf_printf(b, "blocked in %s at ", th->what);
+            lu_hist_buf_printf(b, "blocked in %s at ", th->what);
             break;
         case LU_RUN_TS_SPINNING:
-            lu_buf_printf(b, "spinning in %s at ", th->what);
+            lu_hist_buf_printf(b, "spinning in %s at ", th->what);
             break;
         case LU_RUN_TS_NONE:
-            lu_buf_puts(b, "not started\n");
+            lu_hist_buf_puts(b, "not started\n");
             return;
         default:
             if (!th->at.pc) {
-                lu_buf_puts(b, "started, and ended before its first scheduling point\n");
+                lu_hist_buf_puts(b, "started, and ended before its first scheduling point\n");
                 return;
             }
             if (i == E->creating) {
                 /* its last scheduling point was the create, and the
                  * thread that started has not handed back yet */
-                lu_buf_printf(b, "creating thread %d in %s at ", E->starting, th->what);
+                lu_hist_buf_printf(b, "creating thread %d in %s at ", E->starting, th->what);
                 break;
             }
             /* after a SIGKILL or an exec, whether it finished is not known */
-            lu_buf_printf(b, "%sabout to %s at ",
-                          E->last_seen && E->kind != LU_RUN_K_TIMEOUT ? "last seen " : "", th->what);
+            lu_hist_buf_printf(b, "%sabout to %s at ",
+                               E->last_seen && E->kind != LU_RUN_K_TIMEOUT ? "last seen " : "", th->what);
             break;
         }
         lu__loc(b, m, &th->at);
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
     }
     unsigned shown = 0;
     for (uint32_t k = 0; k < th->nframes && k < LU_RUN_FRAMES && shown < 3; k++) {
         if (lu__foreign(m, &th->frames[k]) || (i == culprit && at && th->frames[k].pc == at->pc))
             continue;
-        lu_buf_puts(b, "               called from ");
+        lu_hist_buf_puts(b, "               called from ");
         lu__loc(b, m, &th->frames[k]);
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
         shown++;
     }
 }
 
 /* The point log's pcs were replaced by the server with (mod << 48 | off + 1). */
-static void lu__plog_loc(struct lu_buf *b, const struct lu_run_shm *m, uintptr_t enc)
+static void lu__plog_loc(struct lu_hist_buf *b, const struct lu_run_shm *m, uintptr_t enc)
 {
     struct lu_run_loc l = {.pc = enc, .mod = -1, .call = 1};
     if (enc) {
@@ -512,7 +514,7 @@ static void lu__plog_loc(struct lu_buf *b, const struct lu_run_shm *m, uintptr_t
     lu__loc(b, m, &l);
 }
 
-static void lu__preemptions(struct lu_buf *b, struct lu_run_shm *m)
+static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
 {
     const struct lu_run_exec *E = &m->exec;
     const struct lu_sched_trace *tr = lu_run_shm_trace(m);
@@ -523,12 +525,12 @@ static void lu__preemptions(struct lu_buf *b, struct lu_run_shm *m)
     for (uint32_t i = 0; i < len; i++)
         if (tr->steps[i].kind == LU_SCHED_CHOOSE_THREAD && (tr->steps[i].flags & LU_SCHED_STEP_PREEMPT))
             n++;
-    lu_buf_printf(b, "schedule: %u scheduling choices, %u preemption%s%s\n", len, n, n == 1 ? "" : "s",
-                  n ? ":" : "");
+    lu_hist_buf_printf(b, "schedule: %u scheduling choices, %u preemption%s%s\n", len, n, n == 1 ? "" : "s",
+                       n ? ":" : "");
     /* one pass: preemptions (the first 16) into b, timed waits that gave
      * up (a choice too, and often why it failed) into t */
-    struct lu_buf t;
-    lu_buf_init(&t);
+    struct lu_hist_buf t;
+    lu_hist_buf_init(&t);
     uint32_t j = 0;
     const struct lu_run_point *last[LU_SCHED_MAX_THREADS] = {0};
     for (uint32_t i = 0; i < len; i++) {
@@ -541,37 +543,37 @@ static void lu__preemptions(struct lu_buf *b, struct lu_run_shm *m)
             continue;
         if ((st->flags & LU_SCHED_STEP_PREEMPT) && shown < 16) {
             const struct lu_run_point *p = st->prev < LU_SCHED_MAX_THREADS ? last[st->prev] : NULL;
-            lu_buf_printf(b, "    step %u: ", i);
+            lu_hist_buf_printf(b, "    step %u: ", i);
             lu__tname(b, st->prev);
-            lu_buf_printf(b, " preempted before %s at ", p ? lu_sched_label_name(p->label) : "?");
+            lu_hist_buf_printf(b, " preempted before %s at ", p ? lu_sched_label_name(p->label) : "?");
             lu__plog_loc(b, m, p ? p->pc : 0);
-            lu_buf_puts(b, "; ");
+            lu_hist_buf_puts(b, "; ");
             lu__tname(b, st->chosen);
-            lu_buf_puts(b, " runs\n");
+            lu_hist_buf_puts(b, " runs\n");
             shown++;
         }
         if (st->flags & LU_SCHED_STEP_TIMEOUT) {
             const struct lu_run_point *p = st->chosen < LU_SCHED_MAX_THREADS ? last[st->chosen] : NULL;
-            lu_buf_printf(&t, "    step %u: ", i);
+            lu_hist_buf_printf(&t, "    step %u: ", i);
             lu__tname(&t, st->chosen);
-            lu_buf_printf(&t, "'s %s at ", p ? lu_sched_label_name(p->label) : "?");
+            lu_hist_buf_printf(&t, "'s %s at ", p ? lu_sched_label_name(p->label) : "?");
             lu__plog_loc(&t, m, p ? p->pc : 0);
-            lu_buf_puts(&t, " timed out\n");
+            lu_hist_buf_puts(&t, " timed out\n");
         }
     }
     if (shown < n)
-        lu_buf_printf(b, "    (%u more)\n", n - shown);
+        lu_hist_buf_printf(b, "    (%u more)\n", n - shown);
     if (t.len) {
-        lu_buf_puts(b, "timeouts:\n");
-        lu_buf_puts(b, t.s);
+        lu_hist_buf_puts(b, "timeouts:\n");
+        lu_hist_buf_puts(b, t.s);
     }
-    lu_buf_free(&t);
+    lu_hist_buf_free(&t);
 }
 
-static void lu__output(struct lu_buf *b, const struct lu_run_exec *E)
+static void lu__output(struct lu_hist_buf *b, const struct lu_run_exec *E)
 {
     if (!E->out_total) {
-        lu_buf_puts(b, "output: none\n");
+        lu_hist_buf_puts(b, "output: none\n");
         return;
     }
     const char *s = E->out, *end = E->out + E->out_len;
@@ -597,48 +599,48 @@ static void lu__output(struct lu_buf *b, const struct lu_run_exec *E)
     /* the end is where the failure is: show the last lines */
     const unsigned keep = 40;
     unsigned skip = lines > keep ? lines - keep : 0;
-    lu_buf_printf(b, "output (stdout and stderr of this execution, %" PRIu64 " bytes):\n", E->out_total);
+    lu_hist_buf_printf(b, "output (stdout and stderr of this execution, %" PRIu64 " bytes):\n", E->out_total);
     if (dropped && skip)
-        lu_buf_printf(b, "    (the first %" PRIu64 " bytes and %u more line%s not shown)\n", dropped, skip,
-                      skip == 1 ? "" : "s");
+        lu_hist_buf_printf(b, "    (the first %" PRIu64 " bytes and %u more line%s not shown)\n", dropped,
+                           skip, skip == 1 ? "" : "s");
     else if (dropped)
-        lu_buf_printf(b, "    (the first %" PRIu64 " bytes not shown%s)\n", dropped,
-                      fragment ? ": the line below is the end of a longer one" : "");
+        lu_hist_buf_printf(b, "    (the first %" PRIu64 " bytes not shown%s)\n", dropped,
+                           fragment ? ": the line below is the end of a longer one" : "");
     else if (skip)
-        lu_buf_printf(b, "    (%u earlier line%s not shown)\n", skip, skip == 1 ? "" : "s");
+        lu_hist_buf_printf(b, "    (%u earlier line%s not shown)\n", skip, skip == 1 ? "" : "s");
     for (unsigned l = 0; l < skip; l++)
         s = memchr(s, '\n', (size_t)(end - s)) + 1;
     while (s < end) {
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-        lu_buf_puts(b, "  | ");
+        lu_hist_buf_puts(b, "  | ");
         for (size_t i = 0; i < n; i++) {
             unsigned char c = (unsigned char)s[i];
             if (c == '\t' || c >= 0x20)
-                lu_buf_printf(b, "%c", c);
+                lu_hist_buf_printf(b, "%c", c);
             else
-                lu_buf_printf(b, "\\x%02x", c);
+                lu_hist_buf_printf(b, "\\x%02x", c);
         }
-        lu_buf_puts(b, nl ? "\n" : " (no newline at the end)\n");
+        lu_hist_buf_puts(b, nl ? "\n" : " (no newline at the end)\n");
         s += n + (nl ? 1 : 0);
     }
 }
 
-void lu_drv_run_render(struct lu_buf *b, struct lu_run_shm *m)
+void lu_drv_run_render(struct lu_hist_buf *b, struct lu_run_shm *m)
 {
     const struct lu_run_exec *E = &m->exec;
     lu_drv_run_headline(b, m);
-    lu_buf_puts(b, "\n");
-    lu_buf_printf(b, "  execution %" PRIu64 " (strategy %s", E->index + 1,
-                  lu_drv_run_strategy_name(E->strategy));
+    lu_hist_buf_puts(b, "\n");
+    lu_hist_buf_printf(b, "  execution %" PRIu64 " (strategy %s", E->index + 1,
+                       lu_drv_run_strategy_name(E->strategy));
     if (E->bound >= 0)
-        lu_buf_printf(b, ", %s bound %d", E->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption",
-                      E->bound);
+        lu_hist_buf_printf(b, ", %s bound %d",
+                           E->bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption", E->bound);
     else if (E->strategy == LU_RUN_DEFAULT)
-        lu_buf_puts(b, ", unbounded search"); /* after its bounded pass (its samplers are named) */
+        lu_hist_buf_puts(b, ", unbounded search"); /* after its bounded pass (its samplers are named) */
     if (E->strategy == LU_RUN_PCT || (E->strategy == LU_RUN_DEFAULT && E->pct_depth))
-        lu_buf_printf(b, ", depth %d", E->pct_depth);
-    lu_buf_puts(b, ")\n");
+        lu_hist_buf_printf(b, ", depth %d", E->pct_depth);
+    lu_hist_buf_puts(b, ")\n");
     if (E->kind == LU_RUN_K_RACE && (E->fatal_kind || E->assert_tid >= 0 || E->reach_tid >= 0 ||
                                      (E->done && E->outcome != LU_SCHED_OUT_COMPLETE))) {
         /* what the same execution did after the race */
@@ -652,35 +654,35 @@ void lu_drv_run_render(struct lu_buf *b, struct lu_run_shm *m)
                         : E->outcome == LU_SCHED_OUT_LIVELOCK ? LU_RUN_K_LIVELOCK
                                                               : LU_RUN_K_PASS;
         if (mm->exec.kind != LU_RUN_K_PASS) {
-            lu_buf_puts(b, "  then: ");
+            lu_hist_buf_puts(b, "  then: ");
             lu_drv_run_headline(b, mm);
-            lu_buf_puts(b, "\n");
+            lu_hist_buf_puts(b, "\n");
         }
         mm->exec.kind = k;
     }
     if (E->nthreads) {
-        lu_buf_puts(b, "threads:\n");
+        lu_hist_buf_puts(b, "threads:\n");
         for (int i = 0; i < E->nthreads && i < LU_SCHED_MAX_THREADS; i++)
             lu__thread_line(b, m, i);
     }
     if (E->ninputs) {
-        lu_buf_puts(b, "inputs:\n");
+        lu_hist_buf_puts(b, "inputs:\n");
         for (uint32_t i = 0; i < E->ninputs && i < LU_RUN_MAX_INPUTS && i < 16; i++) {
             const struct lu_run_input *in = &E->inputs[i];
-            lu_buf_printf(b, "    %s() = %" PRId64 " in ", in->name, in->value);
+            lu_hist_buf_printf(b, "    %s() = %" PRId64 " in ", in->name, in->value);
             lu__tname(b, in->tid);
-            lu_buf_puts(b, " at ");
+            lu_hist_buf_puts(b, " at ");
             lu__loc(b, m, &in->at);
-            lu_buf_puts(b, "\n");
+            lu_hist_buf_puts(b, "\n");
         }
         if (E->ninputs > 16)
-            lu_buf_printf(b, "    (%u more)\n", E->ninputs - 16);
+            lu_hist_buf_printf(b, "    (%u more)\n", E->ninputs - 16);
     }
     lu__preemptions(b, m);
     lu__output(b, E);
     if (E->kind == LU_RUN_K_TIMEOUT)
         /* lineup cannot tell a real hang from its own limitation */
-        lu_buf_puts(
+        lu_hist_buf_puts(
             b, "not checked: lineup does not control I/O, pipes, poll or select, sleeps in the kernel or "
                "uninstrumented locks, and while one thread blocks in one no other runs, so threads "
                "that talk through the kernel block for good under lineup even when the program is "

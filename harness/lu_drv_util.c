@@ -19,17 +19,17 @@
 
 /* Source lines come from binutils' addr2line on demand: reports are rare,
  * and it reads every DWARF version gcc and clang emit. */
-void lu_drv_thread_name(struct lu_buf *b, int tid, int base)
+void lu_drv_thread_name(struct lu_hist_buf *b, int tid, int base)
 {
     if (tid <= 0)
-        lu_buf_puts(b, "the main thread");
+        lu_hist_buf_puts(b, "the main thread");
     else if (tid <= base)
-        lu_buf_printf(b, "create()'s thread %d", tid);
+        lu_hist_buf_printf(b, "create()'s thread %d", tid);
     else
-        lu_buf_printf(b, "thread %d", tid - 1 - base);
+        lu_hist_buf_printf(b, "thread %d", tid - 1 - base);
 }
 
-void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off)
+void lu_drv_addr2line(struct lu_hist_buf *b, const char *module, uintptr_t off)
 {
     char cmd[1200], fn[256] = "", line[512] = "";
     FILE *p = NULL;
@@ -52,11 +52,11 @@ void lu_drv_addr2line(struct lu_buf *b, const char *module, uintptr_t off)
     const char *base = strrchr(line, '/');
     base = base ? base + 1 : line;
     if (fn[0] && strcmp(fn, "??") != 0 && line[0] && line[0] != '?')
-        lu_buf_printf(b, "%s (%s)", fn, base);
+        lu_hist_buf_printf(b, "%s (%s)", fn, base);
     else if (module[0])
-        lu_buf_printf(b, "%s+%#" PRIxPTR, module, off);
+        lu_hist_buf_printf(b, "%s+%#" PRIxPTR, module, off);
     else
-        lu_buf_printf(b, "%#" PRIxPTR, off);
+        lu_hist_buf_printf(b, "%#" PRIxPTR, off);
 }
 
 /* ---- strategies ---- */
@@ -374,7 +374,7 @@ void lu_drv_stdio_init(void)
     atexit(lu__close_stdout);
 }
 
-void lu_drv_misfit_why(struct lu_buf *b, int why, const struct lu_sched_step *steps, uint32_t len,
+void lu_drv_misfit_why(struct lu_hist_buf *b, int why, const struct lu_sched_step *steps, uint32_t len,
                        uint32_t at, unsigned tid_offset)
 {
     unsigned c = at < len ? steps[at].chosen : 0;
@@ -382,27 +382,27 @@ void lu_drv_misfit_why(struct lu_buf *b, int why, const struct lu_sched_step *st
     case LU_SCHED_MISFIT_NO_THREAD:
     case LU_SCHED_MISFIT_NOT_RUNNABLE:
         if (c < tid_offset || (c == 0 && tid_offset == 0))
-            lu_buf_printf(b, "the main thread (t%u)", c);
+            lu_hist_buf_printf(b, "the main thread (t%u)", c);
         else
-            lu_buf_printf(b, "thread %u (t%u)", c - tid_offset, c);
-        lu_buf_puts(b, why == LU_SCHED_MISFIT_NO_THREAD ? " does not exist" : " is not runnable");
+            lu_hist_buf_printf(b, "thread %u (t%u)", c - tid_offset, c);
+        lu_hist_buf_puts(b, why == LU_SCHED_MISFIT_NO_THREAD ? " does not exist" : " is not runnable");
         break;
     case LU_SCHED_MISFIT_NOT_DATA:
-        lu_buf_printf(b, "the execution asks for a data value where the schedule has t%u", c);
+        lu_hist_buf_printf(b, "the execution asks for a data value where the schedule has t%u", c);
         break;
     case LU_SCHED_MISFIT_NOT_THREAD:
-        lu_buf_printf(b, "the execution chooses a thread where the schedule has d%u", c);
+        lu_hist_buf_printf(b, "the execution chooses a thread where the schedule has d%u", c);
         break;
     case LU_SCHED_MISFIT_DATA_RANGE:
-        lu_buf_printf(b, "the recorded value d%u is out of range", c);
+        lu_hist_buf_printf(b, "the recorded value d%u is out of range", c);
         break;
     case LU_SCHED_MISFIT_ENDED:
-        lu_buf_printf(b, "the schedule ended after %u choice%s but the execution went on", len,
-                      len == 1 ? "" : "s");
+        lu_hist_buf_printf(b, "the schedule ended after %u choice%s but the execution went on", len,
+                           len == 1 ? "" : "s");
         break;
     default:
-        lu_buf_printf(b, "the execution ended before it; %u recorded choice%s left over", len - at,
-                      len - at == 1 ? " was" : "s were");
+        lu_hist_buf_printf(b, "the execution ended before it; %u recorded choice%s left over", len - at,
+                           len - at == 1 ? " was" : "s were");
         break;
     }
 }

@@ -168,36 +168,36 @@ static void *lu__main_body(void *arg)
     return NULL;
 }
 
-static void lu__tname(struct lu_buf *b, int tid)
+static void lu__tname(struct lu_hist_buf *b, int tid)
 {
     lu_drv_thread_name(b, tid, lu__tid_base);
 }
 
 /* ---- reports ---- */
 
-static void lu__where(struct lu_buf *b, uintptr_t pc)
+static void lu__where(struct lu_hist_buf *b, uintptr_t pc)
 {
     Dl_info di;
     if (!pc || !dladdr((void *)pc, &di) || !di.dli_fname) {
-        lu_buf_printf(b, "%#" PRIxPTR, pc);
+        lu_hist_buf_printf(b, "%#" PRIxPTR, pc);
         return;
     }
     /* pc is a return address: the call is the instruction before it */
     lu_drv_addr2line(b, di.dli_fname, pc - (uintptr_t)di.dli_fbase - 1);
 }
 
-static void lu__report_test(struct lu_buf *b)
+static void lu__report_test(struct lu_hist_buf *b)
 {
     const struct lu_drv_test *t = &W->job.test;
     for (unsigned i = 0; i < t->nthreads; i++) {
-        lu_buf_printf(b, "    thread %u:", i);
+        lu_hist_buf_printf(b, "    thread %u:", i);
         for (unsigned k = 0; k < t->len[i]; k++)
-            lu_buf_printf(b, " %s", lu__htest.ops[lu__opid[i][k]].label);
-        lu_buf_puts(b, "\n");
+            lu_hist_buf_printf(b, " %s", lu__htest.ops[lu__opid[i][k]].label);
+        lu_hist_buf_puts(b, "\n");
     }
 }
 
-static void lu__report_threads(struct lu_buf *b, const struct lu_sched_result *res)
+static void lu__report_threads(struct lu_hist_buf *b, const struct lu_sched_result *res)
 {
     for (int i = 0; i < res->nthreads; i++) {
         const struct lu_sched_thread_info *ti = &res->threads[i];
@@ -206,16 +206,16 @@ static void lu__report_threads(struct lu_buf *b, const struct lu_sched_result *r
         if (i == 0 && ti->k == LU_SCHED_K_JOIN_ALL)
             continue;
         if (i == 0) {
-            lu_buf_puts(b, "    main thread ");
+            lu_hist_buf_puts(b, "    main thread ");
         } else {
-            lu_buf_puts(b, "    ");
+            lu_hist_buf_puts(b, "    ");
             lu__tname(b, i);
-            lu_buf_puts(b, " ");
+            lu_hist_buf_puts(b, " ");
         }
-        lu_buf_printf(b, "%s in %s at ", ti->state == LU_SCHED_TS_BLOCKED ? "blocked" : "spinning",
-                      lu_sched_label_name(ti->label));
+        lu_hist_buf_printf(b, "%s in %s at ", ti->state == LU_SCHED_TS_BLOCKED ? "blocked" : "spinning",
+                           lu_sched_label_name(ti->label));
         lu__where(b, ti->pc);
-        lu_buf_puts(b, "\n");
+        lu_hist_buf_puts(b, "\n");
     }
 }
 
@@ -284,7 +284,7 @@ static void lu__fail_sys(enum lu_sched_need need, const char *what, size_t bytes
     lu__fail(LU_DRV_V_RESOURCE, atomic_load(&W->phase), "%s\n", m);
 }
 
-static void lu__set_report(struct lu_buf *b)
+static void lu__set_report(struct lu_hist_buf *b)
 {
     lu__claim();
     size_t n = b->len < sizeof W->report - 1 ? b->len : sizeof W->report - 1;
@@ -295,24 +295,24 @@ static void lu__set_report(struct lu_buf *b)
 /* Findings of one execution that are not about histories. */
 static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
 {
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     switch (res->outcome) {
     case LU_SCHED_OUT_TOO_LONG:
-        lu_buf_printf(&b,
-                      "an execution of phase %d ran more than %u scheduling points without finishing: "
-                      "an operation loops forever while changing shared memory\n",
-                      phase, LU_DRV_TRACE_CAP);
+        lu_hist_buf_printf(&b,
+                           "an execution of phase %d ran more than %u scheduling points without finishing: "
+                           "an operation loops forever while changing shared memory\n",
+                           phase, LU_DRV_TRACE_CAP);
         lu__report_test(&b);
         lu__set_report(&b);
         lu__finish(LU_DRV_V_DIVERGE, phase);
         break;
     case LU_SCHED_OUT_NONDET:
-        lu_buf_printf(&b,
-                      "the code under test behaves differently on the same schedule (%s): it depends on "
-                      "something lineup does not control (time, randomness, uninstrumented threads, "
-                      "state kept across executions, such as static or thread-local variables)\n",
-                      res->message ? res->message : "?");
+        lu_hist_buf_printf(&b,
+                           "the code under test behaves differently on the same schedule (%s): it depends on "
+                           "something lineup does not control (time, randomness, uninstrumented threads, "
+                           "state kept across executions, such as static or thread-local variables)\n",
+                           res->message ? res->message : "?");
         lu__report_test(&b);
         lu__set_report(&b);
         lu__finish(LU_DRV_V_NONDET, phase);
@@ -324,7 +324,7 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
     default:
         break;
     }
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 }
 
 /* ---- memory ----
@@ -349,42 +349,44 @@ static uint64_t lu__status_mb(const char *field)
 
 /* What the process had and what to do: cap, for a heap that passed its
  * share of the machine (where ulimit -v is no remedy). */
-static void lu__memory_state(struct lu_buf *b, int64_t live, bool cap)
+static void lu__memory_state(struct lu_hist_buf *b, int64_t live, bool cap)
 {
     struct rlimit rl;
     int64_t grown = live - lu__heap_base;
     unsigned jobs = W->job.jobs ? W->job.jobs : 1;
-    lu_buf_printf(b, "lineup's process for this test (%s) had %" PRIu64 " MB of address space",
-                  lu__explorer ? "a phase-2 explorer" : "the worker", lu__status_mb("VmSize:"));
+    lu_hist_buf_printf(b, "lineup's process for this test (%s) had %" PRIu64 " MB of address space",
+                       lu__explorer ? "a phase-2 explorer" : "the worker", lu__status_mb("VmSize:"));
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-        lu_buf_printf(b, " of the %llu MB ulimit -v allows", (unsigned long long)(rl.rlim_cur >> 20));
-    lu_buf_printf(b,
-                  ", %" PRIu64 " MB resident; its heap had grown by %" PRId64
-                  " MB since it began (explorers restart past %" PRIu32 " MB); %" PRIu64
-                  " MB of memory available, for %u job%s\n",
-                  lu__status_mb("VmRSS:"), (grown > 0 ? grown : 0) >> 20, W->job.recycle_mb,
-                  lu_drv_mem_available_mb(), jobs, jobs == 1 ? "" : "s");
+        lu_hist_buf_printf(b, " of the %llu MB ulimit -v allows", (unsigned long long)(rl.rlim_cur >> 20));
+    lu_hist_buf_printf(b,
+                       ", %" PRIu64 " MB resident; its heap had grown by %" PRId64
+                       " MB since it began (explorers restart past %" PRIu32 " MB); %" PRIu64
+                       " MB of memory available, for %u job%s\n",
+                       lu__status_mb("VmRSS:"), (grown > 0 ? grown : 0) >> 20, W->job.recycle_mb,
+                       lu_drv_mem_available_mb(), jobs, jobs == 1 ? "" : "s");
     if (cap)
-        lu_buf_puts(b,
-                    "what to do: run one test at a time (--jobs 1), which gives it all the memory available, "
-                    "or test fewer calls of the operations that leak\n");
+        lu_hist_buf_puts(
+            b, "what to do: run one test at a time (--jobs 1), which gives it all the memory available, "
+               "or test fewer calls of the operations that leak\n");
     else
-        lu_buf_puts(b,
-                    "what to do: raise ulimit -v if it is set (lineup reserves up to 2.3 GB of address space "
-                    "per test process, most of it never used), run one test at a time (--jobs 1), or "
-                    "restart explorers sooner (LINEUP_RECYCLE_MB)\n");
+        lu_hist_buf_puts(
+            b, "what to do: raise ulimit -v if it is set (lineup reserves up to 2.3 GB of address space "
+               "per test process, most of it never used), run one test at a time (--jobs 1), or "
+               "restart explorers sooner (LINEUP_RECYCLE_MB)\n");
 }
 
 static void lu__on_alloc_failed(const char *fn, size_t size, uintptr_t pc, int64_t live)
 {
     int phase = atomic_load(&W->phase);
-    struct lu_buf b;
-    lu_buf_init(&b);
-    lu_buf_printf(&b, "out of memory: %s(%zu) by the code under test returned NULL in phase %d, called at ",
-                  fn, size, phase);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
+    lu_hist_buf_printf(&b,
+                       "out of memory: %s(%zu) by the code under test returned NULL in phase %d, called at ",
+                       fn, size, phase);
     lu__where(&b, pc);
-    lu_buf_puts(&b, "\nthis is not the code's behaviour: run natively it would have had the memory lineup "
-                    "uses, so lineup stops the test instead of judging what the code does next\n");
+    lu_hist_buf_puts(&b,
+                     "\nthis is not the code's behaviour: run natively it would have had the memory lineup "
+                     "uses, so lineup stops the test instead of judging what the code does next\n");
     lu__memory_state(&b, live, false);
     lu__report_test(&b);
     lu__set_report(&b);
@@ -394,9 +396,9 @@ static void lu__on_alloc_failed(const char *fn, size_t size, uintptr_t pc, int64
 static void lu__on_heap_cap(const char *fn, size_t size, uintptr_t pc, int64_t live)
 {
     int phase = atomic_load(&W->phase);
-    struct lu_buf b;
-    lu_buf_init(&b);
-    lu_buf_printf(
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
+    lu_hist_buf_printf(
         &b,
         "out of memory: the heap of lineup's process for this test grew by %" PRId64
         " MB in phase %d (what the code under test allocated and did not free, and lineup's records "
@@ -405,12 +407,12 @@ static void lu__on_heap_cap(const char *fn, size_t size, uintptr_t pc, int64_t l
         "test before it exhausted the machine's memory. The last allocation: %s(%zu) at ",
         (live - lu__heap_base) >> 20, phase, W->job.heap_cap_mb, fn, size);
     lu__where(&b, pc);
-    lu_buf_printf(&b, "\n%s\n",
-                  phase == 1
-                      ? "(phase 1 runs every serial order of the test in one process, which keeps what "
-                        "each leaks)"
-                      : "(in one execution: an explorer restarts between executions once its heap "
-                        "grew past the restart limit)");
+    lu_hist_buf_printf(&b, "\n%s\n",
+                       phase == 1
+                           ? "(phase 1 runs every serial order of the test in one process, which keeps what "
+                             "each leaks)"
+                           : "(in one execution: an explorer restarts between executions once its heap "
+                             "grew past the restart limit)");
     lu__memory_state(&b, live, true);
     lu__report_test(&b);
     lu__set_report(&b);
@@ -452,37 +454,37 @@ static void lu__load(void)
     char bad[1024];
     const void *bad_at[2];
     if (lu_rt_check(bad, sizeof bad, bad_at) != 0) {
-        struct lu_buf b;
-        lu_buf_init(&b);
-        lu_buf_puts(&b, bad);
+        struct lu_hist_buf b;
+        lu_hist_buf_init(&b);
+        lu_hist_buf_puts(&b, bad);
         for (int i = 0; i < 2 && bad_at[i]; i++) {
-            lu_buf_puts(&b, i ? " and at " : "; registered at ");
+            lu_hist_buf_puts(&b, i ? " and at " : "; registered at ");
             lu__where(&b, (uintptr_t)bad_at[i]);
         }
-        lu_buf_puts(&b, "\n");
+        lu_hist_buf_puts(&b, "\n");
         lu__set_report(&b);
         lu__finish(LU_DRV_V_HARNESS, 0);
     }
     if (W->job.list_only) {
-        struct lu_buf b;
-        lu_buf_init(&b);
+        struct lu_hist_buf b;
+        lu_hist_buf_init(&b);
         for (unsigned i = 0; i < n; i++) {
             if (!hs[i]->create || !hs[i]->ops || hs[i]->nops == 0)
                 lu__fail(LU_DRV_V_HARNESS, 0, "harness %s has no create function or no operations\n",
                          hs[i]->name);
-            lu_buf_printf(&b, "%s", hs[i]->name);
+            lu_hist_buf_printf(&b, "%s", hs[i]->name);
             for (unsigned k = 0; k < hs[i]->nops; k++) {
                 if (!hs[i]->ops[k].fn)
                     lu__fail(LU_DRV_V_HARNESS, 0, "harness %s: operation %u has no function\n", hs[i]->name,
                              k);
-                lu_buf_printf(&b, " %s(%" PRId64 ")", hs[i]->ops[k].name, hs[i]->ops[k].arg);
+                lu_hist_buf_printf(&b, " %s(%" PRId64 ")", hs[i]->ops[k].name, hs[i]->ops[k].arg);
             }
-            lu_buf_puts(&b, "\n");
+            lu_hist_buf_puts(&b, "\n");
         }
         if (b.len >= sizeof W->harnesses)
             lu__fail(LU_DRV_V_HARNESS, 0, "too many harnesses or operations to list\n");
         memcpy(W->harnesses, b.s, b.len + 1);
-        lu_buf_free(&b);
+        lu_hist_buf_free(&b);
         lu__finish(LU_DRV_V_PASS, 0);
     }
     for (unsigned i = 0; i < n; i++)
@@ -781,7 +783,8 @@ static int lu__run_one(struct lu_sched *s, struct lu_sched_result *res, int phas
  * same event sequence up to there means the same calls in the same order,
  * and the spec compared them because they share that prefix; the orders
  * after it may differ and do not matter. */
-static void lu__report_divergence(struct lu_buf *b, const struct lu_hist *first, const struct lu_hist *later)
+static void lu__report_divergence(struct lu_hist_buf *b, const struct lu_hist *first,
+                                  const struct lu_hist *later)
 {
     size_t i = lu_hist_divergence(first, later);
     /* the call whose outcome differs: its return, or the end of a stuck one */
@@ -792,23 +795,23 @@ static void lu__report_divergence(struct lu_buf *b, const struct lu_hist *first,
     unsigned op = first->ev[i - 1].op;
     size_t calls = i / 2 + 1;
     if (calls == 1)
-        lu_buf_printf(b, "where they differ: their first call, %s, ", lu__htest.ops[op].label);
+        lu_hist_buf_printf(b, "where they differ: their first call, %s, ", lu__htest.ops[op].label);
     else
-        lu_buf_printf(b,
-                      "where they differ: both make the same %zu calls in the same order, and the last, %s, ",
-                      calls, lu__htest.ops[op].label);
+        lu_hist_buf_printf(
+            b, "where they differ: both make the same %zu calls in the same order, and the last, %s, ", calls,
+            lu__htest.ops[op].label);
     for (int k = 0; k < 2; k++) {
         const struct lu_hist_event *r = k ? r2 : r1;
         bool same_verb = k && r1 && r2;
         if (k)
-            lu_buf_puts(b, " and ");
+            lu_hist_buf_puts(b, " and ");
         if (r && !same_verb)
-            lu_buf_puts(b, "returned ");
+            lu_hist_buf_puts(b, "returned ");
         if (r)
             lu_hist_render_result(b, &r->res);
         else
-            lu_buf_puts(b, "got stuck");
-        lu_buf_puts(b, k ? " in the later one\n" : " in the first");
+            lu_hist_buf_puts(b, "got stuck");
+        lu_hist_buf_puts(b, k ? " in the later one\n" : " in the first");
     }
 }
 
@@ -830,11 +833,11 @@ static void lu__note_returned(void)
     }
 }
 
-static struct lu_spec *lu__phase1(void)
+static struct lu_lin_spec *lu__phase1(void)
 {
     atomic_store(&W->phase, 1);
     lu__serial = true;
-    struct lu_spec *spec = lu_spec_create(&lu__htest);
+    struct lu_lin_spec *spec = lu_lin_spec_create(&lu__htest);
     if (!spec) {
         errno = ENOMEM;
         lu__fail_sys(LU_SCHED_NEED_MEMORY, "out of memory for the specification", 0);
@@ -876,8 +879,8 @@ static struct lu_spec *lu__phase1(void)
                     lu__pending_count(), lu__pending_count() == 1 ? "" : "s");
             if (why[0]) {
                 /* where: the threads that block or spin */
-                struct lu_buf tb;
-                lu_buf_init(&tb);
+                struct lu_hist_buf tb;
+                lu_hist_buf_init(&tb);
                 lu__report_threads(&tb, &res);
                 lu__fail(LU_DRV_V_HARNESS, 1, "harness %s: %s%s\n%s", H->name, why, tb.len ? ":" : "",
                          tb.s ? tb.s : "");
@@ -886,11 +889,11 @@ static struct lu_spec *lu__phase1(void)
         } else if (lu__pending_count() != 0) {
             lu__fail(LU_DRV_V_INTERNAL, 1, "a complete execution left calls pending\n");
         }
-        int rc = lu_spec_add(spec, &lu__hist, &conflict);
+        int rc = lu_lin_spec_add(spec, &lu__hist, &conflict);
         W->spec_checks++;
         /* as it goes: a test stopped in phase 1 reports what it saw */
-        W->serial_full = lu_spec_full_count(spec);
-        W->serial_stuck = lu_spec_stuck_count(spec);
+        W->serial_full = lu_lin_spec_full_count(spec);
+        W->serial_stuck = lu_lin_spec_stuck_count(spec);
         if (rc == -1) {
             errno = ENOMEM;
             lu__fail_sys(LU_SCHED_NEED_MEMORY, "out of memory recording a serial history", 0);
@@ -898,17 +901,18 @@ static struct lu_spec *lu__phase1(void)
         if (rc < 0)
             lu__fail(LU_DRV_V_INTERNAL, 1, "recording a serial history failed (%d)\n", rc);
         if (rc == 1) {
-            struct lu_buf b;
-            lu_buf_init(&b);
-            lu_buf_puts(&b, "nondeterminism: two serial executions of the same calls in the same order "
-                            "disagree, so no deterministic sequential specification explains the object\n");
-            lu_buf_puts(&b, "test:\n");
+            struct lu_hist_buf b;
+            lu_hist_buf_init(&b);
+            lu_hist_buf_puts(&b,
+                             "nondeterminism: two serial executions of the same calls in the same order "
+                             "disagree, so no deterministic sequential specification explains the object\n");
+            lu_hist_buf_puts(&b, "test:\n");
             lu__report_test(&b);
-            lu_buf_puts(&b, "serial execution seen first:\n    ");
+            lu_hist_buf_puts(&b, "serial execution seen first:\n    ");
             lu_hist_render_serial(&b, &lu__htest, &conflict);
-            lu_buf_puts(&b, "\nserial execution seen later:\n    ");
+            lu_hist_buf_puts(&b, "\nserial execution seen later:\n    ");
             lu_hist_render_serial(&b, &lu__htest, &lu__hist);
-            lu_buf_puts(&b, "\n");
+            lu_hist_buf_puts(&b, "\n");
             lu__report_divergence(&b, &conflict, &lu__hist);
             lu__set_report(&b);
             lu__finish(LU_DRV_V_NONDET, 1);
@@ -924,8 +928,8 @@ static struct lu_spec *lu__phase1(void)
     lu__serial_only = !(st.stalled & ~1ULL) && most_threads == (int)W->job.test.nthreads + 1;
     lu_sched_destroy(s);
     lu_hist_free(&conflict);
-    W->serial_full = lu_spec_full_count(spec);
-    W->serial_stuck = lu_spec_stuck_count(spec);
+    W->serial_full = lu_lin_spec_full_count(spec);
+    W->serial_stuck = lu_lin_spec_stuck_count(spec);
     W->phase1_done = true;
     return spec;
 }
@@ -954,7 +958,7 @@ enum lu__p2 {
  * harness error), so it has no serial explanation; its results are checked
  * as a complete history's first, since a wrong result is the better report
  * of the two. */
-static enum lu__p2 lu__check_phase2(struct lu_spec *spec, bool stuck, struct lu_lin_verdict *v,
+static enum lu__p2 lu__check_phase2(struct lu_lin_spec *spec, bool stuck, struct lu_lin_verdict *v,
                                     struct lu_lin_stats *st)
 {
     if (stuck && lu_hist_pending(&lu__hist)) {
@@ -972,84 +976,89 @@ static enum lu__p2 lu__check_phase2(struct lu_spec *spec, bool stuck, struct lu_
 
 /* Heads the blocked threads of an execution stuck after every call
  * returned (the timeline, with no call pending, shows nothing of it). */
-static void lu__stuck_after_line(struct lu_buf *b, const struct lu_sched_result *res)
+static void lu__stuck_after_line(struct lu_hist_buf *b, const struct lu_sched_result *res)
 {
     if (!lu_hist_pending(&lu__hist))
-        lu_buf_printf(b, "then the execution got stuck (%s), after every call returned:\n",
-                      lu_sched_outcome_name(res->outcome));
+        lu_hist_buf_printf(b, "then the execution got stuck (%s), after every call returned:\n",
+                           lu_sched_outcome_name(res->outcome));
 }
 
-static void lu__render_witness(struct lu_buf *b, const struct lu_lin_verdict *v)
+static void lu__render_witness(struct lu_hist_buf *b, const struct lu_lin_verdict *v)
 {
     for (unsigned i = 0; i < v->witness_len; i++)
-        lu_buf_printf(b, "%s%s", i ? " " : "", lu__htest.ops[v->witness[i]].label);
+        lu_hist_buf_printf(b, "%s%s", i ? " " : "", lu__htest.ops[v->witness[i]].label);
 }
 
-static void lu__violation_report(struct lu_buf *b, struct lu_spec *spec, const struct lu_lin_verdict *v,
-                                 const struct lu_sched_result *res, enum lu__p2 kind)
+static void lu__violation_report(struct lu_hist_buf *b, struct lu_lin_spec *spec,
+                                 const struct lu_lin_verdict *v, const struct lu_sched_result *res,
+                                 enum lu__p2 kind)
 {
     bool stuck = kind == LU__P2_STUCK || kind == LU__P2_STUCK_AFTER;
     bool ended_stuck = res->outcome == LU_SCHED_OUT_DEADLOCK || res->outcome == LU_SCHED_OUT_LIVELOCK;
     if (kind == LU__P2_STUCK_AFTER) {
-        lu_buf_printf(b,
-                      "stuck after every call returned (%s): the execution did not end after its last call "
-                      "returned (stuck in destroy(), in a teardown call or in a thread the calls left "
-                      "running), which no serial execution of these calls does\n",
-                      lu_sched_outcome_name(res->outcome));
+        lu_hist_buf_printf(
+            b,
+            "stuck after every call returned (%s): the execution did not end after its last call "
+            "returned (stuck in destroy(), in a teardown call or in a thread the calls left "
+            "running), which no serial execution of these calls does\n",
+            lu_sched_outcome_name(res->outcome));
     } else if (lu__serial_mismatch(stuck)) {
-        lu_buf_puts(b, "nondeterminism: in this execution no two calls overlap, yet its results differ from "
-                       "phase 1's serial execution of the same calls in the same order: the object depends "
-                       "on something besides the order of its calls (state outside the object: static or "
-                       "thread-local variables, which keep their values between executions; the clock, "
-                       "addresses, thread ids; or the timing of the object's own threads, which phase 1 runs "
-                       "only when a call waits for them)\n");
+        lu_hist_buf_puts(
+            b, "nondeterminism: in this execution no two calls overlap, yet its results differ from "
+               "phase 1's serial execution of the same calls in the same order: the object depends "
+               "on something besides the order of its calls (state outside the object: static or "
+               "thread-local variables, which keep their values between executions; the clock, "
+               "addresses, thread ids; or the timing of the object's own threads, which phase 1 runs "
+               "only when a call waits for them)\n");
     } else if (stuck) {
-        lu_buf_printf(b,
-                      "stuck history with no serial explanation (%s): %s is stuck, but no serial execution "
-                      "of the calls that completed before it gets stuck there\n",
-                      lu_sched_outcome_name(res->outcome),
-                      v->failing_op >= 0 ? lu__htest.ops[v->failing_op].label : "a call");
+        lu_hist_buf_printf(
+            b,
+            "stuck history with no serial explanation (%s): %s is stuck, but no serial execution "
+            "of the calls that completed before it gets stuck there\n",
+            lu_sched_outcome_name(res->outcome),
+            v->failing_op >= 0 ? lu__htest.ops[v->failing_op].label : "a call");
     } else {
-        lu_buf_puts(b, "linearizability violation: no serial execution of these calls explains the results "
-                       "of this concurrent history\n");
+        lu_hist_buf_puts(b,
+                         "linearizability violation: no serial execution of these calls explains the results "
+                         "of this concurrent history\n");
     }
-    lu_buf_puts(b, "test:\n");
+    lu_hist_buf_puts(b, "test:\n");
     lu__report_test(b);
     const struct lu_sched_trace *tr = L->trace;
     unsigned np = tr->len ? (unsigned)tr->steps[tr->len - 1].preempts : 0u;
     /* a schedule the default's POS part drew is not bounded: say why it
      * has more preemptions than --preemptions */
-    lu_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u %s%s%s):\n",
-                  atomic_load(&W->executions[2]), np,
-                  W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption", np == 1 ? "" : "s",
-                  W->pool.sampling ? ", sampled by POS" : "");
+    lu_hist_buf_printf(b, "concurrent history (phase 2, execution %" PRIu64 ", %u %s%s%s):\n",
+                       atomic_load(&W->executions[2]), np,
+                       W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption",
+                       np == 1 ? "" : "s", W->pool.sampling ? ", sampled by POS" : "");
     lu_hist_render_timeline(b, &lu__htest, &lu__hist);
     /* a timed wait that gave up is part of why (the replay says where) */
     for (uint32_t i = 0; i < tr->len; i++) {
         const struct lu_sched_step *st = &tr->steps[i];
         if (st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_TIMEOUT)) {
-            lu_buf_puts(b, "timed out: ");
+            lu_hist_buf_puts(b, "timed out: ");
             lu__tname(b, st->chosen);
-            lu_buf_printf(b, "'s %s (step %u)\n", lu_sched_label_name(st->label), i);
+            lu_hist_buf_printf(b, "'s %s (step %u)\n", lu_sched_label_name(st->label), i);
         }
     }
     if (ended_stuck)
         lu__stuck_after_line(b, res);
     if (ended_stuck)
         lu__report_threads(b, res);
-    lu_buf_puts(b, "serial histories of these calls (phase 1):\n");
-    lu_spec_render_group(b, spec, &lu__hist, v->failing_op, 12);
-    lu_buf_puts(b, "why: ");
+    lu_hist_buf_puts(b, "serial histories of these calls (phase 1):\n");
+    lu_lin_spec_render_group(b, spec, &lu__hist, v->failing_op, 12);
+    lu_hist_buf_puts(b, "why: ");
     if (kind == LU__P2_STUCK_AFTER) {
-        lu_buf_puts(b, "every call returned, with results the serial order ");
+        lu_hist_buf_puts(b, "every call returned, with results the serial order ");
         lu__render_witness(b, v);
-        lu_buf_puts(b, " explains, but what the calls left behind (a lock never released, a thread "
-                       "waiting for good) kept the execution from ending; no serial execution of these "
-                       "calls gets stuck");
+        lu_hist_buf_puts(b, " explains, but what the calls left behind (a lock never released, a thread "
+                            "waiting for good) kept the execution from ending; no serial execution of these "
+                            "calls gets stuck");
     } else {
         lu_lin_explain(b, spec, &lu__hist, v);
     }
-    lu_buf_puts(b, "\n");
+    lu_hist_buf_puts(b, "\n");
 }
 
 static unsigned lu__want(void)
@@ -1067,16 +1076,16 @@ static void lu__finish_findings(void)
             lu__finish(W->findings[f].verdict, 2);
 }
 
-static void lu__found(struct lu_spec *spec, const struct lu_lin_verdict *v, const struct lu_sched_result *res,
-                      enum lu__p2 kind)
+static void lu__found(struct lu_lin_spec *spec, const struct lu_lin_verdict *v,
+                      const struct lu_sched_result *res, enum lu__p2 kind)
 {
     bool stuck = kind == LU__P2_STUCK || kind == LU__P2_STUCK_AFTER;
     int f = stuck ? LU_DRV_F_STUCK : LU_DRV_F_VIOLATION;
     struct lu_drv_finding *fd = &W->findings[f];
     if (fd->verdict != LU_DRV_V_PASS)
         return;
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu__violation_report(&b, spec, v, res, kind);
     struct lu_drv_pool *p = &W->pool;
     lu_drv_pool_lock(p);
@@ -1098,7 +1107,7 @@ static void lu__found(struct lu_spec *spec, const struct lu_lin_verdict *v, cons
     if (enough)
         atomic_store(&p->stop, 1);
     lu_drv_pool_unlock(p);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     if (enough) {
         lu_drv_pool_wake(p);
         lu__explorer_exit(LU_DRV_EXIT_DONE);
@@ -1216,7 +1225,7 @@ static void lu__trace_name_out(const struct lu_sched_result *res)
 }
 
 /* Returns the execution's scheduling points. */
-static uint32_t lu__phase2_execution(struct lu_spec *spec, struct lu_sched *s)
+static uint32_t lu__phase2_execution(struct lu_lin_spec *spec, struct lu_sched *s)
 {
     struct lu_sched_result res;
     lu__run_one(s, &res, 2);
@@ -1385,7 +1394,7 @@ static bool lu__get_item(void)
  * restart, the scheduler's part of the stack is first taken into the item
  * (the trace holds the DFS stack of the next execution after
  * lu_sched_more). */
-static void lu__explore_item(struct lu_spec *spec)
+static void lu__explore_item(struct lu_lin_spec *spec)
 {
     struct lu_drv_pool *p = &W->pool;
     int bound = p->round, kind = p->bound_kind;
@@ -1440,7 +1449,7 @@ static void lu__explore_item(struct lu_spec *spec)
     }
 }
 
-static void lu__explore_dfs(struct lu_spec *spec)
+static void lu__explore_dfs(struct lu_lin_spec *spec)
 {
     for (;;) {
         if (!L->has_item && !lu__get_item())
@@ -1454,7 +1463,7 @@ static void lu__explore_dfs(struct lu_spec *spec)
  * chunk boundaries) nor explorers taking chunks in turn change which
  * schedules are drawn. DEFAULT's sampling part draws the chunks --strategy
  * pos would, up to what the systematic part left of the budget. */
-static void lu__explore_random(struct lu_spec *spec)
+static void lu__explore_random(struct lu_lin_spec *spec)
 {
     static const enum lu_sched_strategy map[LU_DRV_S_COUNT] = {
         [LU_DRV_S_RANDOM] = LU_SCHED_RANDOM, [LU_DRV_S_PCT] = LU_SCHED_PCT, [LU_DRV_S_POS] = LU_SCHED_POS};
@@ -1493,7 +1502,7 @@ static void lu__explore_random(struct lu_spec *spec)
 
 static pid_t lu__keeper_pid;
 
-static void lu__explorer_main(struct lu_spec *spec, unsigned k)
+static void lu__explorer_main(struct lu_lin_spec *spec, unsigned k)
 {
     /* the keeper's death (the parent killed it on timeout) ends us too */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -1535,7 +1544,7 @@ static struct lu_drv_lane *lu__lane_map(void)
     return l;
 }
 
-static pid_t lu__fork_explorer(struct lu_spec *spec, unsigned k)
+static pid_t lu__fork_explorer(struct lu_lin_spec *spec, unsigned k)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -1573,7 +1582,7 @@ static void lu__die_like(unsigned k, int status)
  * restarted when it ends to shed memory. Returns when they all ended
  * cleanly, or one that owns the result (p->claim) finished it; when the
  * code under test ended one, the keeper ends the same way. */
-static void lu__explorers_run(struct lu_spec *spec, unsigned nexp)
+static void lu__explorers_run(struct lu_lin_spec *spec, unsigned nexp)
 {
     struct lu_drv_pool *p = &W->pool;
     pid_t pids[LU_DRV_MAX_EXPLORERS] = {0};
@@ -1631,7 +1640,7 @@ static void lu__explorers_run(struct lu_spec *spec, unsigned nexp)
  * again, so its memory stays as phase 1 left it; explorers forked from it
  * do phase 2, and one that ends to shed leaked memory is replaced by a
  * fresh fork that resumes its lane. */
-static void lu__phase2(struct lu_spec *spec)
+static void lu__phase2(struct lu_lin_spec *spec)
 {
     atomic_store(&W->phase, 2);
     lu__serial = false;
@@ -1731,7 +1740,7 @@ static void lu__phase2(struct lu_spec *spec)
 
 /* Re-runs one recorded execution and shows it, with where each preemption
  * happened. */
-static void lu__replay(struct lu_spec *spec)
+static void lu__replay(struct lu_lin_spec *spec)
 {
     int phase = W->job.replay_phase;
     atomic_store(&W->phase, phase);
@@ -1741,15 +1750,15 @@ static void lu__replay(struct lu_spec *spec)
     struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = LU_SCHED_REPLAY, .bound = -1});
     struct lu_sched_result res;
     lu__run_one(s, &res, phase);
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     const struct lu_sched_trace *tr = L->trace;
-    lu_buf_printf(&b, "replayed phase %d execution (%u scheduling choices): %s\n", phase, tr->len,
-                  lu_sched_outcome_name(res.outcome));
+    lu_hist_buf_printf(&b, "replayed phase %d execution (%u scheduling choices): %s\n", phase, tr->len,
+                       lu_sched_outcome_name(res.outcome));
     lu__report_test(&b);
-    lu_buf_puts(&b, "history:\n");
+    lu_hist_buf_puts(&b, "history:\n");
     lu_hist_render_timeline(&b, &lu__htest, &lu__hist);
-    lu_buf_puts(&b, "preemptions:\n");
+    lu_hist_buf_puts(&b, "preemptions:\n");
     unsigned npre = 0;
     for (uint32_t i = 0; i < tr->len; i++) {
         const struct lu_sched_step *stp = &tr->steps[i];
@@ -1762,52 +1771,53 @@ static void lu__replay(struct lu_spec *spec)
                 (stp->spin >> stp->chosen & 1)) {
                 npre++;
                 const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
-                lu_buf_printf(&b, "    step %u: ", i);
+                lu_hist_buf_printf(&b, "    step %u: ", i);
                 lu__tname(&b, stp->chosen);
-                lu_buf_printf(&b, " goes on spinning at %s at ", pl ? lu_sched_label_name(pl->label) : "?");
+                lu_hist_buf_printf(&b, " goes on spinning at %s at ",
+                                   pl ? lu_sched_label_name(pl->label) : "?");
                 lu__where(&b, pl ? pl->pc : 0);
-                lu_buf_puts(&b, " while others could run (this costs a preemption too)\n");
+                lu_hist_buf_puts(&b, " while others could run (this costs a preemption too)\n");
             }
             continue;
         }
         npre++;
         const struct lu__point_log *pl = lu__plog_at(stp->prev, i);
-        lu_buf_printf(&b, "    step %u: ", i);
+        lu_hist_buf_printf(&b, "    step %u: ", i);
         lu__tname(&b, stp->prev);
-        lu_buf_printf(&b, " preempted before %s at ", pl ? lu_sched_label_name(pl->label) : "?");
+        lu_hist_buf_printf(&b, " preempted before %s at ", pl ? lu_sched_label_name(pl->label) : "?");
         lu__where(&b, pl ? pl->pc : 0);
-        lu_buf_puts(&b, "; ");
+        lu_hist_buf_puts(&b, "; ");
         lu__tname(&b, stp->chosen);
-        lu_buf_puts(&b, " runs\n");
+        lu_hist_buf_puts(&b, " runs\n");
     }
     if (!npre)
-        lu_buf_puts(&b, "    none\n");
+        lu_hist_buf_puts(&b, "    none\n");
     bool head = false;
     for (uint32_t i = 0; i < tr->len; i++) {
         const struct lu_sched_step *stp = &tr->steps[i];
         if (stp->kind != LU_SCHED_CHOOSE_THREAD || !(stp->flags & LU_SCHED_STEP_TIMEOUT))
             continue;
         if (!head)
-            lu_buf_puts(&b, "timeouts:\n");
+            lu_hist_buf_puts(&b, "timeouts:\n");
         head = true;
         const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
-        lu_buf_printf(&b, "    step %u: ", i);
+        lu_hist_buf_printf(&b, "    step %u: ", i);
         lu__tname(&b, stp->chosen);
-        lu_buf_printf(&b, "'s %s at ", lu_sched_label_name(pl ? pl->label : stp->label));
+        lu_hist_buf_printf(&b, "'s %s at ", lu_sched_label_name(pl ? pl->label : stp->label));
         lu__where(&b, pl ? pl->pc : 0);
-        lu_buf_puts(&b, " timed out\n");
+        lu_hist_buf_puts(&b, " timed out\n");
     }
     /* the verdict line is the parent's: it knows what was recorded */
     int verdict = LU_DRV_V_PASS;
     if (res.outcome == LU_SCHED_OUT_MISFIT) {
-        struct lu_buf tb; /* often why the recorded thread could not run */
-        lu_buf_init(&tb);
+        struct lu_hist_buf tb; /* often why the recorded thread could not run */
+        lu_hist_buf_init(&tb);
         lu__report_threads(&tb, &res);
         if (tb.len) {
-            lu_buf_puts(&b, "where the replay stopped:\n");
-            lu_buf_puts(&b, tb.s);
+            lu_hist_buf_puts(&b, "where the replay stopped:\n");
+            lu_hist_buf_puts(&b, tb.s);
         }
-        lu_buf_free(&tb);
+        lu_hist_buf_free(&tb);
         W->misfit = (int)res.misfit;
         verdict = LU_DRV_V_MISFIT;
     } else if (phase == 2 && spec) {
@@ -1829,17 +1839,18 @@ static void lu__replay(struct lu_spec *spec)
                       : lu__serial_mismatch(false)                       ? LU_DRV_V_NONDET
                                                                          : LU_DRV_V_VIOLATION;
             if (kind == LU__P2_STUCK_AFTER)
-                lu_buf_puts(&b, "stuck after every call returned: no serial execution of these calls gets "
-                                "stuck\n");
-            lu_buf_puts(&b, "serial histories of these calls (phase 1):\n");
-            lu_spec_render_group(&b, spec, &lu__hist, v.failing_op, 12);
+                lu_hist_buf_puts(&b,
+                                 "stuck after every call returned: no serial execution of these calls gets "
+                                 "stuck\n");
+            lu_hist_buf_puts(&b, "serial histories of these calls (phase 1):\n");
+            lu_lin_spec_render_group(&b, spec, &lu__hist, v.failing_op, 12);
             if (kind != LU__P2_STUCK_AFTER) {
-                lu_buf_puts(&b, "why: ");
+                lu_hist_buf_puts(&b, "why: ");
                 lu_lin_explain(&b, spec, &lu__hist, &v);
-                lu_buf_puts(&b, "\n");
+                lu_hist_buf_puts(&b, "\n");
             }
         } else {
-            lu_buf_puts(&b, "check: this history is explained by a serial one\n");
+            lu_hist_buf_puts(&b, "check: this history is explained by a serial one\n");
         }
     }
     lu__set_report(&b);
@@ -1874,7 +1885,7 @@ void lu_drv_worker(struct lu_drv_shm *shm)
     lu__load();
     lu__build_test();
     lu__heap_limits();
-    struct lu_spec *spec = NULL;
+    struct lu_lin_spec *spec = NULL;
     if (W->job.replay_phase == 1)
         lu__replay(NULL);
     spec = lu__phase1();

@@ -170,7 +170,7 @@ static int hist_return_mres(struct lu_hist *h, unsigned op, const struct mres *r
  * first operation that blocks. */
 struct specgen {
     const struct desc *d;
-    struct lu_spec *s;
+    struct lu_lin_spec *s;
     struct lu_hist h;
     unsigned next[8];
     int rc;
@@ -180,7 +180,7 @@ struct specgen {
 
 static void specgen_add(struct specgen *g)
 {
-    int rc = lu_spec_add(g->s, &g->h, NULL);
+    int rc = lu_lin_spec_add(g->s, &g->h, NULL);
     if (rc != 0)
         g->rc = rc;
     if (g->out && g->nout < g->maxout) {
@@ -218,11 +218,11 @@ static void specgen_rec(struct specgen *g, const struct mstate *m)
         specgen_add(g);
 }
 
-static struct lu_spec *make_spec_out(const struct desc *d, struct lu_hist *out, unsigned maxout,
-                                     unsigned *nout)
+static struct lu_lin_spec *make_spec_out(const struct desc *d, struct lu_hist *out, unsigned maxout,
+                                         unsigned *nout)
 {
     struct specgen g = {.d = d, .out = out, .maxout = maxout};
-    g.s = lu_spec_create(&d->t);
+    g.s = lu_lin_spec_create(&d->t);
     if (!g.s)
         return NULL;
     lu_hist_init(&g.h);
@@ -232,14 +232,14 @@ static struct lu_spec *make_spec_out(const struct desc *d, struct lu_hist *out, 
     if (nout)
         *nout = g.nout;
     if (g.rc != 0) {
-        fprintf(stderr, "make_spec: lu_spec_add returned %d\n", g.rc);
-        lu_spec_free(g.s);
+        fprintf(stderr, "make_spec: lu_lin_spec_add returned %d\n", g.rc);
+        lu_lin_spec_free(g.s);
         return NULL;
     }
     return g.s;
 }
 
-static struct lu_spec *make_spec(const struct desc *d)
+static struct lu_lin_spec *make_spec(const struct desc *d)
 {
     return make_spec_out(d, NULL, 0, NULL);
 }
@@ -270,7 +270,7 @@ static void hist_parse(struct lu_hist *h, const char *text, const int64_t *res)
     }
 }
 
-static bool contains(const struct lu_buf *b, const char *needle)
+static bool contains(const struct lu_hist_buf *b, const char *needle)
 {
     bool ok = b->s && strstr(b->s, needle);
     if (!ok)
@@ -431,10 +431,10 @@ static void random_desc(struct desc *d, unsigned max_threads, unsigned max_per_t
 /* A random 3x3 test and its specification, for the loops over random
  * objects below; NULL (a failed check) when the specification cannot be
  * built. */
-static struct lu_spec *random_spec(struct desc *d)
+static struct lu_lin_spec *random_spec(struct desc *d)
 {
     random_desc(d, 3, 3);
-    struct lu_spec *s = make_spec(d);
+    struct lu_lin_spec *s = make_spec(d);
     CHECK_QUIET(s != NULL, "make_spec");
     return s;
 }
@@ -507,18 +507,18 @@ static void perturb(struct lu_hist *h)
 
 static void test_buf(void)
 {
-    struct lu_buf b;
-    lu_buf_init(&b);
-    lu_buf_puts(&b, "abc");
-    lu_buf_printf(&b, "-%d-", 42);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
+    lu_hist_buf_puts(&b, "abc");
+    lu_hist_buf_printf(&b, "-%d-", 42);
     CHECK(b.s && strcmp(b.s, "abc-42-") == 0 && b.len == 7);
     char big[1000];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
-    lu_buf_printf(&b, "%s|%s", big, big);
+    lu_hist_buf_printf(&b, "%s|%s", big, big);
     CHECK(b.len == 7 + 999 * 2 + 1 && !b.failed);
     CHECK(b.s[b.len] == '\0' && b.s[7 + 999] == '|' && strlen(b.s) == b.len);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     CHECK(b.s == NULL && b.len == 0);
 }
 
@@ -600,11 +600,11 @@ static void test_counter(void)
     desc_init(&d);
     int incA = desc_add(&d, 0, INC, 0), get = desc_add(&d, 0, GET, 0), incB = desc_add(&d, 1, INC, 0);
     CHECK(incA == 0 && get == 1 && incB == 2);
-    struct lu_spec *s = make_spec(&d);
+    struct lu_lin_spec *s = make_spec(&d);
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK(lu_spec_full_count(s) == 3 && lu_spec_stuck_count(s) == 0);
+    CHECK(lu_lin_spec_full_count(s) == 3 && lu_lin_spec_stuck_count(s) == 0);
     struct lu_hist h;
     lu_hist_init(&h);
     struct lu_lin_verdict v;
@@ -613,13 +613,13 @@ static void test_counter(void)
     int64_t res1[] = {0, 1, 0}, res2[] = {0, 2, 0};
     hist_parse(&h, "0[ 2[ ]0 ]2 1[ ]1", res1);
     CHECK(lu_lin_check_full(s, &h, &v, &st) == 0 && !v.ok);
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b,
                    "get() returned 1 in this history, but in every serial history where it runs after inc() "
                    "and inc() completed it returned 2."));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     hist_parse(&h, "0[ 2[ ]0 ]2 1[ ]1", res2);
     CHECK(lu_lin_check_full(s, &h, &v, &st) == 0 && v.ok && v.witness_len == 3 && witness_valid(&d, &h, &v));
@@ -631,22 +631,22 @@ static void test_counter(void)
     int64_t res0[] = {0, 0, 0};
     hist_parse(&h, "0[ ]0 1[ 2[ ]2 ]1", res0);
     CHECK(lu_lin_check_full(s, &h, &v, &st) == 0 && !v.ok && v.failing_op == -1);
-    lu_buf_init(&b);
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b, "get() returned 0 in this history, but it returned 1 or 2 in every serial execution"));
     CHECK(!contains(&b, "looks like an address"));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     /* A result that looks like a pointer: say so (a harness mistake). */
     int64_t resp[] = {0, 0x7f0012345678, 0};
     hist_parse(&h, "0[ ]0 1[ 2[ ]2 ]1", resp);
     CHECK(lu_lin_check_full(s, &h, &v, &st) == 0 && !v.ok);
-    lu_buf_init(&b);
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b, "get() returned 139638282147448 in this history"));
     CHECK(contains(&b, "That result looks like an address, which changes from one execution to the next"));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     lu_hist_free(&h);
-    lu_spec_free(s);
+    lu_lin_spec_free(s);
 }
 
 /* The queue of the paper's Figures 1 and 7. */
@@ -658,12 +658,12 @@ static void test_queue_fig7(void)
     desc_add(&d, 0, ENQ, 400);
     desc_add(&d, 1, TAKE, 0);
     desc_add(&d, 1, TRYDEQ, 0);
-    struct lu_spec *s = make_spec(&d);
+    struct lu_lin_spec *s = make_spec(&d);
     CHECK(s != NULL);
     if (!s)
         return;
     /* Figure 7: three full serial histories and the stuck "3[ #". */
-    CHECK(lu_spec_full_count(s) == 3 && lu_spec_stuck_count(s) == 1);
+    CHECK(lu_lin_spec_full_count(s) == 3 && lu_lin_spec_stuck_count(s) == 1);
     struct lu_hist h;
     lu_hist_init(&h);
     struct lu_lin_verdict v;
@@ -671,20 +671,20 @@ static void test_queue_fig7(void)
     int64_t fail[] = {0, 0, 200, -1}, ok400[] = {0, 0, 200, 400};
     hist_parse(&h, "0[ 2[ ]0 1[ ]2 ]1 3[ ]3", fail);
     CHECK(lu_lin_check_full(s, &h, &v, NULL) == 0 && !v.ok);
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b, "try_dequeue() returned -1 in this history, but in every serial history where it runs "
                        "after enqueue(400) and take() completed it returned 400."));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     /* The group: the agreeing (observation group) history first. */
-    lu_buf_init(&b);
-    lu_spec_render_group(&b, s, &h, -1, 2);
+    lu_hist_buf_init(&b);
+    lu_lin_spec_render_group(&b, s, &h, -1, 2);
     CHECK(contains(&b, "    enqueue(200)->0 take()->200 try_dequeue()->-1 enqueue(400)->0\n"));
     CHECK(b.s && strncmp(b.s, "    enqueue(200)->0 take()->200 try_dequeue()->-1", 49) == 0);
     CHECK(contains(&b, "    ... and 1 more\n"));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     hist_parse(&h, "0[ 2[ ]0 1[ ]2 ]1 3[ ]3", ok400);
     CHECK(lu_lin_check_full(s, &h, &v, NULL) == 0 && v.ok && witness_valid(&d, &h, &v));
@@ -714,7 +714,7 @@ static void test_queue_fig7(void)
     hist_parse(&h, "0[ 2[ ]2", r);
     CHECK(lu_lin_check_full(s, &h, &v, NULL) == 0 && !v.ok);
     lu_hist_free(&h);
-    lu_spec_free(s);
+    lu_lin_spec_free(s);
 }
 
 static void test_stuck(void)
@@ -723,11 +723,11 @@ static void test_stuck(void)
     desc_init(&d);
     desc_add(&d, 0, ENQ, 200);
     desc_add(&d, 1, TAKE, 0);
-    struct lu_spec *s = make_spec(&d);
+    struct lu_lin_spec *s = make_spec(&d);
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK(lu_spec_full_count(s) == 1 && lu_spec_stuck_count(s) == 1);
+    CHECK(lu_lin_spec_full_count(s) == 1 && lu_lin_spec_stuck_count(s) == 1);
     struct lu_hist h;
     lu_hist_init(&h);
     struct lu_lin_verdict v;
@@ -735,25 +735,25 @@ static void test_stuck(void)
 
     hist_parse(&h, "0[ ]0 1[ #", r);
     CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == 0 && !v.ok && v.failing_op == 1);
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b,
                    "take() is stuck here, but no serial execution of the completed calls followed by take() "
                    "gets stuck (there it returns 200)."));
-    lu_buf_free(&b);
-    lu_buf_init(&b);
+    lu_hist_buf_free(&b);
+    lu_hist_buf_init(&b);
     lu_hist_render_timeline(&b, &d.t, &h);
     CHECK(contains(&b, "stuck: take() in thread 1 never returned\n"));
-    lu_buf_free(&b);
-    lu_buf_init(&b);
-    lu_spec_render_group(&b, s, &h, 1, 10);
+    lu_hist_buf_free(&b);
+    lu_hist_buf_init(&b);
+    lu_lin_spec_render_group(&b, s, &h, 1, 10);
     /* no serial history gets stuck there (that is the finding): the group
      * shows what the pending call does serially instead */
     CHECK(contains(&b, "(no serial history gets stuck there; serially the pending call returns:)"));
     CHECK(contains(&b, "take()->200\n"));
     CHECK(b.s && !strstr(b.s, "(no serial history of these calls was observed)"));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     /* take() called first; the enqueue completing later still must wake it. */
     hist_parse(&h, "1[ 0[ ]0 #", r);
@@ -761,10 +761,10 @@ static void test_stuck(void)
     /* Nothing enqueued: blocking is right. */
     hist_parse(&h, "1[ #", r);
     CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == 0 && v.ok && v.failing_op == -1);
-    lu_buf_init(&b);
-    lu_spec_render_group(&b, s, &h, 1, 10);
+    lu_hist_buf_init(&b);
+    lu_lin_spec_render_group(&b, s, &h, 1, 10);
     CHECK(b.s && strcmp(b.s, "    take() #\n") == 0);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     /* Hung with no call pending: the results are checked as in a full one. */
     hist_parse(&h, "0[ ]0 1[ ]1 #", (int64_t[]){0, 200});
     CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == 0 && v.ok && v.failing_op == -1 && v.witness_len == 2);
@@ -774,7 +774,7 @@ static void test_stuck(void)
     CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == 0 && !v.ok);
     hist_parse(&h, "1[ ]1 ]1 #", (int64_t[]){0, 300}); /* returned twice */
     CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == -2 && !v.ok);
-    lu_spec_free(s);
+    lu_lin_spec_free(s);
 
     /* Two blocked takes: each needs its own stuck witness. */
     desc_init(&d);
@@ -800,13 +800,13 @@ static void test_stuck(void)
     r4[0] = 6;
     hist_parse(&h, "0[ 1[ 2[ ]2 ]0 #", r4);
     CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == 0 && !v.ok && v.failing_op == 1);
-    lu_buf_init(&b);
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(
         &b, "take() (thread 1's) is stuck here; serial executions of the completed calls followed by take() "
             "can get stuck, but none of them matches"));
-    lu_buf_free(&b);
-    lu_spec_free(s);
+    lu_hist_buf_free(&b);
+    lu_lin_spec_free(s);
 
     /* Two takes and nothing enqueued: serially the calls never all return,
      * so the report shows where they stick, each line once (the two takes
@@ -815,41 +815,41 @@ static void test_stuck(void)
     desc_add(&d, 0, TAKE, 0);
     desc_add(&d, 1, TAKE, 0);
     s = make_spec(&d);
-    CHECK(s != NULL && lu_spec_full_count(s) == 0);
+    CHECK(s != NULL && lu_lin_spec_full_count(s) == 0);
     if (!s) {
         lu_hist_free(&h);
         return;
     }
     hist_parse(&h, "0[ ]0 1[ ]1", (int64_t[]){7, 7});
     CHECK(lu_lin_check_full(s, &h, &v, NULL) == 0 && !v.ok);
-    lu_buf_init(&b);
-    lu_spec_render_group(&b, s, &h, -1, 10);
+    lu_hist_buf_init(&b);
+    lu_lin_spec_render_group(&b, s, &h, -1, 10);
     CHECK(b.s && strcmp(b.s, "    (every serial execution of the calls gets stuck before they all return:)\n"
                              "    take() #\n") == 0);
-    lu_buf_free(&b);
-    lu_buf_init(&b);
+    lu_hist_buf_free(&b);
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b,
                    "Every serial execution of these calls gets stuck before they all return, but here they"
                    " all returned."));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     /* the same when one of them is stuck after the other returned */
     hist_parse(&h, "0[ ]0 1[ #", (int64_t[]){7, 0});
     CHECK(lu_lin_check_stuck(s, &h, &v, NULL) == 0 && !v.ok && v.failing_op == 1);
-    lu_buf_init(&b);
-    lu_spec_render_group(&b, s, &h, 1, 10);
+    lu_hist_buf_init(&b);
+    lu_lin_spec_render_group(&b, s, &h, 1, 10);
     CHECK(contains(&b, "(every serial execution of the completed calls gets stuck before they all return:)\n"
                        "    take() #\n"));
     CHECK(!strstr(b.s, "no serial history gets stuck there") && !strstr(b.s, "was observed"));
-    lu_buf_free(&b);
-    lu_buf_init(&b);
+    lu_hist_buf_free(&b);
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(
         &b, "take() (thread 1's) is stuck here after the other calls returned, but serially they never all "
             "return"));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     lu_hist_free(&h);
-    lu_spec_free(s);
+    lu_lin_spec_free(s);
 }
 
 static void add_serial(struct lu_hist *h, const unsigned *ops, const int64_t *vals, unsigned n, bool stuck)
@@ -869,46 +869,46 @@ static void test_nondeterminism(void)
     lu_hist_test_add(&t, 0, "a()");
     lu_hist_test_add(&t, 0, "b()");
     lu_hist_test_add(&t, 1, "c()");
-    struct lu_spec *s = lu_spec_create(&t);
+    struct lu_lin_spec *s = lu_lin_spec_create(&t);
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK(lu_spec_test(s)->nops == 3 && strcmp(lu_spec_test(s)->ops[2].label, "c()") == 0);
+    CHECK(lu_lin_spec_test(s)->nops == 3 && strcmp(lu_lin_spec_test(s)->ops[2].label, "c()") == 0);
     struct lu_hist h, first, conflict;
     lu_hist_init(&h);
     lu_hist_init(&first);
     lu_hist_init(&conflict);
 
     add_serial(&first, (unsigned[]){0, 2, 1}, (int64_t[]){1, 2, 3}, 3, false);
-    CHECK(lu_spec_add(s, &first, &conflict) == 0);
-    CHECK(lu_spec_add(s, &first, &conflict) == 0); /* duplicate */
+    CHECK(lu_lin_spec_add(s, &first, &conflict) == 0);
+    CHECK(lu_lin_spec_add(s, &first, &conflict) == 0); /* duplicate */
     add_serial(&h, (unsigned[]){0, 1, 2}, (int64_t[]){1, 5, 6}, 3, false);
-    CHECK(lu_spec_add(s, &h, &conflict) == 0); /* differs only after a different call */
-    CHECK(lu_spec_full_count(s) == 2);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 0); /* differs only after a different call */
+    CHECK(lu_lin_spec_full_count(s) == 2);
     add_serial(&h, (unsigned[]){2, 0}, (int64_t[]){9, 0}, 2, true);
-    CHECK(lu_spec_add(s, &h, &conflict) == 0 && lu_spec_stuck_count(s) == 1);
-    CHECK(lu_spec_add(s, &h, &conflict) == 0 && lu_spec_stuck_count(s) == 1);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 0 && lu_lin_spec_stuck_count(s) == 1);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 0 && lu_lin_spec_stuck_count(s) == 1);
 
     /* c() returns 2 after a() in the first history, 7 here. */
     add_serial(&h, (unsigned[]){0, 2, 1}, (int64_t[]){1, 7, 3}, 3, false);
     lu_hist_reset(&conflict);
-    CHECK(lu_spec_add(s, &h, &conflict) == 1);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 1);
     CHECK(lu_hist_eq(&conflict, &first));
-    CHECK(lu_spec_full_count(s) == 2);
+    CHECK(lu_lin_spec_full_count(s) == 2);
     /* Returned there, stuck here. */
     add_serial(&h, (unsigned[]){0, 2}, (int64_t[]){1, 0}, 2, true);
-    CHECK(lu_spec_add(s, &h, &conflict) == 1 && lu_hist_eq(&conflict, &first));
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 1 && lu_hist_eq(&conflict, &first));
     /* Stuck there, returned here. */
     add_serial(&h, (unsigned[]){2, 0, 1}, (int64_t[]){9, 0, 0}, 3, false);
     struct lu_hist stuck_one;
     lu_hist_init(&stuck_one);
     add_serial(&stuck_one, (unsigned[]){2, 0}, (int64_t[]){9, 0}, 2, true);
-    CHECK(lu_spec_add(s, &h, &conflict) == 1 && lu_hist_eq(&conflict, &stuck_one));
-    CHECK(lu_spec_add(s, &h, NULL) == 1);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 1 && lu_hist_eq(&conflict, &stuck_one));
+    CHECK(lu_lin_spec_add(s, &h, NULL) == 1);
     /* The first op already differs. */
     add_serial(&h, (unsigned[]){0, 1, 2}, (int64_t[]){4, 5, 6}, 3, false);
-    CHECK(lu_spec_add(s, &h, &conflict) == 1 && conflict.len == 6 && conflict.ev[1].res.value == 1);
-    CHECK(lu_spec_full_count(s) == 2 && lu_spec_stuck_count(s) == 1);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 1 && conflict.len == 6 && conflict.ev[1].res.value == 1);
+    CHECK(lu_lin_spec_full_count(s) == 2 && lu_lin_spec_stuck_count(s) == 1);
 
     /* Not serial / not of this test: -2. */
     lu_hist_reset(&h);
@@ -918,49 +918,49 @@ static void test_nondeterminism(void)
     lu_hist_return(&h, 2, 2, NULL, 0);
     lu_hist_call(&h, 1);
     lu_hist_return(&h, 1, 3, NULL, 0);
-    CHECK(lu_spec_add(s, &h, &conflict) == -2);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == -2);
     add_serial(&h, (unsigned[]){1, 0, 2}, (int64_t[]){1, 1, 1}, 3, false); /* b() before a() */
-    CHECK(lu_spec_add(s, &h, &conflict) == -2);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == -2);
     add_serial(&h, (unsigned[]){0, 2}, (int64_t[]){1, 2}, 2, false); /* incomplete, not stuck */
-    CHECK(lu_spec_add(s, &h, &conflict) == -2);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == -2);
     add_serial(&h, (unsigned[]){0, 2, 1}, (int64_t[]){1, 2, 3}, 3, false);
     h.stuck = true; /* stuck without a pending call */
-    CHECK(lu_spec_add(s, &h, &conflict) == -2);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == -2);
 
     /* Nondeterminism in the bytes only. */
     struct lu_hist_test t2 = {0};
     lu_hist_test_add(&t2, 0, "snap()");
-    struct lu_spec *s2 = lu_spec_create(&t2);
+    struct lu_lin_spec *s2 = lu_lin_spec_create(&t2);
     CHECK(s2 != NULL);
     if (s2) {
         lu_hist_reset(&h);
         lu_hist_call(&h, 0);
         lu_hist_return(&h, 0, 0, "ab", 2);
-        CHECK(lu_spec_add(s2, &h, NULL) == 0);
+        CHECK(lu_lin_spec_add(s2, &h, NULL) == 0);
         h.len = 1;
         lu_hist_return(&h, 0, 0, "ac", 2);
-        CHECK(lu_spec_add(s2, &h, &conflict) == 1 && conflict.ev[1].res.nbytes == 2 &&
+        CHECK(lu_lin_spec_add(s2, &h, &conflict) == 1 && conflict.ev[1].res.nbytes == 2 &&
               memcmp(conflict.ev[1].res.bytes, "ab", 2) == 0);
-        lu_spec_free(s2);
+        lu_lin_spec_free(s2);
     }
 
     /* A test without operations has exactly one (empty) full history. */
     struct lu_hist_test t0 = {0};
-    struct lu_spec *s0 = lu_spec_create(&t0);
+    struct lu_lin_spec *s0 = lu_lin_spec_create(&t0);
     CHECK(s0 != NULL);
     if (s0) {
         lu_hist_reset(&h);
-        CHECK(lu_spec_add(s0, &h, NULL) == 0 && lu_spec_add(s0, &h, NULL) == 0 &&
-              lu_spec_full_count(s0) == 1);
+        CHECK(lu_lin_spec_add(s0, &h, NULL) == 0 && lu_lin_spec_add(s0, &h, NULL) == 0 &&
+              lu_lin_spec_full_count(s0) == 1);
         struct lu_lin_verdict v;
         CHECK(lu_lin_check_full(s0, &h, &v, NULL) == 0 && v.ok && v.witness_len == 0);
-        lu_spec_free(s0);
+        lu_lin_spec_free(s0);
     }
     lu_hist_free(&h);
     lu_hist_free(&first);
     lu_hist_free(&conflict);
     lu_hist_free(&stuck_one);
-    lu_spec_free(s);
+    lu_lin_spec_free(s);
 }
 
 static void test_bytes(void)
@@ -970,7 +970,7 @@ static void test_bytes(void)
     desc_add(&d, 0, ENQ, 1);
     desc_add(&d, 1, ENQ, 2);
     desc_add(&d, 2, TOARRAY, 0);
-    struct lu_spec *s = make_spec(&d);
+    struct lu_lin_spec *s = make_spec(&d);
     CHECK(s != NULL);
     if (!s)
         return;
@@ -998,15 +998,15 @@ static void test_bytes(void)
     lu_hist_return(&h, 1, 0, NULL, 0);
     lu_hist_return(&h, 2, 2, "\x02\x01", 2);
     CHECK(lu_lin_check_full(s, &h, &v, NULL) == 0 && !v.ok);
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_lin_explain(&b, s, &h, &v);
     CHECK(contains(&b,
                    "to_array() returned 2 [0201] in this history, but it returned 0, 1 [01] or 2 [0102] in "
                    "every serial history that respects the real-time order of the calls."));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     lu_hist_free(&h);
-    lu_spec_free(s);
+    lu_lin_spec_free(s);
 }
 
 static void test_render(void)
@@ -1020,8 +1020,8 @@ static void test_render(void)
     lu_hist_call(&h, 1);
     lu_hist_return(&h, 0, 0, NULL, 0);
     lu_hist_return(&h, 1, -1, NULL, 0);
-    struct lu_buf b;
-    lu_buf_init(&b);
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     lu_hist_render_timeline(&b, &t, &h);
     const char *want = "       thread 0                thread 1\n"
                        "    1  enqueue(200) ...\n"
@@ -1032,7 +1032,7 @@ static void test_render(void)
     if (b.s && strcmp(b.s, want) != 0)
         fprintf(stderr, "timeline:\n%s", b.s);
     CHECK(!strstr(b.s ? b.s : "", "stuck"));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     /* Long cells widen their column; rows stay aligned. */
     struct lu_hist_test t2 = {0};
@@ -1041,13 +1041,13 @@ static void test_render(void)
     lu_hist_reset(&h);
     lu_hist_call(&h, 0);
     lu_hist_call(&h, 1);
-    lu_buf_init(&b);
+    lu_hist_buf_init(&b);
     lu_hist_render_timeline(&b, &t2, &h);
     const char *l1 = b.s ? strstr(b.s, "    1  ") : NULL, *l2 = b.s ? strstr(b.s, "    2  ") : NULL;
     CHECK(l1 && l2 && strchr(l2, 'x') - l2 == 7 + 35 + 4 + 2);
     CHECK(contains(&b, "pending: a_rather_long_operation_name(12345) in thread 0 and x() in thread 1 never "
                        "returned\n"));
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     /* Serial rendering, stuck marker, bytes as hex. */
     struct lu_hist_test t3 = {0};
@@ -1061,16 +1061,16 @@ static void test_render(void)
     lu_hist_return(&h, 1, 200, NULL, 0);
     lu_hist_call(&h, 2);
     h.stuck = true;
-    lu_buf_init(&b);
+    lu_hist_buf_init(&b);
     lu_hist_render_serial(&b, &t3, &h);
     CHECK(b.s && strcmp(b.s, "enqueue(200)->0 try_dequeue()->200 take() #") == 0);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     unsigned char big[40];
     for (int i = 0; i < 40; i++)
         big[i] = (unsigned char)i;
     struct lu_hist_result r = {7, 3, (const unsigned char *)"\x01\xab\x00"};
-    lu_buf_init(&b);
+    lu_hist_buf_init(&b);
     lu_hist_render_result(&b, &r);
     CHECK(b.s && strcmp(b.s, "7 [01ab00]") == 0);
     b.len = 0;
@@ -1078,13 +1078,13 @@ static void test_render(void)
     lu_hist_render_result(&b, &r);
     CHECK(b.s && strncmp(b.s, "-3 [000102", 10) == 0 && strstr(b.s, "1e1f... 40 bytes, hash "));
     /* long results equal in their first 32 bytes still read differently */
-    struct lu_buf b2;
-    lu_buf_init(&b2);
+    struct lu_hist_buf b2;
+    lu_hist_buf_init(&b2);
     big[39] = 0xff;
     lu_hist_render_result(&b2, &r);
     CHECK(b2.s && b.s && strlen(b2.s) == strlen(b.s) && strcmp(b2.s, b.s) != 0);
-    lu_buf_free(&b2);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b2);
+    lu_hist_buf_free(&b);
     lu_hist_free(&h);
 }
 
@@ -1099,7 +1099,7 @@ static void test_cross_full(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 400; spec_i++) {
         struct desc d;
-        struct lu_spec *s = random_spec(&d);
+        struct lu_lin_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 12; k++) {
@@ -1117,7 +1117,7 @@ static void test_cross_full(void)
             if (v.ok)
                 CHECK_QUIET(witness_valid(&d, &h, &v), "case %u: bad witness", cases);
         }
-        lu_spec_free(s);
+        lu_lin_spec_free(s);
     }
     quiet_end("cross full");
     fprintf(stderr,
@@ -1138,7 +1138,7 @@ static void test_cross_pending(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 200; spec_i++) {
         struct desc d;
-        struct lu_spec *s = random_spec(&d);
+        struct lu_lin_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 12; k++) {
@@ -1157,7 +1157,7 @@ static void test_cross_pending(void)
             if (v.ok)
                 CHECK_QUIET(witness_valid(&d, &h, &v), "case %u: bad witness", cases);
         }
-        lu_spec_free(s);
+        lu_lin_spec_free(s);
     }
     quiet_end("cross pending");
     CHECK(cases > 500 && lin > 100 && cases - lin > 100);
@@ -1173,7 +1173,7 @@ static void test_hitting_depth(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 100; spec_i++) {
         struct desc d;
-        struct lu_spec *s = random_spec(&d);
+        struct lu_lin_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 10; k++) {
@@ -1185,13 +1185,13 @@ static void test_hitting_depth(void)
             bool ok[3];
             for (unsigned dd = 0; dd < 3; dd++) {
                 struct lu_lin_verdict v;
-                lu_spec_set_hitting_depth(s, dd);
+                lu_lin_spec_set_hitting_depth(s, dd);
                 lu_lin_check_full(s, &h, &v, &st[dd]);
                 ok[dd] = v.ok;
             }
             CHECK_QUIET(ok[0] == ok[1] && ok[1] == ok[2], "verdicts %d %d %d", ok[0], ok[1], ok[2]);
         }
-        lu_spec_free(s);
+        lu_lin_spec_free(s);
     }
     quiet_end("hitting depth");
     CHECK(st[0].hitting_hits == 0 && st[1].hitting_hits > 0 && st[2].hitting_hits >= st[1].hitting_hits);
@@ -1218,7 +1218,7 @@ static void test_cross_stuck(void)
                 else
                     desc_add(&d, t, rnd(2) ? TAKE : (rnd(3) ? ENQ : TRYDEQ), 1 + rnd(2));
             }
-        struct lu_spec *s = make_spec(&d);
+        struct lu_lin_spec *s = make_spec(&d);
         CHECK_QUIET(s != NULL, "make_spec");
         if (!s)
             continue;
@@ -1237,7 +1237,7 @@ static void test_cross_stuck(void)
             CHECK_QUIET(rc == 0 && v.ok == (want < 0) && v.failing_op == want,
                         "case %u: checker ok %d failing %d, oracle %d", cases, v.ok, v.failing_op, want);
         }
-        lu_spec_free(s);
+        lu_lin_spec_free(s);
     }
     quiet_end("cross stuck");
     fprintf(stderr, "cross stuck: %u cases (%u linearizable, %u not)\n", cases, good, bad);
@@ -1258,7 +1258,7 @@ static void test_canon(void)
     quiet_begin();
     for (int spec_i = 0; spec_i < 300; spec_i++) {
         struct desc d;
-        struct lu_spec *s = random_spec(&d);
+        struct lu_lin_spec *s = random_spec(&d);
         if (!s)
             continue;
         for (int k = 0; k < 12; k++) {
@@ -1326,7 +1326,7 @@ static void test_canon(void)
                 }
             }
         }
-        lu_spec_free(s);
+        lu_lin_spec_free(s);
     }
     quiet_end("canonical histories");
     fprintf(stderr, "canonical histories: %u cases, %u swaps, %u crossings\n", cases, swaps, crossings);
@@ -1337,7 +1337,7 @@ static void test_canon(void)
 
 /* ---- hitting families ---- */
 
-int lu__lin_hitting_family(const struct lu_spec *s, const struct lu_hist *h, unsigned d,
+int lu__lin_hitting_family(const struct lu_lin_spec *s, const struct lu_hist *h, unsigned d,
                            bool (*fn)(void *arg, const uint8_t *sched, unsigned n), void *arg);
 
 struct family {
@@ -1393,7 +1393,7 @@ static void test_hitting_families(void)
         for (unsigned t = 0; t < nth; t++)
             for (unsigned k = 0, n = 1 + rnd(4); k < n; k++)
                 desc_add(&d, t, WRITE, 1);
-        struct lu_spec *s = lu_spec_create(&d.t);
+        struct lu_lin_spec *s = lu_lin_spec_create(&d.t);
         if (!s)
             continue;
         random_history(&d, &h, false);
@@ -1426,7 +1426,7 @@ static void test_hitting_families(void)
                 }
         }
         histories++;
-        lu_spec_free(s);
+        lu_lin_spec_free(s);
     }
     quiet_end("hitting families");
     lu_hist_free(&h);
@@ -1473,25 +1473,25 @@ void *__wrap_calloc(size_t n, size_t k)
 
 static void test_alloc_failures(void)
 {
-    /* lu_buf: nothing allocated, then a truncated but terminated text. */
-    struct lu_buf b;
-    lu_buf_init(&b);
+    /* lu_hist_buf: nothing allocated, then a truncated but terminated text. */
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
     alloc_budget = 0;
-    lu_buf_printf(&b, "%d", 1);
-    lu_buf_puts(&b, "x");
+    lu_hist_buf_printf(&b, "%d", 1);
+    lu_hist_buf_puts(&b, "x");
     alloc_budget = -1;
     CHECK(b.failed && b.s == NULL && b.len == 0);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
     char big[600];
     memset(big, 'y', sizeof big - 1);
     big[sizeof big - 1] = '\0';
     alloc_budget = 1;
-    lu_buf_puts(&b, "abc");
-    lu_buf_printf(&b, "%s", big);
-    lu_buf_puts(&b, big);
+    lu_hist_buf_puts(&b, "abc");
+    lu_hist_buf_printf(&b, "%s", big);
+    lu_hist_buf_puts(&b, big);
     alloc_budget = -1;
     CHECK(b.failed && b.s && strncmp(b.s, "abcyyy", 6) == 0 && strlen(b.s) == b.len && b.len < b.cap);
-    lu_buf_free(&b);
+    lu_hist_buf_free(&b);
 
     /* Histories: a failed append changes nothing. */
     struct lu_hist h;
@@ -1510,7 +1510,7 @@ static void test_alloc_failures(void)
     alloc_budget = -1;
     lu_hist_free(&c);
 
-    /* The spec: every allocation inside lu_spec_add fails in turn; a failed
+    /* The spec: every allocation inside lu_lin_spec_add fails in turn; a failed
      * add must leave the trie as it was, so the retry succeeds and the result
      * equals a spec built without failures. */
     struct desc d;
@@ -1522,18 +1522,18 @@ static void test_alloc_failures(void)
     desc_add(&d, 2, TRYDEQ, 0);
     static struct lu_hist serial[256];
     unsigned nserial = 0;
-    struct lu_spec *ref = make_spec_out(&d, serial, 256, &nserial);
+    struct lu_lin_spec *ref = make_spec_out(&d, serial, 256, &nserial);
     CHECK(ref != NULL && nserial > 10);
     fprintf(stderr, "alloc failures: %u serial histories\n", nserial);
     if (!ref) {
         lu_hist_free(&h);
         return;
     }
-    struct lu_spec *s = NULL;
+    struct lu_lin_spec *s = NULL;
     unsigned create_failures = 0, add_failures = 0;
     for (long k = 0; !s; k++) {
         alloc_budget = k;
-        s = lu_spec_create(&d.t);
+        s = lu_lin_spec_create(&d.t);
         alloc_budget = -1;
         create_failures += !s;
     }
@@ -1542,7 +1542,7 @@ static void test_alloc_failures(void)
         int rc;
         for (long k = 0;; k++) {
             alloc_budget = k;
-            rc = lu_spec_add(s, &serial[i], NULL);
+            rc = lu_lin_spec_add(s, &serial[i], NULL);
             alloc_budget = -1;
             if (rc != -1)
                 break;
@@ -1551,11 +1551,11 @@ static void test_alloc_failures(void)
         adds_ok &= rc == 0;
     }
     CHECK(create_failures > 0 && add_failures > 0 && adds_ok);
-    CHECK(lu_spec_full_count(s) == lu_spec_full_count(ref) &&
-          lu_spec_stuck_count(s) == lu_spec_stuck_count(ref));
+    CHECK(lu_lin_spec_full_count(s) == lu_lin_spec_full_count(ref) &&
+          lu_lin_spec_stuck_count(s) == lu_lin_spec_stuck_count(ref));
     quiet_begin();
     for (unsigned i = 0; i < nserial; i++)
-        CHECK_QUIET(lu_spec_add(s, &serial[i], NULL) == 0, "history %u not in the trie", i);
+        CHECK_QUIET(lu_lin_spec_add(s, &serial[i], NULL) == 0, "history %u not in the trie", i);
     for (int k = 0; k < 300; k++) {
         random_history(&d, &h, true);
         if (rnd(2))
@@ -1573,14 +1573,14 @@ static void test_alloc_failures(void)
         alloc_budget = -1;
         CHECK_QUIET(v1.ok == v2.ok && v1.failing_op == v2.failing_op, "verdicts differ");
         /* Reports under memory pressure: truncated, never a crash. */
-        lu_buf_init(&b);
+        lu_hist_buf_init(&b);
         alloc_budget = k % 4;
         lu_hist_render_timeline(&b, &d.t, &h);
-        lu_spec_render_group(&b, s, &h, v2.failing_op, 3);
+        lu_lin_spec_render_group(&b, s, &h, v2.failing_op, 3);
         lu_lin_explain(&b, s, &h, &v2);
         alloc_budget = -1;
         CHECK_QUIET(!b.s || strlen(b.s) == b.len, "broken buffer");
-        lu_buf_free(&b);
+        lu_hist_buf_free(&b);
     }
     quiet_end("alloc failures");
 
@@ -1590,15 +1590,15 @@ static void test_alloc_failures(void)
     lu_hist_copy(&h, &serial[0]);
     h.ev[1].res.value += 100;
     alloc_budget = 0;
-    CHECK(lu_spec_add(s, &h, &conflict) == -1);
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == -1);
     alloc_budget = -1;
-    CHECK(lu_spec_add(s, &h, &conflict) == 1 && lu_hist_eq(&conflict, &serial[0]));
+    CHECK(lu_lin_spec_add(s, &h, &conflict) == 1 && lu_hist_eq(&conflict, &serial[0]));
     lu_hist_free(&conflict);
     for (unsigned i = 0; i < nserial; i++)
         lu_hist_free(&serial[i]);
     lu_hist_free(&h);
-    lu_spec_free(s);
-    lu_spec_free(ref);
+    lu_lin_spec_free(s);
+    lu_lin_spec_free(ref);
 }
 
 /* ---- speed ---- */
@@ -1622,12 +1622,12 @@ static void test_speed(void)
         for (unsigned p = 0; p < 4; p++)
             desc_add(&d, t, k[t][p], 10 * t + p);
     double t0 = now();
-    struct lu_spec *s = make_spec(&d);
+    struct lu_lin_spec *s = make_spec(&d);
     double t1 = now();
     CHECK(s != NULL);
     if (!s)
         return;
-    CHECK(lu_spec_full_count(s) == 34650);
+    CHECK(lu_lin_spec_full_count(s) == 34650);
     struct lu_hist h;
     lu_hist_init(&h);
     struct lu_lin_stats st = {0};
@@ -1648,7 +1648,7 @@ static void test_speed(void)
             (t1 - t0) * 1e3, n, nok, spent / n * 1e6, (double)st.search_nodes / n);
     CHECK(spent / n < 2e-3);
     lu_hist_free(&h);
-    lu_spec_free(s);
+    lu_lin_spec_free(s);
 }
 
 int main(void)
