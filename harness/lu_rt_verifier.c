@@ -555,10 +555,10 @@ static void *lu__main_body(void *arg)
      * (the scheduling point, as in exit()), then the process ends with them
      * wherever they are. Its place is main's entry, the one place of main
      * known here (as a return address: the symbolizer looks at pc - 1). */
-    lu__sched_pc = (uintptr_t)lu__main + 1;
+    lu_sched_pc = (uintptr_t)lu__main + 1;
     lu_sched_exit_point(LU_RT_L_MAIN_RETURN);
     lu__ipose_exit_handlers(rc, false);
-    lu__sched_pc = (uintptr_t)lu__main + 1;
+    lu_sched_pc = (uintptr_t)lu__main + 1;
     X->exec->main_returned = 1;
     lu__sched_fatal_exit(rc, LU_SCHED_EXIT_EXIT);
 }
@@ -2007,8 +2007,8 @@ LU_EXPORT int __libc_start_main(lu__main_fn main, int argc, char **argv, void (*
                                 void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
     lu__start_fn real = (lu__start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
-    if (!real)
-        abort();
+    if (!real) /* liblineup.so loaded before anything that defines it */
+        lu_sched_bug(__FILE__, __LINE__, "no __libc_start_main after liblineup.so");
     if (lu__run_attach()) {
         lu__main = main;
         main = lu__server;

@@ -46,17 +46,6 @@ _Static_assert(sizeof(thrd_t) == sizeof(pthread_t), "thrd_t and pthread_t share 
 _Static_assert(sizeof(tss_t) == sizeof(pthread_key_t), "tss_t and pthread_key_t share the key encoding");
 _Static_assert(sizeof(once_flag) == sizeof(pthread_once_t), "once_flag is a pthread_once_t");
 
-/*
- * TODO(lead): optional API, used only if the scheduler defines it (weak):
- * true when the model has state for addr as a synchronization object in the
- * current execution. With it, objects first used in an execution without an
- * init in that execution (static PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
- * mutexes/semaphores/barriers initialized outside control, e.g. by a harness
- * constructor) are adopted with their real type/value/count. Without it they
- * get the model's defaults (normal mutex, semaphore 0).
- */
-extern bool lu_sched_known(const void *addr) __attribute__((weak));
-
 /* ---- generated from lu_ipose.def: labels, real-function slots ---- */
 
 /* LU_IPOSE_L_PTHREAD_FIRST (1000) comes from lu_ipose.h: 0..999 are the
@@ -64,27 +53,23 @@ extern bool lu_sched_known(const void *addr) __attribute__((weak));
 enum lu_ipose_pthread_label {
     LU_IPOSE_L_PTHREAD_BASE_ = LU_IPOSE_L_PTHREAD_FIRST - 1,
 #define LU_IPOSE_FN(ret, name, version, params, args, printed) LU_IPOSE_L_##name,
+#define LU_IPOSE_LABEL(name, printed) LU_IPOSE_L_##name,
 #include "lu_ipose.def"
-    LU_IPOSE_L_exit_group,  /* syscall(SYS_exit_group): no function of its own */
-    LU_IPOSE_L_take_signal, /* a thread about to take a signal another sent it */
     LU_IPOSE_L_PTHREAD_END
 };
 
 static const char *const lu_ipose_label_names[] = {
 #define LU_IPOSE_FN(ret, name, version, params, args, printed) printed,
+#define LU_IPOSE_LABEL(name, printed) printed,
 #include "lu_ipose.def"
-    "exit_group",
-    "take a signal",
 };
 
 _Static_assert(sizeof lu_ipose_label_names / sizeof lu_ipose_label_names[0] ==
                    LU_IPOSE_L_PTHREAD_END - LU_IPOSE_L_PTHREAD_FIRST,
                "one label name per intercepted call");
 
-/* Label names for trace printing; NULL outside this layer's range so that a
- * combined lookup can ask the next layer. TODO(lead/lu_ipose.h owner): declare
- * it in lu_ipose.h next to lu__ipose_tsan_label_name. */
-const char *lu__ipose_pthread_label_name(uint16_t label);
+/* NULL outside this layer's range, so that a combined lookup can ask the
+ * next layer. */
 const char *lu__ipose_pthread_label_name(uint16_t label)
 {
     if (label < LU_IPOSE_L_PTHREAD_FIRST || label >= LU_IPOSE_L_PTHREAD_END)
@@ -130,12 +115,10 @@ __attribute__((noinline, cold)) static void *lu_ipose_resolve_slow(int id)
 {
     void *p = lu_ipose_lookup(id);
     if (!p) {
+        /* lineup was built against another C library than the one loaded */
         char buf[160];
-        int n = snprintf(buf, sizeof buf, "lineup: the C library has no %s\n", lu_ipose_syms[id].name);
-        if (n > 0 && write(2, buf, (size_t)n) < 0) {
-            /* nowhere left to report it */
-        }
-        abort();
+        snprintf(buf, sizeof buf, "the C library has no %s", lu_ipose_syms[id].name);
+        lu_sched_bug(__FILE__, __LINE__, buf);
     }
     __atomic_store_n(&lu_ipose_real_tab[id], p, __ATOMIC_RELEASE);
     return p;
@@ -285,9 +268,11 @@ static inline int lu_ipose_mutex_type(int type)
     return type == PTHREAD_MUTEX_RECURSIVE || type == PTHREAD_MUTEX_ERRORCHECK ? type : PTHREAD_MUTEX_NORMAL;
 }
 
-/* First use in this execution of an object the model has not seen: take the
- * state its libc memory was initialized with (only possible with
- * lu_sched_known, see above). The real object is never modified under
+/* First use in this execution of an object the model has not seen
+ * (lu_sched_known): take the state its libc memory was initialized with, so
+ * that objects initialized outside control (a static
+ * PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP, a semaphore a constructor set up)
+ * keep their type, value or count. The real object is never modified under
  * control, so its memory still holds the initial state. */
 /* glibc's flag for robust mutexes in __kind (its internal
  * PTHREAD_MUTEX_ROBUST_NORMAL_NP) */
@@ -295,8 +280,6 @@ static inline int lu_ipose_mutex_type(int type)
 
 static inline void lu_ipose_adopt_mutex(void *m)
 {
-    if (!lu_sched_known)
-        return;
     int kind = ((pthread_mutex_t *)m)->__data.__kind;
     int type = lu_ipose_mutex_type(kind & 3);
     bool robust = (kind & LU_IPOSE_MUTEX_KIND_ROBUST) != 0, had_robust = false, mine;
@@ -312,7 +295,7 @@ static inline void lu_ipose_adopt_mutex(void *m)
 
 static inline void lu_ipose_adopt_sem(sem_t *sem)
 {
-    if (lu_sched_known && !lu_sched_known(sem)) {
+    if (!lu_sched_known(sem)) {
         int v = 0;
         LU_IPOSE_REAL(sem_getvalue)(sem, &v);
         lu_sched_sem_init(sem, v > 0 ? (unsigned)v : 0);
@@ -322,7 +305,7 @@ static inline void lu_ipose_adopt_sem(sem_t *sem)
 static inline void lu_ipose_adopt_barrier(pthread_barrier_t *b)
 {
     /* glibc's struct pthread_barrier { in, current_round, count, shared, out } */
-    if (lu_sched_known && !lu_sched_known(b))
+    if (!lu_sched_known(b))
         lu_sched_barrier_init(b, ((const unsigned *)b)[2]);
 }
 
@@ -499,7 +482,7 @@ static inline bool lu_ipose_rw_prefers_writer(const pthread_rwlock_t *rw)
 
 static inline void lu_ipose_adopt_rw(pthread_rwlock_t *rw)
 {
-    if (lu_sched_known && !lu_sched_known(rw))
+    if (!lu_sched_known(rw))
         lu_sched_rw_init(rw, lu_ipose_rw_prefers_writer(rw));
 }
 

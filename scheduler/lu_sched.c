@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 __thread struct lu__thread *lu__self __attribute__((tls_model("initial-exec")));
-__thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
-__thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
-__thread int lu__sched_mo __attribute__((tls_model("initial-exec")));
+__thread uintptr_t lu_sched_pc __attribute__((tls_model("initial-exec")));
+__thread uint64_t lu_sched_arg __attribute__((tls_model("initial-exec")));
+__thread int lu_sched_mo __attribute__((tls_model("initial-exec")));
 
 static const char *const lu__err_msgs[] = {
 #define LU__ERR_MSG(name, val, msg) [-(val)] = msg,
@@ -595,13 +595,13 @@ int lu_sched_tls_keep(void *var, size_t size)
 static void lu__tls_swap(uintptr_t tp, struct lu__tls_view *out, const struct lu__tls_view *in)
 {
     int *err = &errno;
-    out->pc = lu__sched_pc;
-    out->arg = lu__sched_arg;
-    out->mo = lu__sched_mo;
+    out->pc = lu_sched_pc;
+    out->arg = lu_sched_arg;
+    out->mo = lu_sched_mo;
     out->err = *err;
-    lu__sched_pc = in->pc;
-    lu__sched_arg = in->arg;
-    lu__sched_mo = in->mo;
+    lu_sched_pc = in->pc;
+    lu_sched_arg = in->arg;
+    lu_sched_mo = in->mo;
     *err = in->err;
     for (int i = 0; i < lu__nkeep; i++) {
         void *var = (void *)(tp + (uintptr_t)lu__keep[i].off);
@@ -694,7 +694,7 @@ int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label)
 {
     struct lu__thread *t = lu__self;
     struct lu_sched *s = t->s;
-    t->pc = lu__sched_pc;
+    t->pc = lu_sched_pc;
     if (tid < 0 || tid >= s->nthreads)
         return ESRCH;
     LU__ASSERT(tid != t->id && sig >= 0 && sig <= 64);
@@ -735,9 +735,9 @@ static void lu__take_signals(struct lu__thread *t)
      * that point's operation over this one */
     __typeof__(t->sig_saved) saved = t->sig_saved;
     /* what the interrupted operation's caller set for after its point */
-    uintptr_t caller_pc = lu__sched_pc;
-    uint64_t arg = lu__sched_arg;
-    int mo = lu__sched_mo;
+    uintptr_t caller_pc = lu_sched_pc;
+    uint64_t arg = lu_sched_arg;
+    int mo = lu_sched_mo;
     t->sig_pending = 0;
     lu__hb_acquire(t, lu__obj_get(s, &t->sig_pending, LU__O_LOC));
     for (int sig = 1; sig <= 64; sig++) {
@@ -754,9 +754,9 @@ static void lu__take_signals(struct lu__thread *t)
     t->pc = pc;
     if (s->cfg.on_point)
         s->cfg.on_point(s->cfg.on_point_arg, t->id, t->k, t->label, t->pc);
-    lu__sched_pc = caller_pc;
-    lu__sched_arg = arg;
-    lu__sched_mo = mo;
+    lu_sched_pc = caller_pc;
+    lu_sched_arg = arg;
+    lu_sched_mo = mo;
 }
 
 bool lu_sched_async_enter(struct lu_sched_async *save)
@@ -770,9 +770,9 @@ bool lu_sched_async_enter(struct lu_sched_async *save)
     save->label = t->label;
     save->pc = t->pc;
     save->oparg = t->oparg;
-    save->caller_pc = lu__sched_pc;
-    save->arg = lu__sched_arg;
-    save->mo = lu__sched_mo;
+    save->caller_pc = lu_sched_pc;
+    save->arg = lu_sched_arg;
+    save->mo = lu_sched_mo;
     t->async_depth++;
     return true;
 }
@@ -787,9 +787,9 @@ void lu_sched_async_leave(const struct lu_sched_async *save)
     t->label = save->label;
     t->pc = save->pc;
     t->oparg = save->oparg;
-    lu__sched_pc = save->caller_pc;
-    lu__sched_arg = save->arg;
-    lu__sched_mo = save->mo;
+    lu_sched_pc = save->caller_pc;
+    lu_sched_arg = save->arg;
+    lu_sched_mo = save->mo;
 }
 
 static void lu__dispatch(struct lu__thread *t);
@@ -826,8 +826,8 @@ void lu__point(struct lu__thread *t, enum lu_sched_kind k, const void *obj, uint
     t->k = k;
     t->obj = obj;
     t->label = label;
-    t->oparg = lu__sched_arg;
-    lu__sched_arg = 0;
+    t->oparg = lu_sched_arg;
+    lu_sched_arg = 0;
     s->stats.points++;
     if (s->cfg.on_point)
         s->cfg.on_point(s->cfg.on_point_arg, t->id, k, label, t->pc);
@@ -903,8 +903,8 @@ void lu__thread_main(struct lu__thread *t)
     /* this thread's own TLS: its pool thread's (thread 0's, or everyone's
      * under a shared TLS: the controller's) */
     lu__self = t;
-    lu__sched_arg = 0;
-    lu__sched_mo = 0;
+    lu_sched_arg = 0;
+    lu_sched_mo = 0;
     errno = 0; /* as in a new thread, and the same in every execution */
     /* a parked thread (lu_sched_spawn_parked) starts here: its point may
      * have taken signals meanwhile, as lu__point's may */
@@ -1567,7 +1567,7 @@ struct lu_sched *lu_sched_current(void)
     return t ? t->s : NULL;
 }
 
-#define LU__CALLER_PC() (lu__sched_pc)
+#define LU__CALLER_PC() (lu_sched_pc)
 
 void lu_sched_point_free(uint16_t label)
 {
@@ -1648,7 +1648,7 @@ void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint
 }
 
 /* C11 memory orders as the TSan ABI passes them (0 relaxed, 1 consume,
- * 2 acquire, 3 release, 4 acq_rel, 5 seq_cst); lu__sched_mo holds mo + 1,
+ * 2 acquire, 3 release, 4 acq_rel, 5 seq_cst); lu_sched_mo holds mo + 1,
  * 0 when the caller gave none (then: acquire and release). */
 static bool lu__mo_acquires(int mo1)
 {
@@ -1686,8 +1686,8 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
 {
     struct lu__thread *t = lu__self;
     struct lu_sched *s = t->s;
-    int mo1 = lu__sched_mo;
-    lu__sched_mo = 0;
+    int mo1 = lu_sched_mo;
+    lu_sched_mo = 0;
     bool failed = (mo1 & LU_SCHED_MO_FAILED) && t->k == LU_SCHED_K_RMW;
     mo1 &= ~LU_SCHED_MO_FAILED;
     /* what the access did: a failed CAS only read */
@@ -1782,7 +1782,7 @@ int lu_sched_join(int tid, void **ret, uint16_t label)
 {
     struct lu__thread *t = lu__self;
     struct lu_sched *s = t->s;
-    t->pc = lu__sched_pc;
+    t->pc = lu_sched_pc;
     if (tid < 0 || tid >= s->nthreads)
         return ESRCH;
     if (tid == t->id)

@@ -536,8 +536,8 @@ void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out);
  * call into the scheduler; the scheduler consumes it at the next scheduling
  * point. Walking frames instead is unsafe: the code under test may have no
  * frame pointers. */
-extern __thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
-#define LU_SCHED_SET_PC() (lu__sched_pc = (uintptr_t)__builtin_return_address(0))
+extern __thread uintptr_t lu_sched_pc __attribute__((tls_model("initial-exec")));
+#define LU_SCHED_SET_PC() (lu_sched_pc = (uintptr_t)__builtin_return_address(0))
 
 /* The operand that decides what an access does besides its location: the
  * expected value of a compare-and-swap, the value an exchange or a fetch_op
@@ -545,8 +545,8 @@ extern __thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec"))
  * value (after a failure updated it) is progress, one retried with the same
  * value on an unchanged location is a spin. Interposers set it with
  * LU_SCHED_SET_ARG(v) before lu_sched_access_begin; it defaults to 0. */
-extern __thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
-#define LU_SCHED_SET_ARG(v) (lu__sched_arg = (uint64_t)(v))
+extern __thread uint64_t lu_sched_arg __attribute__((tls_model("initial-exec")));
+#define LU_SCHED_SET_ARG(v) (lu_sched_arg = (uint64_t)(v))
 
 /* The C11 memory order of the atomic access (or fence) about to end, for
  * happens-before: __ATOMIC_RELAXED .. __ATOMIC_SEQ_CST (the TSan ABI uses
@@ -556,8 +556,8 @@ extern __thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec"))
  * get). Relaxed accesses order nothing by themselves; with fences they do
  * (a release fence before a relaxed store, a relaxed load before an acquire
  * fence). */
-extern __thread int lu__sched_mo __attribute__((tls_model("initial-exec")));
-#define LU_SCHED_SET_MO(mo) (lu__sched_mo = (int)(mo) + 1)
+extern __thread int lu_sched_mo __attribute__((tls_model("initial-exec")));
+#define LU_SCHED_SET_MO(mo) (lu_sched_mo = (int)(mo) + 1)
 /* A compare-and-swap that failed stored nothing: C11 gives it a load's
  * semantics only, with the failure order. Interposers report one with
  * LU_SCHED_SET_MO_FAILED(failure_mo) instead of LU_SCHED_SET_MO; the access
@@ -566,7 +566,7 @@ extern __thread int lu__sched_mo __attribute__((tls_model("initial-exec")));
  * that two failed CASes, or a failed CAS and a load, commute. Without it a
  * failed RMW is a write, which is sound and reduces less. */
 #define LU_SCHED_MO_FAILED 0x100
-#define LU_SCHED_SET_MO_FAILED(mo) (lu__sched_mo = ((int)(mo) + 1) | LU_SCHED_MO_FAILED)
+#define LU_SCHED_SET_MO_FAILED(mo) (lu_sched_mo = ((int)(mo) + 1) | LU_SCHED_MO_FAILED)
 
 /* Controlled thread id of the caller, or -1 for any other thread. Cheap. */
 int lu_sched_self(void);
@@ -898,12 +898,13 @@ void lu_sched_abort(const char *why) __attribute__((noreturn));
 /* exit() or another call of LU_SCHED_EXITS (fn) called by code under test
  * on a controlled thread: reports it through config.on_fatal and ends the
  * process. Never returns. */
-void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn) __attribute__((noreturn));
+void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn)
+    __attribute__((noreturn, visibility("hidden")));
 
 /* Ends the process with status by the raw system call: for lineup's own
  * ends, which must not reach the syscall() the interposition exports.
  * Async-signal-safe. */
-void lu__sched_exit_group(int status) __attribute__((noreturn));
+void lu__sched_exit_group(int status) __attribute__((noreturn, visibility("hidden")));
 
 /* The calling controlled thread is about to end its process with a signal
  * no handler can see (SIGKILL): reports it through config.on_fatal, like a

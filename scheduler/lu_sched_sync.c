@@ -12,7 +12,7 @@
 #include <limits.h>
 #include <string.h>
 
-#define LU__CALLER_PC() (lu__sched_pc)
+#define LU__CALLER_PC() (lu_sched_pc)
 
 void lu__sync_changed(struct lu__thread *t, struct lu__obj *o);
 void lu__sync_unchanged(struct lu__thread *t, struct lu__obj *o);

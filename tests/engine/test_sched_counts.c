@@ -88,7 +88,7 @@ static bool bounded;
 
 static long spin_rd(_Atomic long *p, uintptr_t pc)
 {
-    lu__sched_pc = pc; /* one instruction per call site, for spin detection */
+    lu_sched_pc = pc; /* one instruction per call site, for spin detection */
     lu_sched_access_begin(LU_SCHED_K_READ, p, 3);
     long v = atomic_load(p);
     lu_sched_access_end(p, false);
@@ -97,7 +97,7 @@ static long spin_rd(_Atomic long *p, uintptr_t pc)
 
 static void spin_wr(_Atomic long *p, long v, uintptr_t pc)
 {
-    lu__sched_pc = pc;
+    lu_sched_pc = pc;
     lu_sched_access_begin(LU_SCHED_K_WRITE, p, 4);
     long old = atomic_exchange(p, v);
     lu_sched_access_end(p, old != v);

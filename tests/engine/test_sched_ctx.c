@@ -80,12 +80,12 @@ static void *identity_worker(void *arg)
         errno = 100 + id;
         /* what an instrumented access sets before its point and the
          * scheduler reads after it */
-        lu__sched_pc = 0x1000 + (uintptr_t)id;
+        lu_sched_pc = 0x1000 + (uintptr_t)id;
         LU_SCHED_SET_MO(id % 5);
         tls_kept = 1000 + id;
         lu_sched_access_begin(LU_SCHED_K_RMW, &shared, 1); /* others run here */
-        seen[id].mo_seen += lu__sched_mo != id % 5 + 1;
-        seen[id].pc_seen += lu__sched_pc != 0x1000 + (uintptr_t)id;
+        seen[id].mo_seen += lu_sched_mo != id % 5 + 1;
+        seen[id].pc_seen += lu_sched_pc != 0x1000 + (uintptr_t)id;
         seen[id].kept_seen += tls_kept != 1000 + id;
         atomic_fetch_add(&shared, 1);
         lu_sched_access_end(&shared, true);

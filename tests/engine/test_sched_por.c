@@ -131,7 +131,7 @@ static void note(int t, long v)
 /* each op of each thread is its own instruction for spin detection */
 static void pc_of(int t, int i)
 {
-    lu__sched_pc = 0x10000 + (uintptr_t)t * 0x100 + (uintptr_t)i;
+    lu_sched_pc = 0x10000 + (uintptr_t)t * 0x100 + (uintptr_t)i;
 }
 
 static long rd(int t, int i, int a)
@@ -154,7 +154,7 @@ static void wr(int t, int i, int a, long v)
 static void *child(void *arg)
 {
     int a = (int)(intptr_t)arg;
-    lu__sched_pc = 0x40000 + (uintptr_t)a;
+    lu_sched_pc = 0x40000 + (uintptr_t)a;
     LU_SCHED_SET_ARG(1);
     lu_sched_access_begin(LU_SCHED_K_RMW, &mem[a], 200);
     long v = atomic_fetch_add(&mem[a], 1);
@@ -1482,37 +1482,37 @@ static void *treiber_thread(void *arg)
     int t = (int)(intptr_t)arg;
     for (int k = 0; k < t_ops; k++) {
         long node = 1 + t * 2 + k; /* 0 is NULL */
-        lu__sched_pc = 0x20000 + (uintptr_t)t;
+        lu_sched_pc = 0x20000 + (uintptr_t)t;
         lu_sched_point_free(1);
         log_step(NULL, false);
         ev("cpush", t, k);
-        lu__sched_pc = 0x20100;
+        lu_sched_pc = 0x20100;
         a_store(&nval[node], 10 * t + k, 20);
         for (;;) {
-            lu__sched_pc = 0x20200;
+            lu_sched_pc = 0x20200;
             long old = a_load(&top, 21);
-            lu__sched_pc = 0x20300;
+            lu_sched_pc = 0x20300;
             a_store(&nnext[node], old, 22);
-            lu__sched_pc = 0x20400;
+            lu_sched_pc = 0x20400;
             if (a_cas(&top, old, node, 23))
                 break;
         }
         ev("rpush", t, k);
-        lu__sched_pc = 0x20500 + (uintptr_t)t;
+        lu_sched_pc = 0x20500 + (uintptr_t)t;
         lu_sched_point_free(1);
         log_step(NULL, false);
         ev("cpop", t, k);
         long v = -1;
         for (;;) {
-            lu__sched_pc = 0x20600;
+            lu_sched_pc = 0x20600;
             long old = a_load(&top, 24);
             if (!old)
                 break;
-            lu__sched_pc = 0x20700;
+            lu_sched_pc = 0x20700;
             long nx = a_load(&nnext[old], 25);
-            lu__sched_pc = 0x20800;
+            lu_sched_pc = 0x20800;
             if (a_cas(&top, old, nx, 26)) {
-                lu__sched_pc = 0x20900;
+                lu_sched_pc = 0x20900;
                 v = a_load(&nval[old], 27);
                 break;
             }
@@ -1547,25 +1547,25 @@ static void *locked_thread(void *arg)
 {
     int t = (int)(intptr_t)arg;
     for (int k = 0; k < t_ops; k++) {
-        lu__sched_pc = 0x30000 + (uintptr_t)t;
+        lu_sched_pc = 0x30000 + (uintptr_t)t;
         lu_sched_point_free(1);
         log_step(NULL, false);
         ev("c", t, k);
-        lu__sched_pc = 0x30100;
+        lu_sched_pc = 0x30100;
         a_store(&privw[t], k, 30);
-        lu__sched_pc = 0x30200;
+        lu_sched_pc = 0x30200;
         lu_sched_mutex_lock(big_lock, 31);
         log_step(big_lock, true);
-        lu__sched_pc = 0x30300;
+        lu_sched_pc = 0x30300;
         long c = a_load(&counter, 32);
-        lu__sched_pc = 0x30400;
+        lu_sched_pc = 0x30400;
         a_store(&counter, c + 1, 33);
-        lu__sched_pc = 0x30500;
+        lu_sched_pc = 0x30500;
         a_store(&slots[t], c, 34);
-        lu__sched_pc = 0x30600;
+        lu_sched_pc = 0x30600;
         lu_sched_mutex_unlock(big_lock, 35);
         log_step(big_lock, true);
-        lu__sched_pc = 0x30700;
+        lu_sched_pc = 0x30700;
         long p = a_load(&privw[t], 36);
         ev("r", t, c * 10 + p);
     }
@@ -1603,15 +1603,15 @@ static uint64_t a_reuses; /* executions in which t1 got its block back */
 static void *alloc_t0(void *arg)
 {
     (void)arg;
-    lu__sched_pc = 0x30000;
+    lu_sched_pc = 0x30000;
     long v = a_load(&a_pub, 40);
-    lu__sched_pc = 0x30100;
+    lu_sched_pc = 0x30100;
     a_store(&a_w0, 1, 41);
     if (v) {
         free((void *)v);
         a_freed = true;
     }
-    lu__sched_pc = 0x30200;
+    lu_sched_pc = 0x30200;
     a_load(&a_w0, 42);
     ev("r", v != 0, 0);
     return NULL;
@@ -1622,12 +1622,12 @@ static void *alloc_t1(void *arg)
     (void)arg;
     void *p = malloc(4000);
     a_block = p;
-    lu__sched_pc = 0x31000;
+    lu_sched_pc = 0x31000;
     a_store(&a_pub, (long)p, 43);
-    lu__sched_pc = 0x31100;
+    lu_sched_pc = 0x31100;
     a_store(&a_w1, 1, 44);
     void *q = malloc(4000);
-    lu__sched_pc = 0x31200;
+    lu_sched_pc = 0x31200;
     a_load(&a_w1, 45);
     ev("m", q == p, 0);
     a_reuses += q == p;
@@ -1718,11 +1718,11 @@ static _Atomic long k_w[2];
 static void *key_thread(void *arg)
 {
     int t = (int)(intptr_t)arg;
-    lu__sched_pc = 0x32000 + (uintptr_t)t;
+    lu_sched_pc = 0x32000 + (uintptr_t)t;
     a_store(&k_w[t], 1, 46);
     unsigned k = 99;
     lu_sched_key_create(&k, NULL, 0);
-    lu__sched_pc = 0x32100 + (uintptr_t)t;
+    lu_sched_pc = 0x32100 + (uintptr_t)t;
     a_load(&k_w[t], 47);
     ev("k", t, (long)k);
     return NULL;

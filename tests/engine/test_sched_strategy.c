@@ -33,21 +33,21 @@
  * reads in a row for a spin. */
 #define WRITE(var, val, lbl)                                                                                 \
     do {                                                                                                     \
-        lu__sched_pc = 0x1000 + (uintptr_t)(lbl);                                                            \
+        lu_sched_pc = 0x1000 + (uintptr_t)(lbl);                                                             \
         lu_sched_access_begin(LU_SCHED_K_WRITE, &(var), (lbl));                                              \
         atomic_store(&(var), (val));                                                                         \
         lu_sched_access_end(&(var), true);                                                                   \
     } while (0)
 #define READ(dst, var, lbl)                                                                                  \
     do {                                                                                                     \
-        lu__sched_pc = 0x1000 + (uintptr_t)(lbl);                                                            \
+        lu_sched_pc = 0x1000 + (uintptr_t)(lbl);                                                             \
         lu_sched_access_begin(LU_SCHED_K_READ, &(var), (lbl));                                               \
         (dst) = atomic_load(&(var));                                                                         \
         lu_sched_access_end(&(var), false);                                                                  \
     } while (0)
 #define ADD(var, d, lbl)                                                                                     \
     do {                                                                                                     \
-        lu__sched_pc = 0x1000 + (uintptr_t)(lbl);                                                            \
+        lu_sched_pc = 0x1000 + (uintptr_t)(lbl);                                                             \
         lu_sched_access_begin(LU_SCHED_K_RMW, &(var), (lbl));                                                \
         atomic_fetch_add(&(var), (d));                                                                       \
         lu_sched_access_end(&(var), true);                                                                   \

@@ -95,7 +95,7 @@ static void *worker(void *arg)
     bool held = false;
     for (int i = 0; i < P->n[t]; i++) {
         const struct op *o = &P->ops[t][i];
-        lu__sched_pc = 0x1000 + (uintptr_t)(t * 16 + i);
+        lu_sched_pc = 0x1000 + (uintptr_t)(t * 16 + i);
         switch (o->k) {
         case O_READ:
             SH->seen[t] = mix(SH->seen[t], (uint64_t)rd(o->a));

@@ -23,6 +23,12 @@ typedef uint32_t a32;
 typedef uint64_t a64;
 typedef unsigned __int128 a128;
 
+/* gcc knows these names as builtins when compiling with a sanitizer (as
+ * this test is) and prefers void * for the atomic's address. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wbuiltin-declaration-mismatch"
+#endif
+
 /* Prototypes of the entry points, from the table. */
 #define PROTO_LOAD(b, op) a##b __tsan_atomic##b##_##op(const volatile a##b *a, int mo);
 #define PROTO_STORE(b, op) void __tsan_atomic##b##_##op(volatile a##b *a, a##b v, int mo);
@@ -88,11 +94,11 @@ uint32_t lu_sched_clock(void)
     return stub_tid >= 0 ? 100u + (uint32_t)stub_tid : 0u;
 }
 
-/* Like the real ones: the pc comes from lu__sched_pc, consumed by the next
+/* Like the real ones: the pc comes from lu_sched_pc, consumed by the next
  * scheduling point. */
-__thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
-__thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
-__thread int lu__sched_mo;
+__thread uintptr_t lu_sched_pc __attribute__((tls_model("initial-exec")));
+__thread uint64_t lu_sched_arg __attribute__((tls_model("initial-exec")));
+__thread int lu_sched_mo;
 
 void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint16_t label)
 {
@@ -100,10 +106,10 @@ void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint
     rec.k = k;
     rec.addr = addr;
     rec.label = label;
-    rec.pc = lu__sched_pc;
-    rec.arg = lu__sched_arg;
-    lu__sched_pc = 0;
-    lu__sched_arg = 0xdead; /* a hook must always set it */
+    rec.pc = lu_sched_pc;
+    rec.arg = lu_sched_arg;
+    lu_sched_pc = 0;
+    lu_sched_arg = 0xdead; /* a hook must always set it */
 }
 
 void lu_sched_access_end(const volatile void *addr, bool changed)

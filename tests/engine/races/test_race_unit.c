@@ -108,9 +108,9 @@ int lu_sched_vc(int tid, uint32_t *out, int max)
     return n;
 }
 
-__thread uintptr_t lu__sched_pc __attribute__((tls_model("initial-exec")));
-__thread uint64_t lu__sched_arg __attribute__((tls_model("initial-exec")));
-__thread int lu__sched_mo;
+__thread uintptr_t lu_sched_pc __attribute__((tls_model("initial-exec")));
+__thread uint64_t lu_sched_arg __attribute__((tls_model("initial-exec")));
+__thread int lu_sched_mo;
 
 void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint16_t label)
 {

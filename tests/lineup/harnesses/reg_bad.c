@@ -31,7 +31,7 @@ static int64_t reg_read(void *o, int64_t unused)
     return atomic_load((atomic_long *)o);
 }
 
-static int64_t reg_read_twice(void *o, int64_t unused)
+static __attribute__((unused)) int64_t reg_read_twice(void *o, int64_t unused)
 {
     return 2 * reg_read(o, unused);
 }
