@@ -181,20 +181,14 @@ LU_EXPORT void lineup_result_bytes(const void *data, size_t len)
  * calls (interpose/lu_ipose.def), 3000- the driver and lineup.h. */
 static const char *lu__rt_label_name(uint16_t label)
 {
-    switch (label) {
-    case LU_RT_L_CALL:
-        return "operation call";
-    case LU_RT_L_JOIN:
-        return "waiting for the test threads";
-    case LU_RT_L_YIELD:
-        return "lineup_yield";
-    case LU_RT_L_ATOMIC_BEGIN:
-        return "__VERIFIER_atomic_begin";
-    case LU_RT_L_MAIN_RETURN:
-        return "return from main";
-    default:
-        return label < LU_RT_L_FIRST ? lu__ipose_label_name(label) : NULL;
-    }
+    static const char *const names[] = {
+#define LU_RT_L_NAME(name, printed) printed,
+        LU_RT_LABELS(LU_RT_L_NAME)
+#undef LU_RT_L_NAME
+    };
+    if (label < LU_RT_L_FIRST)
+        return lu__ipose_label_name(label);
+    return label < LU_RT_L_END ? names[label - LU_RT_L_FIRST] : NULL;
 }
 
 __attribute__((constructor)) static void lu__rt_init(void)

@@ -13,14 +13,22 @@
 
 #define LU_RT_MAX_HARNESSES 64
 
-/* Labels of the scheduling points the harness runtime and driver make. */
+/* Labels of the scheduling points the harness runtime and driver make, and
+ * their names in traces. */
+#define LU_RT_LABELS(X)                                                                                      \
+    X(CALL, "operation call")                                                                                \
+    X(JOIN, "waiting for the test threads")                                                                  \
+    X(YIELD, "lineup_yield")                                                                                 \
+    X(ATOMIC_BEGIN, "__VERIFIER_atomic_begin")                                                               \
+    X(MAIN_RETURN, "return from main")
+
 enum {
     LU_RT_L_FIRST = 3000,
-    LU_RT_L_CALL = 3000,
-    LU_RT_L_JOIN,
-    LU_RT_L_YIELD,
-    LU_RT_L_ATOMIC_BEGIN,
-    LU_RT_L_MAIN_RETURN
+    LU_RT_L_BEFORE_FIRST_ = LU_RT_L_FIRST - 1,
+#define LU_RT_L_ENUM(name, printed) LU_RT_L_##name,
+    LU_RT_LABELS(LU_RT_L_ENUM)
+#undef LU_RT_L_ENUM
+        LU_RT_L_END
 };
 
 struct lu_rt_seq {
