@@ -4,7 +4,11 @@
  * A test is a set of operations, each owned by a thread at a position in that
  * thread's sequence. A history is the sequence of call and return events one
  * execution produced; it is stuck when the execution ended with calls that
- * never returned. Plain data, no global state; not thread-safe per object.
+ * never returned. Plain data, no global state: any thread, and several at
+ * once on different objects; calls on one object must not overlap, unless
+ * all of them only read it (const). None of these is a scheduling point (of
+ * what lineup models they reach only the allocator, which has none), so a
+ * controlled thread may record events with them in mid-execution.
  */
 #ifndef LU_HIST_H
 #define LU_HIST_H
@@ -21,8 +25,12 @@ struct lu_hist_buf {
     size_t len, cap;
     bool failed; /* an allocation failed; the text is truncated */
 };
+/* Empty: s stays NULL until the first append allocates. */
 void lu_hist_buf_init(struct lu_hist_buf *b);
+/* Frees the text and leaves b empty, ready for reuse. */
 void lu_hist_buf_free(struct lu_hist_buf *b);
+/* Append to the text. When growing fails, what fits is kept and failed set:
+ * a report cut short still ends cleanly. */
 void lu_hist_buf_printf(struct lu_hist_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lu_hist_buf_puts(struct lu_hist_buf *b, const char *s);
 
@@ -51,6 +59,7 @@ struct lu_hist_result {
     const unsigned char *bytes; /* owned by the history (or spec) holding it */
 };
 
+/* Same value and, byte for byte, the same byte string. */
 bool lu_hist_result_eq(const struct lu_hist_result *a, const struct lu_hist_result *b);
 
 enum lu_hist_ev_kind { LU_HIST_CALL = 0, LU_HIST_RETURN = 1 };
@@ -69,8 +78,10 @@ struct lu_hist {
     size_t arena_len, arena_cap;
 };
 
+/* Empty, allocating nothing until the first event. */
 void lu_hist_init(struct lu_hist *h);
 void lu_hist_reset(struct lu_hist *h); /* empty, keeps memory */
+/* Frees its memory and leaves h empty, ready for reuse. */
 void lu_hist_free(struct lu_hist *h);
 /* Append events; return 0 or -1 on allocation failure. Bytes are copied. */
 int lu_hist_call(struct lu_hist *h, unsigned op);
@@ -85,6 +96,8 @@ uint64_t lu_hist_hash_bytes(const void *data, size_t len);
 /* Hash that ignores the order of consecutive calls and of consecutive
  * returns (events of one thread alternate, so these are other threads'). */
 uint64_t lu_hist_hash_canon(const struct lu_hist *h);
+/* Same events with the same results, and the same stuck flag: what
+ * lu_hist_hash hashes. */
 bool lu_hist_eq(const struct lu_hist *a, const struct lu_hist *b);
 /* True when calls and returns alternate and each return matches its call. */
 bool lu_hist_is_serial(const struct lu_hist *h);

@@ -9,7 +9,11 @@
  * prefix, same next operation, different result or stuck/not stuck) proves
  * the object nondeterministic (Line-Up, section 2.4).
  *
- * Not thread-safe per object; no global state.
+ * No global state: any thread, and several at once on different specs. A
+ * spec is never shared between threads, not even by the calls that take it
+ * const: the checks keep their search's scratch in it. None of these is a
+ * scheduling point (of what lineup models they reach only the allocator,
+ * which has none).
  */
 #ifndef LU_LIN_H
 #define LU_LIN_H
@@ -20,6 +24,7 @@ struct lu_lin_spec;
 
 /* Creates an empty specification for test t (t is copied). NULL on ENOMEM. */
 struct lu_lin_spec *lu_lin_spec_create(const struct lu_hist_test *t);
+/* Frees s and everything it owns; NULL is nothing to free. */
 void lu_lin_spec_free(struct lu_lin_spec *s);
 
 /* The test the spec belongs to. */

@@ -63,6 +63,8 @@ void lineup_register(const struct lineup_harness *h);
  * Their results are part of the observed history: setup calls happen before
  * all test calls, teardown calls after all of them. Called by the
  * constructors of LINEUP_SETUP / LINEUP_TEARDOWN. Not a scheduling point.
+ * Like lineup_register, thread-safe only in that it runs during dlopen; do
+ * not call it yourself.
  */
 void lineup_register_sequence(const char *name, int teardown, const struct lineup_op *ops, unsigned nops);
 
@@ -78,8 +80,11 @@ void lineup_result_bytes(const void *data, size_t len);
 
 /*
  * A spin-loop hint: tells the scheduler that the calling thread waits for
- * another thread to change something, so that others run first. Scheduling
- * point. Outside lineup it calls sched_yield().
+ * another thread to change something, so that others run first. Any thread:
+ * on one lineup controls (the test's threads, the object's own, a
+ * program's threads under `lineup run`) a scheduling point; on any other
+ * (outside lineup, in the handler of a signal lineup did not deliver) it
+ * calls sched_yield().
  */
 void lineup_yield(void);
 
@@ -134,10 +139,10 @@ void lineup_yield(void);
  * A program built with lineup-cc (an executable) runs under lineup's
  * scheduler from main on, many times. These are the verifier conventions of
  * SV-COMP and similar suites, so that their programs run unchanged (they
- * may declare the functions themselves: the prototypes match). Outside
- * `lineup run` they behave as a plain run would: nondet values are 0, an
- * assumption that fails ends the program with status 0, atomic sections do
- * nothing.
+ * may declare the functions themselves: the prototypes match). On threads
+ * lineup does not control (the program started directly) they behave as a
+ * plain run would: nondet values are 0, an assumption that fails ends the
+ * program with status 0, atomic sections do nothing.
  *
  * __VERIFIER_nondet_T(): a value chosen by lineup, explored like a thread
  * choice (every value by the exhaustive strategies, drawn at random by the
@@ -145,7 +150,10 @@ void lineup_yield(void);
  * purpose: integer and floating types take 0, 1, ..., N-1, and signed ones
  * also -1, where N is `--nondet-range` (default 4); bool takes 0 and 1;
  * pointer and pchar take NULL and a non-null pointer to 64 zeroed writable
- * bytes. Not a thread switch.
+ * bytes. Any thread. On one lineup controls it is a choice point of the
+ * schedule but not a scheduling point: no other thread runs there. On any
+ * other (and in the handler of a signal lineup did not deliver) the value
+ * is 0 (NULL), recorded nowhere.
  */
 #ifdef __cplusplus
 #define LINEUP__BOOL bool
@@ -175,18 +183,26 @@ char *__VERIFIER_nondet_pchar(void);
  * _uint128. */
 
 /* False: the execution is not a behaviour of the program. lineup drops it
- * (counted as discarded, never a failure) and goes on with the next one. */
+ * (counted as discarded, never a failure) and goes on with the next one.
+ * Any thread; not a scheduling point: on a thread lineup controls (in a
+ * signal handler too) the execution ends there at once; on any other a
+ * false condition calls exit(0). */
 void __VERIFIER_assume(int cond);
 
 /* A section no other thread runs in: no preemption between begin and end.
  * Blocking or spinning inside it makes the execution stuck (reported as a
- * deadlock or livelock). Nests. Not scheduling points. */
+ * deadlock or livelock). Nests. The outermost begin is a scheduling point,
+ * so that other threads may still run just before the section; nested
+ * begins and the end are not. Any thread: on one lineup does not control,
+ * and in the handler of a signal lineup did not deliver, both do nothing. */
 void __VERIFIER_atomic_begin(void);
 void __VERIFIER_atomic_end(void);
 
 /* The error location: calling it is a failure (reported with the thread
  * and the caller). A program's own definition takes precedence; lineup
- * then sees the assert or abort it ends in. Does not return. */
+ * then sees the assert or abort it ends in. Does not return. Any thread;
+ * not a scheduling point: it prints a line and calls abort(), no other
+ * thread running first. */
 void reach_error(void);
 void __VERIFIER_error(void);
 

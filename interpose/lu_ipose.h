@@ -20,7 +20,10 @@
  * paths reach lu__ipose_record_plain without a GOT load. */
 #pragma GCC visibility push(hidden)
 
-/* ---- Labels ---- */
+/* ---- Labels ----
+ * The name look-ups below read constant tables only: any thread,
+ * async-signal-safe (a fatal-signal report names labels), none a
+ * scheduling point. */
 
 enum lu_ipose_label {
     LU_IPOSE_L_NONE = 0,
@@ -51,13 +54,14 @@ static inline const char *lu__ipose_label_name(uint16_t label)
 
 /* ---- Plain-access log (for a data-race detector) ----
  * Plain (non-atomic, non-volatile) loads and stores are not scheduling
- * points. While lu__ipose_record_plain is nonzero, each one is appended to a
- * per-process ring buffer; when it is zero (the default) the instrumentation
- * hooks cost one predictable branch. Set it only between executions (or
- * from the thread holding the baton). Appending is lock-free and safe from
- * any thread; a record being overwritten by a wrapped-around writer while
- * it is copied may read torn, which only matters for uncontrolled threads
- * (controlled threads never run concurrently). */
+ * points, and neither is any function here. While lu__ipose_record_plain is
+ * nonzero, each one is appended to a per-process ring buffer; when it is
+ * zero (the default) the instrumentation hooks cost one predictable branch.
+ * Set it only between executions (or from the thread holding the baton).
+ * Appending is lock-free and safe from any thread; a record being
+ * overwritten by a wrapped-around writer while it is copied may read torn,
+ * which only matters for uncontrolled threads (controlled threads never run
+ * concurrently). */
 
 #define LU_IPOSE_PLAIN_LOG_CAP (1u << 16) /* records kept; a power of two */
 
@@ -73,14 +77,18 @@ struct lu__ipose_plain_rec {
 
 extern int lu__ipose_record_plain;
 
-/* Turns recording on or off (same as storing to lu__ipose_record_plain). */
+/* Turns recording on or off: a store to lu__ipose_record_plain, allowed
+ * where that is (above). */
 void lu__ipose_plain_log_enable(bool on);
-/* Forgets every record. Call with no instrumented code running. */
+/* Forgets every record. Call with no instrumented code running, from any
+ * thread. */
 void lu__ipose_plain_log_reset(void);
-/* Records appended since the last reset, including overwritten ones. */
+/* Records appended since the last reset, including overwritten ones. Any
+ * thread. */
 uint64_t lu__ipose_plain_log_total(void);
 /* Copies the most recent min(max, retained) records, oldest first, to out;
- * returns how many. */
+ * returns how many. Any thread; a record being appended meanwhile may be
+ * copied torn (above). */
 size_t lu__ipose_plain_log_copy(struct lu__ipose_plain_rec *out, size_t max);
 
 /* ---- Shadow call stack ----
@@ -88,20 +96,23 @@ size_t lu__ipose_plain_log_copy(struct lu__ipose_plain_rec *out, size_t max);
  * code. Entries are call sites (the return address each instrumented
  * function was entered with), innermost first; the current pc of the
  * innermost function is not among them (the scheduler has it). Frames left
- * by longjmp (the scheduler unwinding a stuck thread) are dropped lazily at
- * the next function entry. */
+ * behind (by longjmp, or by a stuck thread the scheduler abandoned, whose
+ * stack the next execution reuses) are dropped lazily at the next function
+ * entry. Not scheduling points. */
 
 #define LU_IPOSE_SHADOW_MAX 256
 
 struct lu__ipose_shadow;
 
 /* Fills out with up to max call sites of the calling thread; returns how
- * many. */
+ * many. Any thread, controlled or not: each has a shadow stack of its own. */
 int lu__ipose_backtrace(uintptr_t *out, int max);
 /* The calling thread's shadow stack, so that a thread can publish it and a
  * report can read it (with lu__ipose_backtrace_of) while that thread is
- * stopped. Valid until the thread exits. */
+ * stopped. Valid until the thread exits. Any thread. */
 struct lu__ipose_shadow *lu__ipose_shadow_self(void);
+/* Any thread, while the owner of s is stopped (under the scheduler, any
+ * controlled thread but the one running). */
 int lu__ipose_backtrace_of(const struct lu__ipose_shadow *s, uintptr_t *out, int max);
 
 /* ---- Heap accounting (lu_ipose_malloc.c) ----
@@ -109,16 +120,21 @@ int lu__ipose_backtrace_of(const struct lu__ipose_shadow *s, uintptr_t *out, int
  * live in the process, whoever allocated them. A hook gets the allocating
  * function's name ("malloc"), the size asked for, the call site and the
  * count; it is called on controlled threads only (the code under test),
- * and may end the process. */
+ * and may end the process. None of these is a scheduling point. */
 
 typedef void lu__ipose_alloc_hook(const char *fn, size_t size, uintptr_t pc, int64_t live);
 
+/* Any thread (a relaxed load; uncontrolled threads that allocate at the
+ * same time make the count approximate). */
 int64_t lu__ipose_heap_live(void);
-/* Calls hook when an allocation makes the count pass cap (NULL: no cap). */
+/* Calls hook when an allocation makes the count pass cap (NULL: no cap),
+ * once: the cap is then off until set again. Plain stores that allocations
+ * read: set it between executions. */
 void lu__ipose_set_heap_cap(int64_t cap, lu__ipose_alloc_hook *hook);
 /* Calls hook when an allocation fails, unless the size asked for is more
  * than the process could have natively (the address space limit, or the
- * machine's memory and swap): then the caller sees the failure. */
+ * machine's memory and swap): then the caller sees the failure. Called
+ * once, like the cap's hook; set it between executions too. */
 void lu__ipose_set_alloc_failed(lu__ipose_alloc_hook *hook);
 
 /* ---- Exit handlers (lu_ipose_pthread.c) ----
@@ -129,11 +145,16 @@ void lu__ipose_set_alloc_failed(lu__ipose_alloc_hook *hook);
  * lineup ends an execution with the exit_group system call. Only the
  * handlers of the executable whose image starts at base are kept (those of
  * shared libraries go to libc, which does not run them then). Call once,
- * before the program's constructors. */
+ * before the program's constructors (no other thread runs yet); not a
+ * scheduling point. */
 void lu__ipose_exit_capture(const void *base);
 /* Runs the kept exit handlers (quick: the at_quick_exit ones), last
  * registered first, on the calling controlled thread. A second thread that
- * exits meanwhile blocks for ever (C11 leaves two exits undefined). */
+ * exits meanwhile blocks for ever (C11 leaves two exits undefined): its
+ * wait is a scheduling point; the first caller's only points are the
+ * handlers' own. In a handler between lu_sched_async_enter and _leave they
+ * run at once, waiting for nobody; on other threads, or with nothing
+ * captured, it does nothing. */
 void lu__ipose_exit_handlers(int status, bool quick);
 
 #pragma GCC visibility pop

@@ -1440,7 +1440,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     /* before thread 0's slot is readied: whether it needs a pool thread */
     s->tls_shared = lu__tls_share(s);
     if (lu__pool_ensure(s, 1, 0) != 0) {
-        /* nothing ran: the drivers stop with the reason */
+        /* nothing ran: the caller stops with the reason */
         res->outcome = LU_SCHED_OUT_ERROR;
         res->message = s->error;
         return 0;
@@ -1710,7 +1710,7 @@ void lu_sched_access_end(const volatile void *addr, bool changed)
     struct lu__obj *o = lu__obj_get(s, (const void *)addr, LU__O_LOC);
     if (failed && s->x_por)
         lu__por_read_only(t, (const void *)addr);
-    /* without clocks (the Line-Up driver, lineup run without --races) the
+    /* without clocks (a layer above that detects no data races) the
      * memory orders change nothing: not even decoded then */
     if (!s->cfg.no_clocks)
         lu__access_clocks(t, o, k, mo1);

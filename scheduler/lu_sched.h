@@ -21,12 +21,14 @@
  * the threads still inside the code under test are abandoned (their frames
  * are never resumed; the next execution starts fresh contexts).
  *
- * Concurrency contract: every function here except lu_sched_create,
- * lu_sched_destroy, lu_sched_run, lu_sched_more and the lu_sched_stats/
- * result accessors must be called by a controlled thread (lu_sched_self()
- * >= 0) of the running execution (which is always the only one running).
- * Functions marked "scheduling point" may switch to another thread before
- * they return.
+ * Concurrency contract: a function must be called by a controlled thread
+ * (lu_sched_self() >= 0) of the running execution (which is always the
+ * only one running) unless its comment names other callers: "controller
+ * only" (the thread that calls lu_sched_run, between executions), "server"
+ * (a fork server, below), "any thread" (controlled or not: the layer
+ * above's own threads too), or what it does on a thread no scheduler
+ * controls. Each comment also says whether the function is a scheduling
+ * point, one that may switch to another thread before it returns.
  *
  * The scheduler knows nothing of harnesses, operations or histories.
  */
@@ -64,7 +66,8 @@ enum lu_sched_err {
 #undef LU_SCHED_ERR_ENUM
 };
 
-/* Returns a static message for an lu_sched_err value. */
+/* Returns a static message for an lu_sched_err value. Any thread; not a
+ * scheduling point. */
 const char *lu_sched_strerror(int err);
 
 /* Exploration strategies. */
@@ -102,6 +105,8 @@ enum lu_sched_outcome {
         LU_SCHED_OUT_COUNT /* not an outcome: for arrays indexed by outcome */
 };
 
+/* The outcome's message above, "?" for other values. Any thread; not a
+ * scheduling point. */
 const char *lu_sched_outcome_name(enum lu_sched_outcome o);
 
 /* Why a replay could not follow its schedule (LU_SCHED_OUT_MISFIT). A
@@ -125,6 +130,8 @@ enum lu_sched_misfit {
         LU_SCHED_MISFIT_COUNT
 };
 
+/* The misfit's message above, "?" for other values. Any thread; not a
+ * scheduling point. */
 const char *lu_sched_misfit_name(enum lu_sched_misfit m);
 
 /* Kinds of visible operations; they decide enabledness and dependence. */
@@ -173,6 +180,8 @@ enum lu_sched_kind {
         LU_SCHED_K_COUNT
 };
 
+/* The kind's name above, "?" for other values. Any thread; not a
+ * scheduling point. */
 const char *lu_sched_kind_name(enum lu_sched_kind k);
 
 /*
@@ -212,7 +221,8 @@ struct lu_sched_trace {
     struct lu_sched_step steps[];
 };
 
-/* Size in bytes of a trace buffer for cap steps. */
+/* Size in bytes of a trace buffer for cap steps. Any thread (the buffer is
+ * made before its scheduler); not a scheduling point. */
 size_t lu_sched_trace_size(uint32_t cap);
 
 struct lu_sched_config {
@@ -242,12 +252,14 @@ struct lu_sched_config {
     void *on_point_arg;
     /* DFS: partial-order reduction (docs/por.md). Skips schedules that differ
      * from an explored one only in the order of independent steps, keeping
-     * the preemption bound sound: the set of outcomes (histories, final
-     * states, deadlocks) within the bound is unchanged. What the layer above
-     * records right after a FREE point (a call) or at the end of a thread's
-     * run to its next FREE point or to its end (a return) is ordered call
-     * against return, but two calls, or two returns, of different threads
-     * may come in either order. Executions found to be redundant part-way
+     * the preemption bound sound: the set of outcomes (final states, values
+     * read, deadlocks) within the bound is unchanged. The layer above may
+     * record events right after a FREE point and where a thread's run
+     * reaches its next FREE point or its end: a step that leaves a FREE
+     * point stays ordered with one that reaches one, but two steps of
+     * different threads that both leave, or both reach, FREE points may
+     * come in either order, which must not matter to the layer above
+     * (docs/por.md, section 1). Executions found to be redundant part-way
      * end as LU_SCHED_OUT_DISCARDED (counted in stats.por_pruned). Ignored
      * with delay bounding and other strategies. */
     bool por;
@@ -268,10 +280,10 @@ struct lu_sched_config {
     bool turns;
     /* With turns: the threads that take no turns go on only when none that
      * takes turns (or was created in the section under way) can go on
-     * without spinning, so that an object's own thread that never stops
-     * (a ticker, a poller) leaves serial executions finite: they run when
-     * the calls wait for them. For phase 1, which explores every schedule
-     * without a bound. */
+     * without spinning, so that a thread that never stops (a ticker, a
+     * poller) leaves serial executions finite: it runs when the threads
+     * that take turns wait for it. For a layer above that explores every
+     * schedule of its serial executions without a bound. */
     bool turns_first;
 };
 
@@ -298,12 +310,12 @@ enum lu_sched_tls { LU_SCHED_TLS_AUTO, LU_SCHED_TLS_PER_THREAD, LU_SCHED_TLS_SHA
 /* Declares var, a thread-local variable of the static TLS model
  * (initial-exec) of size bytes, as holding a controlled thread's own state
  * across its scheduling points, as the layers above lineup's scheduler keep
- * there (the interposer's shadow call stack, the driver's result buffer).
- * Under a shared TLS each controlled thread then has a copy of its own:
- * saved when it switches away, put back when it resumes, zero when it
- * starts; its TLS is its own otherwise. Call before the first execution
- * (a constructor); at most LU_SCHED_TLS_KEEP_BYTES for all, each rounded up
- * to 8 bytes. Returns 0, or LU_SCHED_EINVAL when they do not fit. Not a
+ * there (the interposer's shadow call stack, a result buffer of the layer
+ * above). Under a shared TLS each controlled thread then has a copy of its
+ * own: saved when it switches away, put back when it resumes, zero when it
+ * starts; its TLS is its own otherwise. Call before the first execution,
+ * from any thread (a constructor); at most LU_SCHED_TLS_KEEP_BYTES for all,
+ * each rounded up to 8 bytes. Returns 0, or LU_SCHED_EINVAL when they do not fit. Not a
  * scheduling point. */
 #define LU_SCHED_TLS_KEEP_BYTES 64
 int lu_sched_tls_keep(void *var, size_t size);
@@ -331,10 +343,13 @@ enum lu_sched_fatal {
  * the layer above records that the abort is lineup's, not a crash of the
  * code under test. Called once; must be async-signal-safe. */
 typedef void lu_sched_bug_hook(const char *msg);
+/* Any thread, before the threads whose failures it must see start (a plain
+ * store); not a scheduling point. */
 void lu_sched_set_bug_hook(lu_sched_bug_hook *hook);
 
 /* Fails an invariant of lineup's own: the hook, the message on standard
- * error, abort(). For the layers above too. Never returns. */
+ * error, abort(). For the layers above too, on any thread; not a
+ * scheduling point. Never returns. */
 void lu_sched_bug(const char *file, int line, const char *what) __attribute__((noreturn, cold));
 
 /* LU_SCHED_WATCHDOG_SIGNAL queued (sigqueue) with this value asks where the
@@ -371,7 +386,8 @@ enum lu_sched_exit_fn {
         LU_SCHED_EXIT_FN_COUNT
 };
 
-/* "exit", "_exit"...; "exit" for an unknown value. Not a scheduling point. */
+/* "exit", "_exit"...; "exit" for an unknown value. Any thread; not a
+ * scheduling point. */
 const char *lu_sched_exit_fn_name(int fn);
 
 /* Inside on_fatal(LU_SCHED_FATAL_EXIT, ...): the call that is ending the
@@ -458,7 +474,7 @@ struct lu_sched;
  * executions. The table starts at 256 KB and grows in place, fourfold, up
  * to max_bytes (less under a finite RLIMIT_AS: 1/32 of it). Returns NULL
  * when max_bytes is below 256 KB or the mapping fails: the reduction then
- * runs without a cache. None of these is a scheduling point. */
+ * runs without a cache. Any thread; none of these is a scheduling point. */
 #define LU_SCHED_CACHE_BYTES ((size_t)32 << 20) /* the default size */
 struct lu_sched_cache;
 struct lu_sched_cache *lu_sched_cache_create(size_t max_bytes);
@@ -473,29 +489,37 @@ void lu_sched_cache_destroy(struct lu_sched_cache *c);
 /* Body of a controlled thread. */
 typedef void *(*lu_sched_fn)(void *arg);
 
-/* Creates a scheduler; threads of its pool are started lazily. Not a
- * scheduling point. Returns NULL and sets *err on failure. */
+/* Creates a scheduler; threads of its pool are started lazily. Any thread;
+ * not a scheduling point. The first call in a process also installs its
+ * signal handlers, without a lock: create the first scheduler before other
+ * threads may create theirs. Returns NULL and sets *err on failure. */
 struct lu_sched *lu_sched_create(const struct lu_sched_config *cfg, int *err);
 
-/* Stops the pool threads and frees everything. Controller only. */
+/* Stops the pool threads and frees everything. Controller only: it also
+ * disarms the watchdog of the calling kernel thread. Not a scheduling
+ * point. */
 void lu_sched_destroy(struct lu_sched *s);
 
 /* Whether the last execution (or the next, before any ran) shares one
- * thread pointer among the controlled threads. Controller only. */
+ * thread pointer among the controlled threads. Controller only; not a
+ * scheduling point. */
 bool lu_sched_tls_shared(const struct lu_sched *s);
 
 /* True while the strategy has another execution to run (DFS: the tree is
  * not exhausted; RANDOM: always; REPLAY: until it ran once). After
  * lu_sched_run returns, config.trace holds the schedule of the execution
- * that ran, until the next lu_sched_more or lu_sched_run. */
+ * that ran, until the next lu_sched_more or lu_sched_run. Controller or
+ * server only (it backtracks the DFS); not a scheduling point. */
 bool lu_sched_more(struct lu_sched *s);
 
 /* Runs one execution: fn(arg) on controlled thread 0, following the strategy,
  * until every thread finished or the execution is stuck. Stuck threads are
- * unwound before it returns. Controller only. Returns 0 or an lu_sched_err;
+ * abandoned, never resumed. Controller only: the caller is suspended, not
+ * scheduled, until the execution ends (a controlled thread gets
+ * LU_SCHED_EINVAL: executions do not nest). Returns 0 or an lu_sched_err;
  * the outcome is in *res. A pool thread that cannot be started, thread 0's
- * included, is outcome ERROR with the reason in res->message: the drivers
- * stop with a tool error, never a verdict about the code under test. */
+ * included, is outcome ERROR with the reason in res->message: the caller
+ * stops with a tool error, never a verdict about the code under test. */
 int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_result *res);
 
 /* DFS stacks as work items. A stack g[0..len) is the trace a DFS leaves
@@ -505,7 +529,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
  * alternative at steps base..len-1, deepest first: what one DFS from that
  * stack does, so an item can be resumed in another process or have its
  * shallow alternatives handed to another searcher without changing the set
- * of executions. None of these is a scheduling point.
+ * of executions. Any thread (they touch only g); none of these is a
+ * scheduling point.
  *
  * lu_sched_stack_next flips the deepest step of g[base..*len) that has an
  * unexplored alternative within bound (-1: none), marks the ones it passes
@@ -528,7 +553,8 @@ unsigned lu_sched_stack_give(struct lu_sched_step *g, uint32_t len, uint32_t bas
                              bool (*give)(void *arg, const struct lu_sched_step *item, uint32_t n),
                              void *arg);
 
-/* Counters since creation. */
+/* Counters since creation. The controller, or a controlled thread of s's
+ * execution (the only thread running then); not a scheduling point. */
 void lu_sched_stats(const struct lu_sched *s, struct lu_sched_stats *out);
 
 /* The code address of the call under test, for reports ("where was each
@@ -568,10 +594,13 @@ extern __thread int lu_sched_mo __attribute__((tls_model("initial-exec")));
 #define LU_SCHED_MO_FAILED 0x100
 #define LU_SCHED_SET_MO_FAILED(mo) (lu_sched_mo = ((int)(mo) + 1) | LU_SCHED_MO_FAILED)
 
-/* Controlled thread id of the caller, or -1 for any other thread. Cheap. */
+/* Controlled thread id of the caller, or -1 for any other thread and in a
+ * handler between lu_sched_async_enter and _leave. Any thread; cheap; not a
+ * scheduling point. */
 int lu_sched_self(void);
 
-/* The scheduler whose execution the caller belongs to, or NULL. */
+/* The scheduler whose execution the caller belongs to, or NULL; in such a
+ * handler too. Any thread; not a scheduling point. */
 struct lu_sched *lu_sched_current(void);
 
 /* Heap blocks of the current execution, for partial-order reduction: the
@@ -621,8 +650,9 @@ int lu_sched_spawn_parked(lu_sched_fn fn, void *arg, uint16_t label);
  * that cannot start ends the execution as ERROR (lu_sched_spawn). */
 int lu_sched_create_thread(lu_sched_fn fn, void *arg, size_t stack, uint16_t label);
 
-/* Scheduling point; blocks until thread tid finished. Returns 0, or EINVAL/
- * ESRCH/EDEADLK (errno values) as pthread_join would. */
+/* Scheduling point (a join that fails returns before it); blocks until
+ * thread tid finished. Returns 0, or EINVAL/ESRCH/EDEADLK (errno values) as
+ * pthread_join would. */
 int lu_sched_join(int tid, void **ret, uint16_t label);
 
 /* Scheduling point; blocks until every other thread of the execution has
@@ -641,7 +671,9 @@ void lu_sched_takes_turns(int tid);
 /* Marks tid detached (its end is not joinable). Not a scheduling point. */
 int lu_sched_detach(int tid);
 
-/* Ends the calling controlled thread with ret (pthread_exit). Never returns. */
+/* Ends the calling controlled thread with ret (pthread_exit). Never returns.
+ * Not a scheduling point: its key destructors run first (their points are
+ * the thread's own), then the next thread is chosen as when a thread ends. */
 void lu_sched_exit(void *ret) __attribute__((noreturn));
 
 /* Scheduling point before the calling controlled thread ends the process
@@ -693,21 +725,29 @@ void lu_sched_atomic_end(void);
  * end): the outermost begin is a scheduling point, so that other threads
  * may run just before the section as before any other step, and sections
  * exclude each other in the happens-before order (a section's end happens
- * before every later section's begin), so their accesses do not race. */
+ * before every later section's begin), so their accesses do not race. The
+ * end, and a begin inside a section or serial section of the caller's, are
+ * not scheduling points. */
 void lu_sched_section_begin(uint16_t label);
 void lu_sched_section_end(void);
 
 /* ---- Memory accesses (atomic and volatile) ----
- * Scheduling point before the access; the caller performs the access itself
- * between begin and end (it alone runs, so it is atomic), then reports
- * whether it changed memory. k is READ, WRITE, RMW or FENCE. */
+ * begin is the scheduling point before the access; the caller performs the
+ * access itself between begin and end (it alone runs, so it is atomic),
+ * then reports with end, which is no scheduling point, whether it changed
+ * memory. k is READ, WRITE, RMW or FENCE. */
 void lu_sched_access_begin(enum lu_sched_kind k, const volatile void *addr, uint16_t label);
 void lu_sched_access_end(const volatile void *addr, bool changed);
 
 /* ---- Synchronization objects, keyed by address ----
- * Each is a scheduling point. Return values are those of the pthread call
- * they model (0 or an errno value). 'type' for mutexes is a
- * PTHREAD_MUTEX_* value. */
+ * Each operation on an object (lock, unlock, wait, signal, post, getvalue,
+ * once, futex wait and wake) is a scheduling point before its effect; one
+ * that fails its own checks first (a cond wait's EPERM, a futex call on
+ * another kind of object) returns before it. init and destroy are not
+ * scheduling points: no other thread may use the object meanwhile (that is
+ * undefined natively), so they only set or check the model's state. Return
+ * values are those of the pthread call they model (0 or an errno value).
+ * 'type' for mutexes is a PTHREAD_MUTEX_* value. */
 void lu_sched_mutex_init(void *m, int type);
 int lu_sched_mutex_destroy(void *m);
 int lu_sched_mutex_lock(void *m, uint16_t label);
@@ -790,8 +830,8 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label);
  * release), atomic loads (acquire), stores (release) and read-modify-writes
  * (both). lu_sched_vc copies thread tid's clock (at most max entries) and
  * returns the number copied, or -1; lu_sched_clock is the caller's own
- * entry (0 outside executions), which the plain-access log records. Not
- * scheduling points. */
+ * entry (0 outside executions), which the plain-access log records. Any
+ * thread (-1 and 0 on one no scheduler controls); not scheduling points. */
 int lu_sched_vc(int tid, uint32_t *out, int max);
 
 /* Whether thread tid of the calling thread's execution has finished (its
@@ -806,10 +846,13 @@ uint32_t lu_sched_clock(void);
 
 /* True when the model holds synchronization-object state for addr in this
  * execution (it was initialized or used under control). Lets interposers
- * adopt objects initialized outside control. Not a scheduling point. */
+ * adopt objects initialized outside control. False on a thread no
+ * scheduler controls. Not a scheduling point. */
 bool lu_sched_known(const void *addr);
 
-/* Thread-specific data, modelled per controlled thread. */
+/* Thread-specific data, modelled per controlled thread. Not scheduling
+ * points, though the partial-order reduction orders creates and deletes as
+ * writes of the key table: the key a create returns depends on them. */
 /* taken: keys the process holds outside the model (created before control,
  * by constructors), which count against glibc's PTHREAD_KEYS_MAX too */
 int lu_sched_key_create(unsigned *key, void (*dtor)(void *), unsigned taken);
@@ -826,12 +869,14 @@ int lu_sched_setspecific(unsigned key, const void *value);
  * deliver function (lu_sched_set_signal_deliver), on its own stack, the
  * handlers' scheduling points being its own, then goes back to the
  * operation it was at (which may block it again). The send orders the
- * sender before the handler (happens-before). Returns 0, or ESRCH when tid
- * is not a thread of the execution. tid must not be the caller: a signal
- * to oneself is delivered at once by the caller (raise). */
+ * sender before the handler (happens-before). Returns 0, or ESRCH (before
+ * the scheduling point) when tid is not a thread of the execution. tid
+ * must not be the caller: a signal to oneself is delivered at once by the
+ * caller (raise). */
 int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label);
 /* How a controlled thread takes a signal sent to it (set once, by the
- * interposition layer: it raises it on the kernel thread). */
+ * interposition layer: it raises it on the kernel thread). Any thread,
+ * before the first execution (a plain store); not a scheduling point. */
 void lu_sched_set_signal_deliver(void (*fn)(int sig));
 
 /* What a controlled thread's signal mask is as far as signals lineup
@@ -857,7 +902,8 @@ struct lu_sched_sigstate *lu_sched_sigstate(void);
  * would make one, as unsupported), and an exit's scheduling point
  * (lu_sched_exit_point) is no choice either. enter saves what the interrupted thread was at into
  * *save and returns false on a thread no scheduler controls (then leave
- * must not be called). Async-signal-safe. */
+ * must not be called); leave, on the same thread, restores it. Any thread;
+ * async-signal-safe; none of these is a scheduling point. */
 struct lu_sched_async {
     int k;
     const void *obj, *obj2;
@@ -868,42 +914,53 @@ struct lu_sched_async {
 };
 bool lu_sched_async_enter(struct lu_sched_async *save);
 bool lu_sched_in_async(void);
-/* The calling controlled thread's id there too (for reports), -1 outside. */
+/* The calling controlled thread's id there too (for reports), -1 on any
+ * other thread. Any thread; not a scheduling point. */
 int lu_sched_self_any(void);
 void lu_sched_async_leave(const struct lu_sched_async *save);
 
 /* Ends the execution as UNSUPPORTED (a call lineup cannot model), with a
- * static message naming it. Never returns. */
+ * static message naming it. Never returns. Not a scheduling point: the
+ * execution ends at once. Also in a handler between lu_sched_async_enter
+ * and _leave. */
 void lu_sched_unsupported(const char *what) __attribute__((noreturn));
 
 /* A data choice the program asks for (__VERIFIER_nondet_*): returns a value
  * in [0, n), explored like thread choices by DFS, drawn at random by the
- * randomized strategies, followed by replay. Not a thread switch. */
+ * randomized strategies, followed by replay. Not a scheduling point: no
+ * other thread runs there, but the choice is a step of the schedule (a
+ * replay that does not fit ends the execution there). */
 int lu_sched_choose(int n, uint16_t label);
 
 /* Ends the execution as DISCARDED (__VERIFIER_assume with a false
  * condition): not a failure, the schedule is simply not a behaviour of the
- * program. Never returns. */
+ * program. Never returns. Not a scheduling point: the execution ends at
+ * once. Also in a handler between lu_sched_async_enter and _leave. */
 void lu_sched_discard(const char *why) __attribute__((noreturn));
 
 /* Ends the execution as ERROR: the layer above cannot go on for a reason
  * of lineup's own (it ran out of memory), which says nothing about the
- * code under test. msg must live until the result is read. Never returns. */
+ * code under test. msg must live until the result is read. Never returns.
+ * Not a scheduling point: the execution ends at once. */
 void lu_sched_error(const char *msg) __attribute__((noreturn));
 
 /* Ends the execution as ABORTED on request of the layer above (for example
- * when a harness misbehaves). Never returns. */
+ * when the code it runs breaks its rules). Never returns. Not a scheduling
+ * point: the execution ends at once. */
 void lu_sched_abort(const char *why) __attribute__((noreturn));
 
 /* exit() or another call of LU_SCHED_EXITS (fn) called by code under test
  * on a controlled thread: reports it through config.on_fatal and ends the
- * process. Never returns. */
+ * process. Never returns. Not a scheduling point: the caller makes the
+ * exit's first (lu_sched_exit_point). Also in a handler between
+ * lu_sched_async_enter and _leave; on other threads it only ends the
+ * process. */
 void lu__sched_fatal_exit(int status, enum lu_sched_exit_fn fn)
     __attribute__((noreturn, visibility("hidden")));
 
 /* Ends the process with status by the raw system call: for lineup's own
  * ends, which must not reach the syscall() the interposition exports.
- * Async-signal-safe. */
+ * Any thread; async-signal-safe; not a scheduling point. */
 void lu__sched_exit_group(int status) __attribute__((noreturn, visibility("hidden")));
 
 /* The calling controlled thread is about to end its process with a signal
@@ -923,24 +980,26 @@ void lu_sched_exec_ahead(uint16_t label);
 void lu_sched_exec_failed(void);
 /* Whether the scheduler's own handler reports sig (a crash: SIGSEGV,
  * SIGABRT, ...) and then raises it again with the default action, so that
- * nobody need report it ahead. Not a scheduling point. */
+ * nobody need report it ahead. Any thread; not a scheduling point. */
 bool lu_sched_fatal_signal_handled(int sig);
 
 /* What a failed system call of lineup's own machinery was for. */
 enum lu_sched_need { LU_SCHED_NEED_THREAD, LU_SCHED_NEED_PROCESS, LU_SCHED_NEED_MEMORY };
 
 /* A failed system call of lineup's own (not of the code under test) as a
- * message in buf: "WHAT: strerror(err)", and for EAGAIN, ENOMEM and EMFILE
- * the limits that may be the cause and how to raise them, e.g. "cannot start a
- * thread: Resource temporarily unavailable (RLIMIT_NPROC is 20, and
- * lineup's own processes and threads count against it: raise it with
- * ulimit -u)". bytes: for MEMORY, the size of the mapping; for THREAD, the
- * thread's stack (0: unknown).
- * Returns buf. */
+ * message in buf: "WHAT: strerror(err)", and for EAGAIN, ENOMEM, EMFILE and
+ * EFBIG the limits that may be the cause and how to raise them, e.g.
+ * "cannot start a thread: Resource temporarily unavailable (RLIMIT_NPROC
+ * is 20, and lineup's own processes and threads count against it: raise it
+ * with ulimit -u)". bytes: for MEMORY, the size of the mapping; for THREAD,
+ * the thread's stack; for EFBIG, the file's size (0: unknown). Returns buf.
+ * Any thread (it only formats); not a scheduling point. */
 const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int err, const char *what,
                             size_t bytes);
 
-/* Which divergence watchdog the controller's kernel thread uses (for diagnostics). */
+/* Which divergence watchdog this process armed last (for diagnostics):
+ * "none" until an execution ran in it, so a fork server, whose children
+ * run them, sees "none". Any thread; not a scheduling point. */
 const char *lu_sched_watchdog_name(void);
 
 /* Encodes the divergence watchdog's perf events, once per process (libpfm4
@@ -951,10 +1010,14 @@ const char *lu_sched_watchdog_name(void);
 void lu_sched_watchdog_prepare(void);
 
 /* on_fatal to use for signals on threads that belong to no scheduler (the
- * controller, lineup's own code), e.g. to report a tool crash. */
+ * controller, lineup's own code), e.g. to report a tool crash. Any thread
+ * (plain stores: set it before such a crash may come); not a scheduling
+ * point. */
 void lu_sched_set_fatal_fallback(void (*fn)(void *, int, int, int, uintptr_t), void *arg);
 
-/* Opaque label names for trace printing; set by the layer above. */
+/* Opaque label names for trace printing; set by the layer above, once,
+ * before the executions (a plain store). Any thread; lu_sched_label_name
+ * is async-signal-safe when fn is. Not scheduling points. */
 typedef const char *(*lu_sched_label_fn)(uint16_t label);
 void lu_sched_set_label_names(lu_sched_label_fn fn);
 const char *lu_sched_label_name(uint16_t label);

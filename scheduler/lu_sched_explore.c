@@ -445,10 +445,12 @@ static bool lu__may_block(enum lu_sched_kind k)
     return lu__kind_in(k, LU__KINDS_MAY_BLOCK);
 }
 
-/* Whether two steps (or runs) may fail to commute. A call and a return are
- * ordered, so that the real-time order of the operations is kept; two calls
- * or two returns are not (their order changes no verdict). Boundaries are
- * ordered with every boundary, call and return. */
+/* Whether two steps (or runs) may fail to commute. A step that leaves a FREE
+ * point (CALL) and one that reaches a FREE point or its thread's end (RET)
+ * are ordered, so that the order of the events the layer above records
+ * there is kept; two CALLs or two RETs are not, as their order must not
+ * matter to it (docs/por.md, section 1). Boundaries are ordered with every
+ * boundary, CALL and RET. */
 static bool lu__dep(const struct lu__por_sig *a, const struct lu__por_sig *b)
 {
     if ((a->flags | b->flags) & LU__PS_ALL)
@@ -1255,7 +1257,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * section (lu__shares_section) */
     bool shared = owner >= 0 && s->cfg.turns && lu__shares_section(s, owner);
     if (owner >= 0 && !s->section_spawns && !shared) {
-        /* the usual section (phase 1's calls): its owner, cur, alone */
+        /* the usual section (a serial execution's): its owner, cur, alone */
         if (lu__enabled_q(s, cur)) {
             enabled = 1ULL << me;
             if (lu__spinning_q(s, cur))

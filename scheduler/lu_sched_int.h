@@ -597,8 +597,9 @@ static inline bool lu__enabled_q(struct lu_sched *s, struct lu__thread *t)
 {
     if (!lu__kind_in(t->k, LU__KINDS_MAY_BLOCK))
         return true;
-    /* lu__enabled's case, inline: the Line-Up driver's main thread waits
-     * so through every execution, asked about at every choice */
+    /* lu__enabled's case, inline: the caller's main thread may wait so
+     * through a whole execution (lu_sched_join_all or _turns), asked
+     * about at every choice */
     if (t->k == LU_SCHED_K_JOIN_ALL && t->state == LU__T_RUNNING)
         return t->obj ? s->turns_live == 1 : s->nlive == 1; /* lu_sched_join_turns: t takes turns */
     return lu__enabled(s, t);

@@ -1,8 +1,9 @@
 /*
  * DFS stacks as work items, for callers that split one search among
- * processes or restart it (the Line-Up driver's explorers, lineup run's
- * lanes): the scheduler's own backtracking rule applied to a saved stack,
- * so that an item explored in pieces runs the executions one DFS would.
+ * processes or restart it (parallel explorers of one tree, an explorer
+ * restarted in a new process): the scheduler's own backtracking rule
+ * applied to a saved stack, so that an item explored in pieces runs the
+ * executions one DFS would.
  */
 #define _GNU_SOURCE
 #include "lu_sched_int.h"

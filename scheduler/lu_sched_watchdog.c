@@ -176,11 +176,11 @@ static void lu__wd_handler(int sig, siginfo_t *si, void *ucv)
 }
 
 /* The watchdog's perf events, in the order tried, encoded once per process
- * by lu_sched_watchdog_prepare (the Line-Up driver calls it before it forks
- * its workers, lu__fatal_handlers_install in any case). libpfm4 finds an
- * event by scanning its tables by name, and `lineup run` arms the watchdog
- * in every forked child: encoding there took a tenth of each execution.
- * The children inherit these. */
+ * by lu_sched_watchdog_prepare (the layer above calls it before it forks,
+ * lu__fatal_handlers_install in any case). libpfm4 finds an event by
+ * scanning its tables by name, and `lineup run` arms the watchdog in every
+ * forked child: encoding there took a tenth of each execution. The
+ * children inherit these. */
 enum { LU__EV_INSTRUCTIONS, LU__EV_TASK_CLOCK, LU__EV_N };
 static const char *const lu__ev_name[LU__EV_N] = {"instructions", "perf::TASK-CLOCK"};
 static struct perf_event_attr lu__ev_attr[LU__EV_N];
@@ -260,9 +260,9 @@ void lu__wd_init(struct lu_sched *s)
 {
     if (lu__wd.armed)
         return;
-    /* Uncontrolled code that ran before (a harness's or a program's
-     * constructor) may have blocked every signal; the interposers keep the
-     * watchdog's signal unblocked only from here on. */
+    /* Uncontrolled code that ran before (a constructor of the code under
+     * test or of the layer above) may have blocked every signal; the
+     * interposers keep the watchdog's signal unblocked only from here on. */
     sigset_t wd;
     sigemptyset(&wd);
     sigaddset(&wd, LU__WD_SIG);
