@@ -719,12 +719,13 @@ __attribute__((constructor)) static void lu__shadow_keep(void)
 }
 
 /*
- * A longjmp out of instrumented functions skips their exits (the scheduler
- * unwinds stuck threads that way, and pool threads are reused). Each entry
- * is stamped with the frame pointer of the instrumented function (compiled
- * with -fno-omit-frame-pointer by lineup-cc): the stack grows down, so a
- * live caller's frame is strictly above the current function's, and an
- * entry at or below it is dead and dropped here. Siblings called from the
+ * A longjmp out of instrumented functions skips their exits, and so does a
+ * stuck thread the scheduler abandons (the next execution starts a fresh
+ * context on its stack). Each entry is stamped with the frame pointer of
+ * the instrumented function (compiled with -fno-omit-frame-pointer by
+ * lineup-cc): the stack grows down, so a live caller's frame is strictly
+ * above the current function's, and an entry at or below it is dead and
+ * dropped here. Siblings called from the
  * same place get the same frame pointer whatever their own frame size, so
  * a dead sibling is always recognised. Reading frame 1 only loads the
  * frame pointer saved by this function's own prologue: it is safe even if
