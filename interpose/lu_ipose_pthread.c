@@ -1508,6 +1508,7 @@ LU_IPOSE_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigac
         if (want.sa_handler != SIG_DFL && want.sa_handler != SIG_IGN) {
             k.sa_sigaction = lu__ipose_trampoline;
             k.sa_flags |= SA_SIGINFO;
+            lu_sched_note_signal_handler();
         }
     }
     int rc = LU_IPOSE_REAL(sigaction)(sig, act ? &k : NULL, old);

@@ -380,7 +380,7 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
         return o && o->u.barrier.generation != t->barrier_gen;
     case LU_SCHED_K_ONCE_BLOCKED:
         o = lu__obj_find(s, t->obj);
-        return o && o->u.once.state == 2;
+        return o && o->u.once.state != 1;
     case LU_SCHED_K_JOIN: {
         const struct lu__thread *target = t->obj;
         return target->state == LU__T_FINISHED;
@@ -690,6 +690,13 @@ void lu_sched_set_signal_deliver(void (*fn)(int sig))
     lu__sig_deliver = fn;
 }
 
+bool lu__sig_handlers;
+
+void lu_sched_note_signal_handler(void)
+{
+    __atomic_store_n(&lu__sig_handlers, true, __ATOMIC_RELAXED);
+}
+
 int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label)
 {
     struct lu__thread *t = lu__self;
@@ -872,6 +879,15 @@ static void lu__finish(struct lu__thread *t, void *ret)
 {
     struct lu_sched *s = t->s;
     lu__run_tsd_dtors(t);
+    if (t->once_running)
+        lu__once_abandon(t);
+    /* A thread's end shows to others when it holds a robust mutex (its owner
+     * dies, EOWNERDEAD) or when a signal may find it alive or gone: after
+     * its last operation it is still alive for a while, so the end is a
+     * scheduling point of its own there. Elsewhere only a join sees it,
+     * which the end enables whenever it comes. */
+    if ((s->robust_used && lu__mutexes_held_robust(t)) || lu__sig_handlers)
+        lu__point(t, LU_SCHED_K_THREAD_END, NULL, 0);
     if (s->robust_used)
         lu__mutexes_orphan(t);
     t->retval = ret;
@@ -1095,6 +1111,7 @@ static void lu__thread_reset(struct lu__thread *t)
     memset(&t->sigs, 0, sizeof t->sigs);
     t->async_depth = 0;
     t->cleanup = NULL;
+    t->once_running = NULL;
     if (t->has_tsd) {
         memset(t->tsd, 0, sizeof t->tsd);
         t->has_tsd = false;

@@ -171,6 +171,7 @@ const char *lu_sched_misfit_name(enum lu_sched_misfit m);
     X(JOIN_ALL, "join all")                                                                                  \
     X(EXIT, "process exit")                                                                                  \
     X(SIGNAL, "signal")                                                                                      \
+    X(THREAD_END, "thread end")                                                                              \
     X(OTHER, "other")
 
 enum lu_sched_kind {
@@ -878,6 +879,12 @@ int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label);
  * interposition layer: it raises it on the kernel thread). Any thread,
  * before the first execution (a plain store); not a scheduling point. */
 void lu_sched_set_signal_deliver(void (*fn)(int sig));
+/* The program installed a signal handler (by the interposition layer's
+ * sigaction): from now on a thread's end is a scheduling point of its own,
+ * so that a signal sent after a thread's last operation may still find it
+ * alive, as natively. Stays set for the process. Any thread; not a
+ * scheduling point. */
+void lu_sched_note_signal_handler(void);
 
 /* What a controlled thread's signal mask is as far as signals lineup
  * delivers itself are concerned: all threads of an execution share one

@@ -308,6 +308,11 @@ struct lu__tls_view {
     unsigned char kept[LU_SCHED_TLS_KEEP_BYTES] __attribute__((aligned(8)));
 };
 
+struct lu__once_run {
+    void *once;
+    struct lu__once_run *outer;
+};
+
 struct lu__thread {
     int id;
     /* in the handler of a signal lineup did not deliver (lu_sched_async_enter):
@@ -372,6 +377,9 @@ struct lu__thread {
     uint64_t barrier_gen;
 
     void *cleanup; /* lu_sched_cleanup_chain */
+    /* the once routines this thread runs, innermost first (on its stack):
+     * one it leaves by exiting is not done, as with glibc */
+    struct lu__once_run *once_running;
 
     bool has_tsd; /* some tsd[] slot was set in this execution */
     void *tsd[LU__MAX_KEYS];
@@ -659,6 +667,14 @@ void lu__por_touch_hidden(struct lu__thread *t, const void *word);
 /* t ends: its robust mutexes go to the next locker with EOWNERDEAD (its
  * other mutexes stay locked for ever, as in glibc) */
 void lu__mutexes_orphan(struct lu__thread *t);
+/* The thread holds a robust mutex (its end makes the owner dead). */
+bool lu__mutexes_held_robust(const struct lu__thread *t);
+/* The thread exits inside once routines: they are not done (state 0), and a
+ * caller waiting for one runs it. */
+void lu__once_abandon(struct lu__thread *t);
+/* The program has a signal handler (lu_sched_note_signal_handler): a signal
+ * may find a thread between its last operation and its end. */
+extern bool lu__sig_handlers;
 /* t's running step changed the sync object obj where no scheduling point
  * shows it (a thread ending releases its robust mutexes) */
 void lu__por_touch_sync(struct lu__thread *t, const void *obj);

@@ -665,22 +665,54 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label)
     lu__obj_get(t->s, once, LU__O_ONCE);
     lu__point(t, LU_SCHED_K_ONCE, once, label);
     struct lu__obj *o = lu__obj_find(t->s, once);
-    switch (o->u.once.state) {
-    case 2:
+    if (o->u.once.state == 2) {
         lu__sync_unchanged(t, o);
         return 0;
-    case 1:
-        lu__point(t, LU_SCHED_K_ONCE_BLOCKED, once, label);
-        /* the initialization happens before the return of every caller */
-        lu__hb_acquire(t, lu__obj_find(t->s, once));
-        return 0;
-    default:
-        o->u.once.state = 1;
-        lu__sync_changed(t, o);
-        init();
-        o = lu__obj_find(t->s, once);
-        o->u.once.state = 2;
-        lu__sync_changed(t, o);
-        return 0;
     }
+    while (o->u.once.state == 1) {
+        lu__point(t, LU_SCHED_K_ONCE_BLOCKED, once, label);
+        o = lu__obj_find(t->s, once);
+        if (o->u.once.state == 2) {
+            /* the initialization happens before the return of every caller */
+            lu__hb_acquire(t, o);
+            return 0;
+        }
+        /* its runner exited inside the routine (lu__once_abandon): the
+         * routine is not done, and this caller runs it, as with glibc */
+    }
+    o->u.once.state = 1;
+    lu__sync_changed(t, o);
+    struct lu__once_run run = {once, t->once_running};
+    t->once_running = &run;
+    init();
+    t->once_running = run.outer;
+    o = lu__obj_find(t->s, once);
+    o->u.once.state = 2;
+    lu__sync_changed(t, o);
+    return 0;
+}
+
+void lu__once_abandon(struct lu__thread *t)
+{
+    for (struct lu__once_run *r = t->once_running; r; r = r->outer) {
+        struct lu__obj *o = lu__obj_find(t->s, r->once);
+        if (!o || o->type != LU__O_ONCE)
+            continue;
+        o->u.once.state = 0;
+        lu__sync_changed(t, o);
+        lu__por_touch_sync(t, r->once);
+    }
+    t->once_running = NULL;
+}
+
+bool lu__mutexes_held_robust(const struct lu__thread *t)
+{
+    const struct lu_sched *s = t->s;
+    struct lu__obj *o, *tmp;
+    HASH_ITER(hh, s->objs, o, tmp)
+    {
+        if (o->epoch == s->epoch && o->type == LU__O_MUTEX && o->u.mutex.robust && o->u.mutex.owner == t->id)
+            return true;
+    }
+    return false;
 }

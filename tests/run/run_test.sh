@@ -290,6 +290,20 @@ robust)
     run 0 --strategy dfs --preemptions -1 -- "$P/robust_reinit"
     has "every schedule of the program was explored"
     ;;
+thread_end)
+    # a thread is still alive after its last operation: its robust mutex's
+    # owner is not dead yet there (EBUSY), and a signal still reaches it
+    run 1 --strategy dfs --preemptions -1 -- "$P/thread_end"
+    has "FAIL: assertion failure: \`rc == EOWNERDEAD' in the main thread"
+    run 1 --strategy dfs --preemptions -1 -- "$P/thread_end_signal"
+    has "FAIL: assertion failure: \`!atomic_load(&handled)' in the main thread"
+    # a once routine its thread exits in is not done: the other caller runs
+    # it (glibc's cleanup of pthread_once), no deadlock
+    run 0 --strategy dfs --preemptions -1 -- "$P/thread_end_once"
+    has "every schedule of the program was explored"
+    run 0 --strategy dfs --preemptions -1 -- "$P/thread_end_once_c11"
+    has "every schedule of the program was explored"
+    ;;
 foreign_unlock)
     # a normal mutex unlocked by a thread that does not hold it is released,
     # as glibc does: a third thread gets into the section beside the holder
