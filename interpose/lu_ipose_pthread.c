@@ -1300,7 +1300,8 @@ LU_IPOSE_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct times
                                     struct timespec *rem)
 {
     LU_IPOSE_PASS(clock_nanosleep, (clk, flags, req, rem));
-    if (lu_ipose_ts_bad(req))
+    /* glibc refuses the calling thread's own CPU clock */
+    if (lu_ipose_ts_bad(req) || clk == CLOCK_THREAD_CPUTIME_ID)
         return EINVAL;
     lu_sched_yield(LU_IPOSE_L(clock_nanosleep));
     return 0;

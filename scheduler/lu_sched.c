@@ -2023,7 +2023,8 @@ int lu_sched_key_delete(unsigned key)
 void *lu_sched_getspecific(unsigned key)
 {
     struct lu__thread *t = lu__self;
-    return key < LU__MAX_KEYS ? t->tsd[key] : NULL;
+    /* a deleted key's values are gone, as in glibc */
+    return key < LU__MAX_KEYS && t->s->keys[key].used ? t->tsd[key] : NULL;
 }
 
 int lu_sched_setspecific(unsigned key, const void *value)

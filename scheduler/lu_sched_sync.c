@@ -301,10 +301,9 @@ int lu_sched_rw_unlock(void *rw, uint16_t label)
 
 int lu_sched_rw_destroy(void *rw)
 {
-    struct lu__thread *t = lu__me();
-    struct lu__obj *o = lu__obj_find(t->s, rw);
-    if (o && o->type == LU__O_RW && (o->u.rw.writer != -1 || o->u.rw.readers))
-        return EBUSY;
+    /* glibc checks nothing (destroying a held rwlock is undefined) */
+    (void)rw;
+    (void)lu__me();
     return 0;
 }
 

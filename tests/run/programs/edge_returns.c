@@ -4,7 +4,8 @@
  * at the time only when it must wait), fails with EINVAL on a held one and
  * with EDEADLK on an error-checking one the caller holds;
  * sem_post on a semaphore at SEM_VALUE_MAX fails with EOVERFLOW and leaves
- * the count.
+ * the count; destroying a read-locked rwlock succeeds, a deleted key's value
+ * is NULL, and clock_nanosleep refuses the thread's CPU clock.
  */
 #define _GNU_SOURCE
 #include <assert.h>
@@ -52,5 +53,20 @@ int main(void)
     sem_getvalue(&s, &v);
     assert(v == SEM_VALUE_MAX);
     assert(sem_wait(&s) == 0 && sem_post(&s) == 0);
+
+    /* glibc checks nothing when a read-locked rwlock is destroyed */
+    pthread_rwlock_t rw;
+    pthread_rwlock_init(&rw, NULL);
+    pthread_rwlock_rdlock(&rw);
+    assert(pthread_rwlock_destroy(&rw) == 0);
+    /* a deleted key's value is gone */
+    pthread_key_t k;
+    assert(pthread_key_create(&k, NULL) == 0);
+    pthread_setspecific(k, &v);
+    pthread_key_delete(k);
+    assert(pthread_getspecific(k) == NULL);
+    /* nobody sleeps on their own CPU clock */
+    struct timespec short_ = {.tv_sec = 0, .tv_nsec = 1000};
+    assert(clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &short_, NULL) == EINVAL);
     return 0;
 }
