@@ -173,6 +173,10 @@ static void lu__ipose_async_call(int id)
     case LU_IPOSE_R_usleep:
     case LU_IPOSE_R_nanosleep:
     case LU_IPOSE_R_clock_nanosleep:
+    case LU_IPOSE_R_clock_gettime:
+    case LU_IPOSE_R_gettimeofday:
+    case LU_IPOSE_R_time:
+    case LU_IPOSE_R_timespec_get:
     case LU_IPOSE_R_sched_yield:
     case LU_IPOSE_R_sched_setaffinity:
     case LU_IPOSE_R_sched_getaffinity:
@@ -253,6 +257,84 @@ static inline int lu_ipose_tid(uint64_t th)
 static inline bool lu_ipose_ts_bad(const struct timespec *ts)
 {
     return ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L;
+}
+
+/* ---- virtual time ----
+ * Under control the wall clocks read the execution's virtual time
+ * (lu_sched_time) from where each clock stood when the process started: a
+ * sleep moves it on by what it asked for, a timed wait that gave up to its
+ * deadline, and each read by a microsecond (natively two reads differ, and a
+ * loop that polls the clock until a deadline ends). So a program that
+ * measures time runs the same on the same schedule, and no sleep or timeout
+ * is shorter than it asked for. */
+#define LU__IPOSE_CLOCKS 12 /* clockid_t values 0..11 */
+#define LU__IPOSE_CLOCK_READ_NS 1000
+static uint64_t lu__ipose_clock_base[LU__IPOSE_CLOCKS];
+
+static bool lu__ipose_clock_virtual(clockid_t clk)
+{
+    return clk >= 0 && clk < LU__IPOSE_CLOCKS && clk != CLOCK_PROCESS_CPUTIME_ID &&
+           clk != CLOCK_THREAD_CPUTIME_ID;
+}
+
+static uint64_t lu__ipose_ts_ns(const struct timespec *ts)
+{
+    if (ts->tv_sec < 0)
+        return 0;
+    if ((uint64_t)ts->tv_sec >= UINT64_MAX / 1000000000u - 1)
+        return UINT64_MAX;
+    return (uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec;
+}
+
+/* The virtual time at which clock clk reads abs (0: before the start). */
+static uint64_t lu__ipose_clock_at(clockid_t clk, const struct timespec *abs)
+{
+    uint64_t ns = lu__ipose_ts_ns(abs), base = lu__ipose_clock_base[clk];
+    return ns > base ? ns - base : 0;
+}
+
+/* A timed wait's result: one that gave up waited until its deadline. */
+static inline int lu_ipose_timed(int rc, clockid_t clk, const struct timespec *abs)
+{
+    if (rc == ETIMEDOUT && lu__ipose_clock_virtual(clk))
+        lu_sched_time_reach(lu__ipose_clock_at(clk, abs));
+    return rc;
+}
+
+/* pthread_cond_timedwait's clock: glibc keeps pthread_condattr_setclock's
+ * choice in bit 1 of __wrefs (CLOCK_MONOTONIC if set). */
+static inline clockid_t lu_ipose_cond_clock(const pthread_cond_t *c)
+{
+    return (c->__data.__wrefs & 2) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+}
+
+/* A relative sleep of ns: a spin hint, after which its time has passed. */
+#define LU_IPOSE_SLEEP(ns, label)                                                                            \
+    do {                                                                                                     \
+        uint64_t lu__wake_ = lu_sched_time() + (ns);                                                         \
+        lu_sched_yield(label);                                                                               \
+        lu_sched_time_reach(lu__wake_);                                                                      \
+    } while (0)
+
+/* Where each clock stands when the process starts: before `lineup run`'s
+ * fork server and a Line-Up worker's first execution, so that every
+ * execution sees the same times. */
+__attribute__((constructor)) static void lu__ipose_clock_start(void)
+{
+    for (clockid_t clk = 0; clk < LU__IPOSE_CLOCKS; clk++) {
+        struct timespec ts;
+        if (lu__ipose_clock_virtual(clk) && LU_IPOSE_REAL(clock_gettime)(clk, &ts) == 0)
+            lu__ipose_clock_base[clk] = lu__ipose_ts_ns(&ts);
+    }
+}
+
+static void lu__ipose_clock_read(clockid_t clk, struct timespec *ts)
+{
+    uint64_t now = lu_sched_time();
+    lu_sched_time_reach(now + LU__IPOSE_CLOCK_READ_NS);
+    uint64_t ns = lu__ipose_clock_base[clk] + now;
+    ts->tv_sec = (time_t)(ns / 1000000000u);
+    ts->tv_nsec = (long)(ns % 1000000000u);
 }
 
 /* The clocks glibc accepts for *_clock* waits. */
@@ -443,7 +525,8 @@ LU_IPOSE_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct tim
     lu_ipose_adopt_mutex(m);
     if (lu_ipose_ts_bad(ts))
         return lu__ipose_lock_bad_time(m, LU_IPOSE_L(pthread_mutex_timedlock));
-    return lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_timedlock));
+    return lu_ipose_timed(lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_timedlock)), CLOCK_REALTIME,
+                          ts);
 }
 
 LU_IPOSE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *ts)
@@ -454,7 +537,7 @@ LU_IPOSE_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, c
     lu_ipose_adopt_mutex(m);
     if (lu_ipose_ts_bad(ts))
         return lu__ipose_lock_bad_time(m, LU_IPOSE_L(pthread_mutex_clocklock));
-    return lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_clocklock));
+    return lu_ipose_timed(lu_sched_mutex_timedlock(m, LU_IPOSE_L(pthread_mutex_clocklock)), clk, ts);
 }
 
 LU_IPOSE_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
@@ -536,7 +619,8 @@ LU_IPOSE_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *rw, const struc
     lu_ipose_adopt_rw(rw);
     if (lu_ipose_ts_bad(ts))
         return EINVAL;
-    return lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_timedrdlock));
+    return lu_ipose_timed(lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_timedrdlock)), CLOCK_REALTIME,
+                          ts);
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struct timespec *ts)
@@ -545,7 +629,8 @@ LU_IPOSE_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *rw, const struc
     lu_ipose_adopt_rw(rw);
     if (lu_ipose_ts_bad(ts))
         return EINVAL;
-    return lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_timedwrlock));
+    return lu_ipose_timed(lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_timedwrlock)), CLOCK_REALTIME,
+                          ts);
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *ts)
@@ -554,7 +639,7 @@ LU_IPOSE_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *rw, clockid_t c
     lu_ipose_adopt_rw(rw);
     if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
         return EINVAL;
-    return lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_clockrdlock));
+    return lu_ipose_timed(lu_sched_rw_timedrdlock(rw, LU_IPOSE_L(pthread_rwlock_clockrdlock)), clk, ts);
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t clk, const struct timespec *ts)
@@ -563,7 +648,7 @@ LU_IPOSE_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *rw, clockid_t c
     lu_ipose_adopt_rw(rw);
     if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
         return EINVAL;
-    return lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_clockwrlock));
+    return lu_ipose_timed(lu_sched_rw_timedwrlock(rw, LU_IPOSE_L(pthread_rwlock_clockwrlock)), clk, ts);
 }
 
 LU_IPOSE_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *rw)
@@ -601,7 +686,8 @@ LU_IPOSE_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m
     if (lu_ipose_ts_bad(ts))
         return EINVAL;
     lu_ipose_adopt_mutex(m);
-    return lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_timedwait));
+    return lu_ipose_timed(lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_timedwait)),
+                          lu_ipose_cond_clock(c), ts);
 }
 
 LU_IPOSE_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clk,
@@ -611,7 +697,7 @@ LU_IPOSE_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m
     if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
         return EINVAL;
     lu_ipose_adopt_mutex(m);
-    return lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_clockwait));
+    return lu_ipose_timed(lu_sched_cond_timedwait(c, m, LU_IPOSE_L(pthread_cond_clockwait)), clk, ts);
 }
 
 LU_IPOSE_EXPORT int pthread_cond_signal(pthread_cond_t *c)
@@ -1177,7 +1263,8 @@ LU_IPOSE_EXPORT int sem_timedwait(sem_t *sem, const struct timespec *ts)
     if (lu_ipose_ts_bad(ts))
         return lu_ipose_sem_ret(EINVAL);
     lu_ipose_adopt_sem(sem);
-    return lu_ipose_sem_ret(lu_sched_sem_timedwait(sem, LU_IPOSE_L(sem_timedwait)));
+    return lu_ipose_sem_ret(
+        lu_ipose_timed(lu_sched_sem_timedwait(sem, LU_IPOSE_L(sem_timedwait)), CLOCK_REALTIME, ts));
 }
 
 LU_IPOSE_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timespec *ts)
@@ -1186,7 +1273,7 @@ LU_IPOSE_EXPORT int sem_clockwait(sem_t *sem, clockid_t clk, const struct timesp
     if (lu_ipose_clock_bad(clk) || lu_ipose_ts_bad(ts))
         return lu_ipose_sem_ret(EINVAL);
     lu_ipose_adopt_sem(sem);
-    return lu_ipose_sem_ret(lu_sched_sem_timedwait(sem, LU_IPOSE_L(sem_clockwait)));
+    return lu_ipose_sem_ret(lu_ipose_timed(lu_sched_sem_timedwait(sem, LU_IPOSE_L(sem_clockwait)), clk, ts));
 }
 
 LU_IPOSE_EXPORT int sem_post(sem_t *sem)
@@ -1274,14 +1361,14 @@ LU_IPOSE_EXPORT int lu_ipose_pthread_yield(void)
 LU_IPOSE_EXPORT unsigned sleep(unsigned s)
 {
     LU_IPOSE_PASS(sleep, (s));
-    lu_sched_yield(LU_IPOSE_L(sleep));
+    LU_IPOSE_SLEEP((uint64_t)s * 1000000000u, LU_IPOSE_L(sleep));
     return 0;
 }
 
 LU_IPOSE_EXPORT int usleep(useconds_t us)
 {
     LU_IPOSE_PASS(usleep, (us));
-    lu_sched_yield(LU_IPOSE_L(usleep));
+    LU_IPOSE_SLEEP((uint64_t)us * 1000u, LU_IPOSE_L(usleep));
     return 0;
 }
 
@@ -1292,7 +1379,7 @@ LU_IPOSE_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
         errno = EINVAL;
         return -1;
     }
-    lu_sched_yield(LU_IPOSE_L(nanosleep));
+    LU_IPOSE_SLEEP(lu__ipose_ts_ns(req), LU_IPOSE_L(nanosleep));
     return 0;
 }
 
@@ -1303,8 +1390,57 @@ LU_IPOSE_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct times
     /* glibc refuses the calling thread's own CPU clock */
     if (lu_ipose_ts_bad(req) || clk == CLOCK_THREAD_CPUTIME_ID)
         return EINVAL;
-    lu_sched_yield(LU_IPOSE_L(clock_nanosleep));
+    if (!lu__ipose_clock_virtual(clk)) {
+        lu_sched_yield(LU_IPOSE_L(clock_nanosleep));
+    } else if (flags & TIMER_ABSTIME) {
+        lu_sched_yield(LU_IPOSE_L(clock_nanosleep));
+        lu_sched_time_reach(lu__ipose_clock_at(clk, req));
+    } else {
+        LU_IPOSE_SLEEP(lu__ipose_ts_ns(req), LU_IPOSE_L(clock_nanosleep));
+    }
     return 0;
+}
+
+LU_IPOSE_EXPORT int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+    LU_IPOSE_PASS(clock_gettime, (clk, ts));
+    if (!lu__ipose_clock_virtual(clk))
+        return LU_IPOSE_REAL(clock_gettime)(clk, ts);
+    lu__ipose_clock_read(clk, ts);
+    return 0;
+}
+
+LU_IPOSE_EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+    LU_IPOSE_PASS(gettimeofday, (tv, tz));
+    if (tz)
+        memset(tz, 0, 2 * sizeof(int)); /* struct timezone: glibc gives zeros */
+    if (tv) {
+        struct timespec ts;
+        lu__ipose_clock_read(CLOCK_REALTIME, &ts);
+        tv->tv_sec = ts.tv_sec;
+        tv->tv_usec = ts.tv_nsec / 1000;
+    }
+    return 0;
+}
+
+LU_IPOSE_EXPORT time_t time(time_t *t)
+{
+    LU_IPOSE_PASS(time, (t));
+    struct timespec ts;
+    lu__ipose_clock_read(CLOCK_REALTIME, &ts);
+    if (t)
+        *t = ts.tv_sec;
+    return ts.tv_sec;
+}
+
+LU_IPOSE_EXPORT int timespec_get(struct timespec *ts, int base)
+{
+    LU_IPOSE_PASS(timespec_get, (ts, base));
+    if (base != TIME_UTC)
+        return 0;
+    lu__ipose_clock_read(CLOCK_REALTIME, ts);
+    return base;
 }
 
 /* ================================================================ process exit */
@@ -1883,7 +2019,7 @@ LU_IPOSE_EXPORT int thrd_sleep(const struct timespec *req, struct timespec *rem)
     LU_IPOSE_PASS(thrd_sleep, (req, rem));
     if (lu_ipose_ts_bad(req))
         return -2; /* glibc: negative other than -1 for errors */
-    lu_sched_yield(LU_IPOSE_L(thrd_sleep));
+    LU_IPOSE_SLEEP(lu__ipose_ts_ns(req), LU_IPOSE_L(thrd_sleep));
     return 0;
 }
 
@@ -1922,7 +2058,8 @@ LU_IPOSE_EXPORT int mtx_timedlock(mtx_t *restrict m, const struct timespec *rest
     if (lu_ipose_ts_bad(ts))
         return thrd_error;
     lu_ipose_adopt_mutex(m);
-    return lu_ipose_thrd_ret(lu_sched_mutex_timedlock(m, LU_IPOSE_L(mtx_timedlock)));
+    return lu_ipose_thrd_ret(
+        lu_ipose_timed(lu_sched_mutex_timedlock(m, LU_IPOSE_L(mtx_timedlock)), CLOCK_REALTIME, ts));
 }
 
 LU_IPOSE_EXPORT int mtx_unlock(mtx_t *m)
@@ -1957,7 +2094,8 @@ LU_IPOSE_EXPORT int cnd_timedwait(cnd_t *restrict c, mtx_t *restrict m, const st
     if (lu_ipose_ts_bad(ts))
         return thrd_error;
     lu_ipose_adopt_mutex(m);
-    return lu_ipose_thrd_ret(lu_sched_cond_timedwait(c, m, LU_IPOSE_L(cnd_timedwait)));
+    return lu_ipose_thrd_ret(
+        lu_ipose_timed(lu_sched_cond_timedwait(c, m, LU_IPOSE_L(cnd_timedwait)), CLOCK_REALTIME, ts));
 }
 
 LU_IPOSE_EXPORT int cnd_signal(cnd_t *c)

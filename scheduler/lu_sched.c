@@ -1473,6 +1473,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->nthreads = 1;
     s->nlive = 1;
     s->alone_steps = 0;
+    s->clock_ns = 0;
     lu__objs_reset(s);
     s->robust_used = false;
     if (s->keys_created) {
@@ -1599,6 +1600,18 @@ void lu_sched_yield(uint16_t label)
     struct lu__thread *t = lu__self;
     t->pc = LU__CALLER_PC();
     lu__point(t, LU_SCHED_K_YIELD, NULL, label);
+}
+
+uint64_t lu_sched_time(void)
+{
+    return lu__self->s->clock_ns;
+}
+
+void lu_sched_time_reach(uint64_t ns)
+{
+    struct lu_sched *s = lu__self->s;
+    if (ns > s->clock_ns)
+        s->clock_ns = ns;
 }
 
 void lu_sched_atomic_begin(void)

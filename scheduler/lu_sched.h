@@ -714,6 +714,16 @@ void lu_sched_point_free(uint16_t label);
  * other threads run first, without a preemption. Scheduling point. */
 void lu_sched_yield(uint16_t label);
 
+/* The execution's virtual time, in nanoseconds since it began: it passes
+ * only when the layer above says so (a sleep, a timed wait that gave up, a
+ * read of the clock), so that programs that read the clock run the same on
+ * the same schedule, and a sleep or a timeout lasts what it asked for. The
+ * same in every execution; the search does not order threads by it. A
+ * controlled thread; neither is a scheduling point. */
+uint64_t lu_sched_time(void);
+/* Time moves on to ns, if it is not past it yet. */
+void lu_sched_time_reach(uint64_t ns);
+
 /* Non-preemptible section: while the count is positive the caller is the
  * only thread that may be scheduled (with config.turns, the only one that
  * takes turns); if it blocks or spins there with nobody else to run, the

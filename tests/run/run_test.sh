@@ -290,6 +290,15 @@ robust)
     run 0 --strategy dfs --preemptions -1 -- "$P/robust_reinit"
     has "every schedule of the program was explored"
     ;;
+vtime)
+    # virtual time: sleeps and timed waits that gave up last what they
+    # asked for, by every clock, and the clock is the same on the same
+    # schedule (it was uncontrolled nondeterminism)
+    for p in vtime vtime_timedwait vtime_poll vtime_branch; do
+        run 0 --strategy dfs --preemptions -1 -- "$P/$p"
+        has "every schedule of the program was explored"
+    done
+    ;;
 thread_end)
     # a thread is still alive after its last operation: its robust mutex's
     # owner is not dead yet there (EBUSY), and a signal still reaches it
