@@ -35,6 +35,7 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #include "lu_ipose.h"
 #include "lu_sched.h"
@@ -872,6 +873,42 @@ static void lu__ipose_cleanup_pop(__pthread_unwind_buf_t *buf)
 extern void lu__ipose_longjmp_cancel(struct __cancel_jmp_buf_tag env[1], int val) __asm__("siglongjmp")
     __attribute__((noreturn));
 
+/* Code built with -fexceptions (or C++) has no buffers: its cleanups
+ * (pthread_cleanup_push's there, destructors) are landing pads the
+ * exception unwinder runs, as glibc's pthread_exit has it do, up to the
+ * thread's entry. The exception object outlives the frames the unwinder
+ * goes back to, so it is not on the stack: one per thread of the
+ * execution (one execution runs at a time in a process). */
+static struct _Unwind_Exception lu__ipose_exit_exc[LU_SCHED_MAX_THREADS];
+static void *lu__ipose_exit_ret[LU_SCHED_MAX_THREADS];
+
+static _Unwind_Reason_Code lu__ipose_unwind_stop(int version, _Unwind_Action actions,
+                                                 _Unwind_Exception_Class cls, struct _Unwind_Exception *exc,
+                                                 struct _Unwind_Context *ctx, void *arg)
+{
+    (void)version;
+    (void)cls;
+    (void)exc;
+    (void)arg;
+    if ((actions & _UA_END_OF_STACK) || _Unwind_GetCFA(ctx) > lu_sched_entry_frame())
+        lu_sched_exit(lu__ipose_exit_ret[lu_sched_self()]);
+    return _URC_NO_REASON;
+}
+
+static void lu__ipose_forced_unwind(void *ret) __attribute__((noreturn));
+static void lu__ipose_forced_unwind(void *ret)
+{
+    int self = lu_sched_self();
+    struct _Unwind_Exception *exc = &lu__ipose_exit_exc[self];
+    memset(exc, 0, sizeof *exc);
+    memcpy(&exc->exception_class, "LU\0\0EXIT", sizeof exc->exception_class);
+    lu__ipose_exit_ret[self] = ret;
+    _Unwind_ForcedUnwind(exc, lu__ipose_unwind_stop, NULL);
+    /* no unwind information to go by: the thread ends here, its cleanups
+     * not run */
+    lu_sched_exit(ret);
+}
+
 /* Runs the innermost handler still registered, which comes back through
  * __pthread_unwind_next; with none left, ends the thread. */
 static void lu__ipose_unwind(void *ret) __attribute__((noreturn));
@@ -880,7 +917,7 @@ static void lu__ipose_unwind(void *ret)
     void **chain = lu_sched_cleanup_chain();
     __pthread_unwind_buf_t *buf = *chain;
     if (!buf)
-        lu_sched_exit(ret);
+        lu__ipose_forced_unwind(ret);
     *chain = buf->__pad[0];
     buf->__pad[1] = ret;
     lu__ipose_longjmp_cancel(buf->__cancel_jmp_buf, 1);

@@ -926,6 +926,7 @@ void lu__thread_main(struct lu__thread *t)
      * have taken signals meanwhile, as lu__point's may */
     if (__builtin_expect(t->k == LU_SCHED_K_SIGNAL, 0))
         lu__dispatch_signals(t);
+    t->entry_frame = (uintptr_t)__builtin_frame_address(0);
     void *ret = t->fn(t->arg);
     lu__finish(t, ret);
 }
@@ -1879,6 +1880,11 @@ void lu_sched_exit_point(uint16_t label)
 void **lu_sched_cleanup_chain(void)
 {
     return &lu__self->cleanup;
+}
+
+uintptr_t lu_sched_entry_frame(void)
+{
+    return lu__self->entry_frame;
 }
 
 pthread_t lu_sched_pool_thread(void)

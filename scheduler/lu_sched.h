@@ -689,6 +689,12 @@ void lu_sched_exit_point(uint16_t label);
  * pool thread. Empty at the start of every thread. Not a scheduling point. */
 void **lu_sched_cleanup_chain(void);
 
+/* The frame address of the calling controlled thread's entry, below which
+ * (at lower addresses) its function's frames are: an unwinder that ends the
+ * thread (pthread_exit with the exception unwinder) stops at the first
+ * frame above it. Not a scheduling point. */
+uintptr_t lu_sched_entry_frame(void);
+
 /* The pool thread whose stack the calling controlled thread runs on, for
  * the real pthread_getattr_np (thread 0 runs on the controller's thread
  * pointer, so the real pthread_self() names the controller there). Not a

@@ -326,6 +326,7 @@ struct lu__thread {
     size_t map_len;
     uintptr_t fs;            /* its thread pointer (FS base) */
     uintptr_t stack_top;     /* where a fresh context starts on its stack */
+    uintptr_t entry_frame;   /* lu__thread_main's frame (lu_sched_entry_frame) */
     size_t stack_size;       /* of that stack */
     void *sp;                /* saved stack pointer while switched out */
     struct lu__tls_view tls; /* under a shared TLS: its values while it is switched out */

@@ -271,6 +271,12 @@ cleanup)
     run 1 --strategy dfs -- "$P/cleanup_bug"
     has "FAIL: deadlock"
     has "blocked in pthread_mutex_lock at worker (cleanup.c:39)"
+    # built with -fexceptions the handlers are the exception unwinder's
+    # landing pads, which pthread_exit runs as glibc's does
+    run 0 --strategy dfs --preemptions -1 -- "$P/cleanup_fexc"
+    has "every schedule of the program was explored"
+    run 1 --strategy dfs -- "$P/cleanup_fexc_bug"
+    has "FAIL: deadlock"
     ;;
 robust)
     # a robust mutex whose owner ended: the next lock gets EOWNERDEAD and
