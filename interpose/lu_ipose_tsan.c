@@ -562,6 +562,8 @@ _Static_assert((LU_IPOSE_PLAIN_LOG_CAP & (LU_IPOSE_PLAIN_LOG_CAP - 1)) == 0, "ca
 /* Out of line so that the hooks stay two loads, a branch and a return. */
 static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t size, int is_write, void *pc)
 {
+    /* the reduction's footprint of the step (lu_sched_plain_access) */
+    lu_sched_plain_access(addr, size, is_write != 0);
     if (__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) {
         uint64_t i = __atomic_fetch_add(&lu__plain_head, 1, __ATOMIC_RELAXED);
         struct lu__ipose_plain_rec *r = &lu__plain_log[i & (LU_IPOSE_PLAIN_LOG_CAP - 1)];
@@ -579,12 +581,14 @@ static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t 
         race(addr, size, is_write != 0, (uintptr_t)pc);
 }
 
-/* Either consumer on: both are off by default, and an OR of the two words
- * keeps the off path two loads and one predictable branch. */
+/* A consumer on: the reduction's footprint when a controlled thread makes
+ * the access, the log and the race detector when asked for. */
 #define LU__RECORDING()                                                                                      \
-    __builtin_expect(((uintptr_t)__atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED) |                   \
-                      (uintptr_t)(unsigned)__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) != 0, \
-                     0)
+    (LU__CONTROLLED() ||                                                                                     \
+     __builtin_expect(((uintptr_t)__atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED) |                  \
+                       (uintptr_t)(unsigned)__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) !=   \
+                          0,                                                                                 \
+                      0))
 
 #define LU_TSAN_PLAIN(op, bytes, is_write)                                                                   \
     LU__API void __tsan_##op##bytes(void *addr)                                                              \

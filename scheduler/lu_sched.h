@@ -617,6 +617,17 @@ void lu_sched_note_free(const void *p);
 /* realloc: same rank when the block stays in place */
 void lu_sched_note_realloc(const void *old, const void *p, size_t n);
 
+/* A plain (non-atomic, non-volatile) access of [addr, addr+size) by the
+ * calling thread: the reduction counts it in the step that makes it, so
+ * that two steps whose plain accesses conflict (a racy read and a write)
+ * are not taken for independent ones. Without it a schedule's trace would
+ * not name its state when plain fields race, and the reduction could skip a
+ * distinct history (an audit found the contract queue's lost wakeup missed
+ * with reduction on). Called by the instrumentation's plain-access hooks;
+ * does nothing on other threads, outside a recorded step or when reduction
+ * is off. Not a scheduling point. */
+void lu_sched_plain_access(const void *addr, size_t size, bool write);
+
 /* A block the program just got from the allocator, [p, p+n): the models of
  * synchronization objects that lay there (in a block freed earlier in the
  * execution, possibly while locked or waited on) are forgotten, so that a

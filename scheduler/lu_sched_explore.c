@@ -297,6 +297,27 @@ void lu__por_touch_sync(struct lu__thread *t, const void *obj)
         lu__sig_add(g, lu__por_key(t->s, obj), true, true);
 }
 
+/* Wider accesses (memcpy, memset of a buffer) name each word up to this,
+ * then the step is dependent with everything. */
+#define LU__POR_PLAIN_WORDS 8
+
+void lu_sched_plain_access(const void *addr, size_t size, bool write)
+{
+    struct lu__thread *t = lu__self;
+    if (!t || !t->s->x_por)
+        return;
+    struct lu__por_sig *g = lu__por_running_step(t);
+    if (!g || (g->flags & LU__PS_ALL))
+        return;
+    uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + (size ? size : 1);
+    if ((end - a + 7) / 8 > LU__POR_PLAIN_WORDS) {
+        g->flags |= LU__PS_ALL;
+        return;
+    }
+    for (; a < end && !(g->flags & LU__PS_ALL); a += 8)
+        lu__sig_add(g, lu__por_key(t->s, (const void *)a), write, false);
+}
+
 static void lu__por_touch_allocator(void)
 {
     lu__por_touch_hidden(lu__self, &lu__allocator_word);
