@@ -132,6 +132,8 @@ static int lu__tid_base;
  * would beside a serial one, and the test threads' end is what the main
  * thread waits for before the teardown calls and destroy(), which may be
  * what stops them. */
+static bool lu__test_bug_in_exec; /* LINEUP_TEST_INTERNAL_BUG=exec */
+
 static void *lu__main_body(void *arg)
 {
     (void)arg;
@@ -141,6 +143,8 @@ static void *lu__main_body(void *arg)
     lu__body_done = false;
     lu__tid_base = INT_MAX; /* every thread before the test's is create()'s (or a setup call's) */
     lu_sched_takes_turns(0);
+    if (lu__test_bug_in_exec)
+        lu_sched_bug(__FILE__, __LINE__, "LINEUP_TEST_INTERNAL_BUG=exec is set");
     lu__obj = H->create();
     lu__created = true;
     for (unsigned i = 0; i < lu__nsetup; i++)
@@ -1878,8 +1882,12 @@ void lu_drv_worker(struct lu_drv_shm *shm)
         sched_setaffinity(0, sizeof set, &set);
     }
     lu_sched_set_bug_hook(lu__on_bug);
-    /* for the test of the report of lineup's own failures */
-    if (getenv("LINEUP_TEST_INTERNAL_BUG") && !W->job.list_only)
+    /* for the test of the report of lineup's own failures: before any
+     * execution, or (exec) inside one, on a controlled thread */
+    const char *tb = getenv("LINEUP_TEST_INTERNAL_BUG");
+    if (tb && strcmp(tb, "exec") == 0)
+        lu__test_bug_in_exec = !W->job.list_only;
+    else if (tb && !W->job.list_only)
         lu_sched_bug(__FILE__, __LINE__, "LINEUP_TEST_INTERNAL_BUG is set");
     lu_hist_init(&lu__hist);
     lu__load();

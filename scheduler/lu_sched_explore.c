@@ -1498,7 +1498,10 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
                 return lu__por_cut(s);
             }
         }
-        int giveup = s->x_rand && spin_alt ? lu__draw_giveup(s, allowed, spin_alt) : -1;
+        /* a give-up costs a preemption, as DFS counts it: within the bound
+         * only (a drawn one past it left later nodes with nothing allowed) */
+        uint64_t timed = bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0;
+        int giveup = s->x_rand && timed ? lu__draw_giveup(s, allowed, timed) : -1;
         if (giveup >= 0) {
             chosen = giveup;
         } else if (lu__several(allowed) && strategy == LU_SCHED_RANDOM) {

@@ -5,6 +5,7 @@
 #include "lu_sched.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -677,6 +678,8 @@ void lu__once_abandon(struct lu__thread *t);
 /* The program has a signal handler (lu_sched_note_signal_handler): a signal
  * may find a thread between its last operation and its end. */
 extern bool lu__sig_handlers;
+/* lu__sched_bug is aborting the process (lu__fatal_handler stays quiet). */
+extern volatile sig_atomic_t lu__in_bug;
 /* t's running step changed the sync object obj where no scheduling point
  * shows it (a thread ending releases its robust mutexes) */
 void lu__por_touch_sync(struct lu__thread *t, const void *obj);
