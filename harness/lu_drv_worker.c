@@ -1341,9 +1341,11 @@ static void lu__give_away(void)
 static bool lu__next_round_locked(void)
 {
     struct lu_drv_pool *p = &W->pool;
-    W->complete_bound = p->round;
     bool more =
         p->round >= 0 && (p->last_round >= 0 ? p->round < p->last_round : atomic_load(&p->pruned) > 0);
+    /* unbounded iterative bounding ends with a round the bound cut nothing
+     * of: every schedule, as a bound of -1 says */
+    W->complete_bound = p->round >= 0 && p->last_round < 0 && !more ? -1 : p->round;
     if (!more) {
         atomic_store(&p->stop, 1);
         lu_drv_pool_wake(p);
