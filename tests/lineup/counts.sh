@@ -63,8 +63,8 @@ golden stack.default.full gcc/stack.so "$S" "default PASS 12 12 12 982 119 119 2
 # unbounded: one DFS, or rounds until a bound cuts nothing
 C='inc(0) | inc(0) get(0)'
 golden counter.dfs.unbounded gcc/counter_fixed.so "$C" "dfs PASS 3 3 3 14 8 8 -1" --strategy dfs --preemptions -1
-golden counter.ipb.unbounded gcc/counter_fixed.so "$C" "ipb PASS 3 3 3 44 8 8 2" --strategy ipb --preemptions -1
-golden counter.idb.unbounded gcc/counter_fixed.so "$C" "idb PASS 3 3 3 126 8 8 4" --strategy idb --preemptions -1
+golden counter.ipb.unbounded gcc/counter_fixed.so "$C" "ipb PASS 3 3 3 44 8 8 -1" --strategy ipb --preemptions -1
+golden counter.idb.unbounded gcc/counter_fixed.so "$C" "idb PASS 3 3 3 126 8 8 -1" --strategy idb --preemptions -1
 
 # randomized: the budget is spent exactly, each distinct history checked once
 for st in random pct pos; do
