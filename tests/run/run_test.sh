@@ -296,6 +296,26 @@ robust)
     run 0 --strategy dfs --preemptions -1 -- "$P/robust_reinit"
     has "every schedule of the program was explored"
     ;;
+por_sync)
+    # semaphore and rwlock steps are dependent under the reduction: the
+    # failing order is explored (the semaphore's at bound 0 too: the
+    # threads run in creation order only by the default choice; the
+    # rwlock's needs main preempted after the create)
+    for b in 0 2; do
+        run 1 --strategy dfs --preemptions $b -- "$P/por_sem"
+        has "FAIL: assertion failure: \`got == 0'"
+    done
+    for b in 1 2; do
+        run 1 --strategy dfs --preemptions $b -- "$P/por_rw"
+        has "FAIL: assertion failure: \`r == 0'"
+    done
+    # a waiter that gives up after up to --spin-bound looks does so in
+    # some schedule (half the bound, and near it)
+    run 1 --strategy dfs -- "$P/por_spin500"
+    has "FAIL: assertion failure: \`!gave_up'"
+    run 1 --strategy dfs -- "$P/por_spin900"
+    has "FAIL: assertion failure: \`!gave_up'"
+    ;;
 vtime)
     # virtual time: sleeps and timed waits that gave up last what they
     # asked for, by every clock, and the clock is the same on the same
