@@ -533,6 +533,22 @@ minimize_sampled)
     done
     [[ $minimized -gt 0 ]] || fail "no seed gave a minimized test"
     ;;
+json_sums)
+    # the summary's counts are the sums of the tests' (a run with stuck and
+    # cut executions, so that swapping two of them shows)
+    lu 1 --quiet --jobs 1 --matrix 2x2 --samples 4 --seed 1 --json sums.json "$G/queue_wakeup.so"
+    json_ok sums.json
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+tests = [t for h in d["harnesses"] for t in h["tests"]]
+for ph in ("phase1", "phase2"):
+    for k, v in d["summary"][ph].items():
+        got = sum(t[ph].get(k, 0) for t in tests)
+        assert v == got, (ph, k, v, got)
+p2 = d["summary"]["phase2"]
+assert p2["stuck_executions"] > 0 and p2["cut_executions"] > 0 and p2["stuck_executions"] != p2["cut_executions"], p2
+print("sums ok")' sums.json || fail "the summary is not the sum of the tests"
+    ;;
 timeout_json)
     # --json classifies a timeout as the report does: verdict TIMEOUT, an
     # inconclusive test rather than a failed one, and exit 1 only for the

@@ -60,6 +60,11 @@ golden stack.ipb gcc/stack.so "$S" "ipb PASS 12 12 12 622 119 119 2" --strategy 
 golden stack.idb gcc/stack.so "$S" "idb PASS 12 12 12 164 44 44 2" --strategy idb
 golden stack.default gcc/stack.so "$S" "default PASS 12 12 12 622 119 119 2"
 golden stack.default.full gcc/stack.so "$S" "default PASS 12 12 12 982 119 119 2" --reduction off
+# objects with threads of their own: phase 1 does not cover bound 0 for
+# them (their threads run beside the calls), so phase 2 runs round 0 too
+O='incr(1) | incr(2) incr(1)'
+golden objthreads.janitor gcc/objthreads.so "$O" "default PASS 3 3 3 203 9 9 2" --harness janitor
+golden objthreads.ticker gcc/objthreads.so 'fadd(1) | fadd(10) fadd(1)' "default PASS 3 3 3 465 9 9 2" --harness ticker
 # unbounded: one DFS, or rounds until a bound cuts nothing
 C='inc(0) | inc(0) get(0)'
 golden counter.dfs.unbounded gcc/counter_fixed.so "$C" "dfs PASS 3 3 3 14 8 8 -1" --strategy dfs --preemptions -1
