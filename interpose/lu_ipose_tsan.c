@@ -562,8 +562,6 @@ _Static_assert((LU_IPOSE_PLAIN_LOG_CAP & (LU_IPOSE_PLAIN_LOG_CAP - 1)) == 0, "ca
 /* Out of line so that the hooks stay two loads, a branch and a return. */
 static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t size, int is_write, void *pc)
 {
-    /* the reduction's footprint of the step (lu_sched_plain_access) */
-    lu_sched_plain_access(addr, size, is_write != 0);
     if (__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) {
         uint64_t i = __atomic_fetch_add(&lu__plain_head, 1, __ATOMIC_RELAXED);
         struct lu__ipose_plain_rec *r = &lu__plain_log[i & (LU_IPOSE_PLAIN_LOG_CAP - 1)];
@@ -581,18 +579,25 @@ static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t 
         race(addr, size, is_write != 0, (uintptr_t)pc);
 }
 
-/* A consumer on: the reduction's footprint when a controlled thread makes
- * the access, the log and the race detector when asked for. */
+/* Either consumer on: both are off by default, and an OR of the two words
+ * keeps the off path two loads and one predictable branch. */
 #define LU__RECORDING()                                                                                      \
-    (LU__CONTROLLED() ||                                                                                     \
-     __builtin_expect(((uintptr_t)__atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED) |                  \
-                       (uintptr_t)(unsigned)__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) !=   \
-                          0,                                                                                 \
-                      0))
+    __builtin_expect(((uintptr_t)__atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED) |                   \
+                      (uintptr_t)(unsigned)__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) != 0, \
+                     0)
+
+/* The reduction's footprint of the running step (lu_sched_plain_access):
+ * only while an execution with reduction runs, on its threads. */
+#define LU__FOOTPRINT(addr, size, is_write)                                                                  \
+    do {                                                                                                     \
+        if (__atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED) && lu_sched_self() >= 0)                  \
+            lu_sched_plain_access(addr, size, is_write);                                                     \
+    } while (0)
 
 #define LU_TSAN_PLAIN(op, bytes, is_write)                                                                   \
     LU__API void __tsan_##op##bytes(void *addr)                                                              \
     {                                                                                                        \
+        LU__FOOTPRINT(addr, bytes, is_write);                                                                \
         if (LU__RECORDING())                                                                                 \
             lu__plain_append(addr, bytes, is_write, __builtin_return_address(0));                            \
     }
@@ -600,12 +605,14 @@ static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t 
 
 LU__API void __tsan_read_range(void *addr, unsigned long size)
 {
+    LU__FOOTPRINT(addr, size, false);
     if (LU__RECORDING())
         lu__plain_append(addr, size, 0, __builtin_return_address(0));
 }
 
 LU__API void __tsan_write_range(void *addr, unsigned long size)
 {
+    LU__FOOTPRINT(addr, size, true);
     if (LU__RECORDING())
         lu__plain_append(addr, size, 1, __builtin_return_address(0));
 }
@@ -614,12 +621,14 @@ LU__API void __tsan_write_range(void *addr, unsigned long size)
 LU__API void __tsan_vptr_update(void **vptr_p, void *new_val)
 {
     (void)new_val;
+    LU__FOOTPRINT(vptr_p, sizeof *vptr_p, true);
     if (LU__RECORDING())
         lu__plain_append(vptr_p, sizeof *vptr_p, 1, __builtin_return_address(0));
 }
 
 LU__API void __tsan_vptr_read(void **vptr_p)
 {
+    LU__FOOTPRINT(vptr_p, sizeof *vptr_p, false);
     if (LU__RECORDING())
         lu__plain_append(vptr_p, sizeof *vptr_p, 0, __builtin_return_address(0));
 }
@@ -627,6 +636,8 @@ LU__API void __tsan_vptr_read(void **vptr_p)
 /* Newer clangs call these instead of the libc functions. */
 LU__API void *__tsan_memcpy(void *dst, const void *src, size_t n)
 {
+    LU__FOOTPRINT(src, n, false);
+    LU__FOOTPRINT(dst, n, true);
     if (LU__RECORDING()) {
         lu__plain_append(src, n, 0, __builtin_return_address(0));
         lu__plain_append(dst, n, 1, __builtin_return_address(0));
@@ -636,6 +647,8 @@ LU__API void *__tsan_memcpy(void *dst, const void *src, size_t n)
 
 LU__API void *__tsan_memmove(void *dst, const void *src, size_t n)
 {
+    LU__FOOTPRINT(src, n, false);
+    LU__FOOTPRINT(dst, n, true);
     if (LU__RECORDING()) {
         lu__plain_append(src, n, 0, __builtin_return_address(0));
         lu__plain_append(dst, n, 1, __builtin_return_address(0));
@@ -645,6 +658,7 @@ LU__API void *__tsan_memmove(void *dst, const void *src, size_t n)
 
 LU__API void *__tsan_memset(void *dst, int c, size_t n)
 {
+    LU__FOOTPRINT(dst, n, true);
     if (LU__RECORDING())
         lu__plain_append(dst, n, 1, __builtin_return_address(0));
     return memset(dst, c, n);

@@ -100,6 +100,7 @@ void lu_sched_bug(const char *file, int line, const char *what)
 }
 
 volatile sig_atomic_t lu__in_bug;
+int lu_sched_footprint;
 
 void lu__sched_bug(const char *file, int line, const char *what)
 {
@@ -1501,6 +1502,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     }
 
     lu__explore_begin(s);
+    lu_sched_footprint = s->x_por;
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);
     t0->vc[0] = 1;
@@ -1519,6 +1521,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     t0->fs = fs;
     lu__switch_to(s, &s->ctl_sp, t0);
     lu__self = NULL;
+    lu_sched_footprint = 0;
     /* back on the controller: the execution is over, whoever did not
      * finish is abandoned where it stood */
     for (int i = 0; i < s->nthreads; i++)

@@ -627,6 +627,10 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n);
  * does nothing on other threads, outside a recorded step or when reduction
  * is off. Not a scheduling point. */
 void lu_sched_plain_access(const void *addr, size_t size, bool write);
+/* Nonzero while an execution whose reduction counts plain accesses runs in
+ * this process (one at a time): the hooks call lu_sched_plain_access only
+ * then, so that sampled and unreduced executions pay a load. */
+extern int lu_sched_footprint;
 
 /* A block the program just got from the allocator, [p, p+n): the models of
  * synchronization objects that lay there (in a block freed earlier in the

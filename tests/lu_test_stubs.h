@@ -24,6 +24,7 @@ int lu_sched_tls_keep(void *var, size_t size)
 }
 
 /* No reduction here: plain accesses name nothing. */
+int lu_sched_footprint;
 void lu_sched_plain_access(const void *addr, size_t size, bool write)
 {
     (void)addr;
