@@ -914,14 +914,18 @@ jobs)
     [[ $(grep -c '^FAIL: ' "$out") == 1 ]] || fail "with reduction: not the one distinct failure"
     # the executions do run at once: each logs its start and its end, and
     # some start before another ended (never with one lane)
+    # (two lanes on a loaded machine may happen to take turns: a few tries)
     for j in 1 2; do
-        rm -f overlap.log
-        OVERLAP_LOG=$WORK/overlap.log run 0 --jobs $j --strategy dfs --preemptions -1 --budget 0 --reduction off -- "$P/overlap"
-        has "summary: 19 executions in"
-        [[ $(grep -c S overlap.log) == 19 && $(grep -c E overlap.log) == 19 ]] || fail "not 19 starts and ends"
-        overlapped=$(tr -d '\n' <overlap.log | grep -c SS || true)
-        if [[ $j == 1 && $overlapped != 0 ]]; then fail "one lane ran executions at once"; fi
-        if [[ $j == 2 && $overlapped == 0 ]]; then fail "two lanes never ran executions at once"; fi
+        for try in 1 2 3 4 5; do
+            rm -f overlap.log
+            OVERLAP_LOG=$WORK/overlap.log run 0 --jobs $j --strategy dfs --preemptions -1 --budget 0 --reduction off -- "$P/overlap"
+            has "summary: 19 executions in"
+            [[ $(grep -c S overlap.log) == 19 && $(grep -c E overlap.log) == 19 ]] || fail "not 19 starts and ends"
+            overlapped=$(tr -d '\n' <overlap.log | grep -c SS || true)
+            if [[ $j == 1 && $overlapped != 0 ]]; then fail "one lane ran executions at once"; fi
+            [[ $j == 1 || $overlapped != 0 ]] && break
+            if [[ $try == 5 ]]; then fail "two lanes never ran executions at once"; fi
+        done
     done
     # a failure found by one of several lanes (each report is copied from
     # the lane's own areas): its report, and a replay file that replays it
