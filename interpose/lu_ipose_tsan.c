@@ -587,11 +587,35 @@ static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t 
                      0)
 
 /* The reduction's footprint of the running step (lu_sched_plain_access):
- * only while an execution with reduction runs, on its threads. */
+ * only while an execution with reduction runs, on its threads, and not on
+ * the thread's own stack, whose bounds each thread keeps for the execution
+ * (lu__own.gen is the execution's lu_sched_footprint). */
+struct lu__own_stack {
+    uintptr_t lo, len;
+    uint64_t gen;
+};
+static __thread struct lu__own_stack lu__own __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) void lu__footprint(const void *addr, size_t size, bool is_write)
+{
+    if (lu_sched_self() < 0)
+        return;
+    uint32_t gen = __atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED);
+    if (lu__own.gen != gen) {
+        lu_sched_private_stack(&lu__own.lo, &lu__own.len);
+        lu__own.gen = gen;
+        if ((uintptr_t)addr - lu__own.lo < lu__own.len)
+            return;
+    }
+    lu_sched_plain_access(addr, size, is_write);
+}
+
 #define LU__FOOTPRINT(addr, size, is_write)                                                                  \
     do {                                                                                                     \
-        if (__atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED) && lu_sched_self() >= 0)                  \
-            lu_sched_plain_access(addr, size, is_write);                                                     \
+        uint32_t g_ = __atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED);                                \
+        if (__builtin_expect(g_ != 0, 0) &&                                                                  \
+            (lu__own.gen != g_ || (uintptr_t)(addr)-lu__own.lo >= lu__own.len))                              \
+            lu__footprint(addr, size, is_write);                                                             \
     } while (0)
 
 #define LU_TSAN_PLAIN(op, bytes, is_write)                                                                   \
@@ -732,7 +756,8 @@ static inline struct lu__ipose_shadow *lu__shadow_get(void)
 
 __attribute__((constructor)) static void lu__shadow_keep(void)
 {
-    if (lu_sched_tls_keep(&lu__shadow_p, sizeof lu__shadow_p) != 0)
+    if (lu_sched_tls_keep(&lu__shadow_p, sizeof lu__shadow_p) != 0 ||
+        lu_sched_tls_keep(&lu__own, sizeof lu__own) != 0)
         lu_sched_bug(__FILE__, __LINE__, "lu_sched_tls_keep: the table is full");
 }
 

@@ -100,7 +100,7 @@ void lu_sched_bug(const char *file, int line, const char *what)
 }
 
 volatile sig_atomic_t lu__in_bug;
-int lu_sched_footprint;
+uint32_t lu_sched_footprint;
 
 void lu__sched_bug(const char *file, int line, const char *what)
 {
@@ -1502,7 +1502,10 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     }
 
     lu__explore_begin(s);
-    lu_sched_footprint = s->x_por;
+    if (s->x_por) {
+        static uint32_t gen;
+        lu_sched_footprint = ++gen ? gen : ++gen;
+    }
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);
     t0->vc[0] = 1;
@@ -1888,6 +1891,19 @@ void lu_sched_exit_point(uint16_t label)
 void **lu_sched_cleanup_chain(void)
 {
     return &lu__self->cleanup;
+}
+
+void lu_sched_private_stack(uintptr_t *lo, uintptr_t *len)
+{
+    /* A pool thread's frames take the top 64 KiB of its stack
+     * (lu__pool_main): the controlled thread's part ends that far above
+     * the bottom. */
+    const struct lu__thread *t = lu__self;
+    *lo = *len = 0;
+    if (t && t->stack_size > 65536 && t->stack_top > t->stack_size) {
+        *lo = t->stack_top - t->stack_size + 65536;
+        *len = t->stack_top - *lo;
+    }
 }
 
 uintptr_t lu_sched_entry_frame(void)

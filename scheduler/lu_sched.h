@@ -628,9 +628,16 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n);
  * is off. Not a scheduling point. */
 void lu_sched_plain_access(const void *addr, size_t size, bool write);
 /* Nonzero while an execution whose reduction counts plain accesses runs in
- * this process (one at a time): the hooks call lu_sched_plain_access only
- * then, so that sampled and unreduced executions pay a load. */
-extern int lu_sched_footprint;
+ * this process (one at a time), and another value in each such execution:
+ * the hooks call lu_sched_plain_access only then, so that sampled and
+ * unreduced executions pay a load, and know when what they keep per thread
+ * (lu_sched_private_stack) is from an earlier execution. */
+extern uint32_t lu_sched_footprint;
+/* The part [lo, lo+len) of the calling controlled thread's stack that only
+ * its own frames use, or len 0: plain accesses there are private, and the
+ * hooks leave them out (most are: a CAS's expected value, any local whose
+ * address is taken). Not a scheduling point. */
+void lu_sched_private_stack(uintptr_t *lo, uintptr_t *len);
 
 /* A block the program just got from the allocator, [p, p+n): the models of
  * synchronization objects that lay there (in a block freed earlier in the

@@ -306,13 +306,6 @@ void lu_sched_plain_access(const void *addr, size_t size, bool write)
     struct lu__thread *t = lu__self;
     if (!t || !t->s->x_por)
         return;
-    /* The thread's own stack is its own: most plain accesses are there (a
-     * CAS's expected value, any local whose address is taken). A pool
-     * thread's frames take the top 64 KiB of its stack (lu__pool_main), so
-     * the controlled thread's part ends that far above its bottom. */
-    uintptr_t a0 = (uintptr_t)addr;
-    if (a0 < t->stack_top && t->stack_size > 65536 && a0 >= t->stack_top - t->stack_size + 65536)
-        return;
     struct lu__por_sig *g = lu__por_running_step(t);
     if (!g || (g->flags & LU__PS_ALL))
         return;

@@ -8,6 +8,7 @@
 #define LU_TEST_STUBS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,7 +25,11 @@ int lu_sched_tls_keep(void *var, size_t size)
 }
 
 /* No reduction here: plain accesses name nothing. */
-int lu_sched_footprint;
+uint32_t lu_sched_footprint;
+void lu_sched_private_stack(uintptr_t *lo, uintptr_t *len)
+{
+    *lo = *len = 0;
+}
 void lu_sched_plain_access(const void *addr, size_t size, bool write)
 {
     (void)addr;
