@@ -615,6 +615,10 @@ static void lu__on_fatal(void *arg, int kind, int code, int tid, uintptr_t pc)
 {
     (void)arg;
     struct lu_drv_fatal *f = &L->fatal;
+    /* the abort of lineup's own invariant (lu__on_bug said so): not the
+     * code's crash */
+    if (__atomic_load_n(&f->kind, __ATOMIC_ACQUIRE) == LU_DRV_FATAL_INTERNAL)
+        return;
     if (kind == LU_SCHED_FATAL_NONE) { /* the exec announced failed */
         __atomic_store_n(&f->kind, 0, __ATOMIC_RELEASE);
         return;

@@ -99,14 +99,10 @@ void lu_sched_bug(const char *file, int line, const char *what)
     lu__sched_bug(file, line, what);
 }
 
-volatile sig_atomic_t lu__in_bug;
 uint32_t lu_sched_footprint;
 
 void lu__sched_bug(const char *file, int line, const char *what)
 {
-    /* the abort below is no crash of the code under test: the fatal
-     * handler must not report it as one over what the hook reported */
-    lu__in_bug = 1;
     char buf[512];
     int n = snprintf(buf, sizeof buf, "lineup: internal error at %s:%d: %s\n", file, line, what);
     lu_sched_bug_hook *hook = lu__bug_hook;
@@ -951,6 +947,17 @@ static void *lu__pool_main(void *arg)
     char here;
     t->fs = lu__thread_pointer();
     t->stack_top = ((uintptr_t)&here - 64 * 1024) & ~(uintptr_t)63;
+    /* glibc puts the thread's control block and static TLS at the top of
+     * the size asked for: the stack's bottom is what it reports */
+    t->stack_lo = t->stack_top;
+    pthread_attr_t a;
+    void *lo;
+    size_t sz;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &sz) == 0 && (uintptr_t)lo < t->stack_top)
+            t->stack_lo = (uintptr_t)lo;
+        pthread_attr_destroy(&a);
+    }
     lu__give(&s->pool_ready);
     while (!__atomic_load_n(&s->shutdown, __ATOMIC_ACQUIRE) && !__atomic_load_n(&t->retire, __ATOMIC_ACQUIRE))
         lu__take(&t->baton);
@@ -989,6 +996,7 @@ static int lu__slot_map(struct lu_sched *s, struct lu__thread *t, size_t size)
     t->real = 0;
     t->fs = 0; /* never loaded: a shared TLS runs every thread on the controller's */
     t->stack_top = ((uintptr_t)m + len - 256) & ~(uintptr_t)63;
+    t->stack_lo = (uintptr_t)m + LU__SLOT_GUARD;
     t->stack_size = size;
     return 0;
 }
@@ -1895,14 +1903,11 @@ void **lu_sched_cleanup_chain(void)
 
 void lu_sched_private_stack(uintptr_t *lo, uintptr_t *len)
 {
-    /* A pool thread's frames take the top 64 KiB of its stack
-     * (lu__pool_main): the controlled thread's part ends that far above
-     * the bottom. */
     const struct lu__thread *t = lu__self;
     *lo = *len = 0;
-    if (t && t->stack_size > 65536 && t->stack_top > t->stack_size) {
-        *lo = t->stack_top - t->stack_size + 65536;
-        *len = t->stack_top - *lo;
+    if (t && t->stack_lo && t->stack_lo < t->stack_top) {
+        *lo = t->stack_lo;
+        *len = t->stack_top - t->stack_lo;
     }
 }
 

@@ -309,6 +309,18 @@ void lu_sched_plain_access(const void *addr, size_t size, bool write)
     struct lu__por_sig *g = lu__por_running_step(t);
     if (!g || (g->flags & LU__PS_ALL))
         return;
+    /* Another thread's stack: its owner's own accesses there are left out
+     * (the hooks take a thread's stack as private), so this step is
+     * dependent with everything, those included (a local passed by
+     * address to a thread that races with its owner). */
+    uintptr_t a0 = (uintptr_t)addr;
+    for (int u = 0; u < t->s->nthreads; u++) {
+        const struct lu__thread *o = &t->s->threads[u];
+        if (o != t && o->stack_lo && a0 >= o->stack_lo && a0 < o->stack_top) {
+            g->flags |= LU__PS_ALL;
+            return;
+        }
+    }
     uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + (size ? size : 1);
     if ((end - a + 7) / 8 > LU__POR_PLAIN_WORDS) {
         g->flags |= LU__PS_ALL;

@@ -328,6 +328,7 @@ struct lu__thread {
     uintptr_t fs;            /* its thread pointer (FS base) */
     uintptr_t stack_top;     /* where a fresh context starts on its stack */
     uintptr_t entry_frame;   /* lu__thread_main's frame (lu_sched_entry_frame) */
+    uintptr_t stack_lo;      /* the lowest address of its stack (below stack_top) */
     size_t stack_size;       /* of that stack */
     void *sp;                /* saved stack pointer while switched out */
     struct lu__tls_view tls; /* under a shared TLS: its values while it is switched out */
@@ -678,8 +679,7 @@ void lu__once_abandon(struct lu__thread *t);
 /* The program has a signal handler (lu_sched_note_signal_handler): a signal
  * may find a thread between its last operation and its end. */
 extern bool lu__sig_handlers;
-/* lu__sched_bug is aborting the process (lu__fatal_handler stays quiet). */
-extern volatile sig_atomic_t lu__in_bug;
+
 /* t's running step changed the sync object obj where no scheduling point
  * shows it (a thread ending releases its robust mutexes) */
 void lu__por_touch_sync(struct lu__thread *t, const void *obj);

@@ -348,9 +348,7 @@ static void lu__fatal_handler(int sig, siginfo_t *si, void *ucv)
     uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
     struct lu__thread *t = lu__self;
     struct lu_sched_config *cfg = lu__fatal_cfg();
-    if (lu__in_bug)
-        ; /* lineup's own abort (lu__sched_bug): its hook said so already */
-    else if (cfg && cfg->on_fatal)
+    if (cfg && cfg->on_fatal)
         cfg->on_fatal(cfg->on_fatal_arg, LU_SCHED_FATAL_SIGNAL, sig, t ? t->id : -1, pc);
     else if (lu__fatal_fallback)
         lu__fatal_fallback(lu__fatal_fallback_arg, LU_SCHED_FATAL_SIGNAL, sig, -1, pc);

@@ -309,6 +309,20 @@ por_sync)
         run 1 --strategy dfs --preemptions $b -- "$P/por_rw"
         has "FAIL: assertion failure: \`r == 0'"
     done
+    # racing plain accesses order the steps that make them: with
+    # reduction as without (a local passed by address; a heap block right
+    # below a thread's stack, under TLS per thread)
+    for p in plain_race plain_race_big; do
+        for r in on off; do
+            run 1 --strategy dfs --preemptions -1 --reduction $r -- "$P/$p"
+            has "FAIL: assertion failure: \`r == 0'"
+        done
+    done
+    # lineup's own invariant failing in an execution is lineup's error
+    run 3 --strategy dfs -- "$P/internal_bug"
+    has "internal error at"
+    has "verdict: ERROR"
+    lacks "FAIL: abort"
     # a waiter that gives up after up to --spin-bound looks does so in
     # some schedule (half the bound, and near it)
     run 1 --strategy dfs -- "$P/por_spin500"
