@@ -262,20 +262,46 @@ static inline bool lu_ipose_ts_bad(const struct timespec *ts)
 
 /* ---- virtual time ----
  * Under control the wall clocks read the execution's virtual time
- * (lu_sched_time) from where each clock stood when the process started: a
- * sleep moves it on by what it asked for, a timed wait that gave up to its
- * deadline, and each read by a microsecond (natively two reads differ, and a
- * loop that polls the clock until a deadline ends). So a program that
- * measures time runs the same on the same schedule, and no sleep or timeout
- * is shorter than it asked for. */
-#define LU__IPOSE_CLOCKS 12 /* clockid_t values 0..11 */
+ * (lu_sched_time) from a fixed point: a sleep moves it on by what it asked
+ * for, a timed wait that gave up to its deadline, and each read by a
+ * microsecond (natively two reads differ, and a loop that polls the clock
+ * until a deadline ends). So a program that measures time runs the same on
+ * the same schedule, in every process (a replay, a shard on another
+ * machine), and no sleep or timeout is shorter than it asked for. */
 #define LU__IPOSE_CLOCK_READ_NS 1000
-static uint64_t lu__ipose_clock_base[LU__IPOSE_CLOCKS];
+#define LU__IPOSE_TIME_MAX (1ULL << 62) /* ns of virtual time at most (146 years): sums stay in range */
+#define LU__IPOSE_EPOCH_S 1767225600ULL /* the realtime clocks start at 2026-01-01 00:00:00 UTC */
+#define LU__IPOSE_UPTIME_S 1000ULL      /* the monotonic ones, as 1000 s after a boot */
+
+/* A clock's reading at virtual time 0, in ns, or 0 for the clocks that stay
+ * real: CPU time, the alarm clocks (not on every machine), ids that name
+ * no clock. */
+static uint64_t lu__ipose_clock_base(clockid_t clk)
+{
+    switch (clk) {
+    case CLOCK_REALTIME:
+    case CLOCK_REALTIME_COARSE:
+        return LU__IPOSE_EPOCH_S * 1000000000ULL;
+    case CLOCK_TAI:
+        return (LU__IPOSE_EPOCH_S + 37) * 1000000000ULL; /* TAI - UTC since 2017 */
+    case CLOCK_MONOTONIC:
+    case CLOCK_MONOTONIC_RAW:
+    case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_BOOTTIME:
+        return LU__IPOSE_UPTIME_S * 1000000000ULL;
+    default:
+        return 0;
+    }
+}
 
 static bool lu__ipose_clock_virtual(clockid_t clk)
 {
-    return clk >= 0 && clk < LU__IPOSE_CLOCKS && clk != CLOCK_PROCESS_CPUTIME_ID &&
-           clk != CLOCK_THREAD_CPUTIME_ID;
+    return lu__ipose_clock_base(clk) != 0;
+}
+
+static uint64_t lu__ipose_time_add(uint64_t a, uint64_t b)
+{
+    return a >= LU__IPOSE_TIME_MAX || b >= LU__IPOSE_TIME_MAX - a ? LU__IPOSE_TIME_MAX : a + b;
 }
 
 static uint64_t lu__ipose_ts_ns(const struct timespec *ts)
@@ -290,8 +316,8 @@ static uint64_t lu__ipose_ts_ns(const struct timespec *ts)
 /* The virtual time at which clock clk reads abs (0: before the start). */
 static uint64_t lu__ipose_clock_at(clockid_t clk, const struct timespec *abs)
 {
-    uint64_t ns = lu__ipose_ts_ns(abs), base = lu__ipose_clock_base[clk];
-    return ns > base ? ns - base : 0;
+    uint64_t ns = lu__ipose_ts_ns(abs), base = lu__ipose_clock_base(clk);
+    return ns > base ? lu__ipose_time_add(0, ns - base) : 0;
 }
 
 /* A timed wait's result: one that gave up waited until its deadline. */
@@ -312,28 +338,16 @@ static inline clockid_t lu_ipose_cond_clock(const pthread_cond_t *c)
 /* A relative sleep of ns: a spin hint, after which its time has passed. */
 #define LU_IPOSE_SLEEP(ns, label)                                                                            \
     do {                                                                                                     \
-        uint64_t lu__wake_ = lu_sched_time() + (ns);                                                         \
+        uint64_t lu__wake_ = lu__ipose_time_add(lu_sched_time(), (ns));                                      \
         lu_sched_yield(label);                                                                               \
         lu_sched_time_reach(lu__wake_);                                                                      \
     } while (0)
 
-/* Where each clock stands when the process starts: before `lineup run`'s
- * fork server and a Line-Up worker's first execution, so that every
- * execution sees the same times. */
-__attribute__((constructor)) static void lu__ipose_clock_start(void)
-{
-    for (clockid_t clk = 0; clk < LU__IPOSE_CLOCKS; clk++) {
-        struct timespec ts;
-        if (lu__ipose_clock_virtual(clk) && LU_IPOSE_REAL(clock_gettime)(clk, &ts) == 0)
-            lu__ipose_clock_base[clk] = lu__ipose_ts_ns(&ts);
-    }
-}
-
 static void lu__ipose_clock_read(clockid_t clk, struct timespec *ts)
 {
     uint64_t now = lu_sched_time();
-    lu_sched_time_reach(now + LU__IPOSE_CLOCK_READ_NS);
-    uint64_t ns = lu__ipose_clock_base[clk] + now;
+    lu_sched_time_reach(lu__ipose_time_add(now, LU__IPOSE_CLOCK_READ_NS));
+    uint64_t ns = lu__ipose_clock_base(clk) + now;
     ts->tv_sec = (time_t)(ns / 1000000000u);
     ts->tv_nsec = (long)(ns % 1000000000u);
 }
@@ -895,12 +909,25 @@ static _Unwind_Reason_Code lu__ipose_unwind_stop(int version, _Unwind_Action act
     return _URC_NO_REASON;
 }
 
+/* A catch (...) that does not rethrow destroys the exception, and the
+ * thread would go on after its pthread_exit: glibc aborts the process
+ * then. An abort from here would read as lineup's own, so the execution
+ * ends as an unsupported call, which names what happened. */
+static void lu__ipose_exit_swallowed(_Unwind_Reason_Code code, struct _Unwind_Exception *exc)
+{
+    (void)code;
+    (void)exc;
+    lu_sched_unsupported("a catch (...) that does not rethrow pthread_exit's unwinding (glibc aborts: FATAL: "
+                         "exception not rethrown)");
+}
+
 static void lu__ipose_forced_unwind(void *ret) __attribute__((noreturn));
 static void lu__ipose_forced_unwind(void *ret)
 {
     int self = lu_sched_self();
     struct _Unwind_Exception *exc = &lu__ipose_exit_exc[self];
     memset(exc, 0, sizeof *exc);
+    exc->exception_cleanup = lu__ipose_exit_swallowed;
     memcpy(&exc->exception_class, "LU\0\0EXIT", sizeof exc->exception_class);
     lu__ipose_exit_ret[self] = ret;
     _Unwind_ForcedUnwind(exc, lu__ipose_unwind_stop, NULL);
@@ -1424,9 +1451,12 @@ LU_IPOSE_EXPORT int clock_nanosleep(clockid_t clk, int flags, const struct times
                                     struct timespec *rem)
 {
     LU_IPOSE_PASS(clock_nanosleep, (clk, flags, req, rem));
-    /* glibc refuses the calling thread's own CPU clock */
+    /* glibc refuses the calling thread's own CPU clock, and the kernel the
+     * clocks it cannot sleep on */
     if (lu_ipose_ts_bad(req) || clk == CLOCK_THREAD_CPUTIME_ID)
         return EINVAL;
+    if (clk == CLOCK_MONOTONIC_RAW || clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE)
+        return EOPNOTSUPP;
     if (!lu__ipose_clock_virtual(clk)) {
         lu_sched_yield(LU_IPOSE_L(clock_nanosleep));
     } else if (flags & TIMER_ABSTIME) {

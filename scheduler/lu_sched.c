@@ -881,7 +881,7 @@ static void lu__finish(struct lu__thread *t, void *ret)
 {
     struct lu_sched *s = t->s;
     lu__run_tsd_dtors(t);
-    if (t->once_running)
+    if (t->once_depth)
         lu__once_abandon(t);
     /* A thread's end shows to others when it holds a robust mutex (its owner
      * dies, EOWNERDEAD) or when a signal may find it alive or gone: after
@@ -926,9 +926,9 @@ void lu__thread_main(struct lu__thread *t)
     errno = 0; /* as in a new thread, and the same in every execution */
     /* a parked thread (lu_sched_spawn_parked) starts here: its point may
      * have taken signals meanwhile, as lu__point's may */
+    t->entry_frame = (uintptr_t)__builtin_frame_address(0);
     if (__builtin_expect(t->k == LU_SCHED_K_SIGNAL, 0))
         lu__dispatch_signals(t);
-    t->entry_frame = (uintptr_t)__builtin_frame_address(0);
     void *ret = t->fn(t->arg);
     lu__finish(t, ret);
 }
@@ -1126,7 +1126,7 @@ static void lu__thread_reset(struct lu__thread *t)
     memset(&t->sigs, 0, sizeof t->sigs);
     t->async_depth = 0;
     t->cleanup = NULL;
-    t->once_running = NULL;
+    t->once_depth = 0;
     if (t->has_tsd) {
         memset(t->tsd, 0, sizeof t->tsd);
         t->has_tsd = false;

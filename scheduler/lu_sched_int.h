@@ -118,6 +118,7 @@ static inline bool lu__rw_read_free(const struct lu__obj *o)
 
 #define LU__OCACHE 64      /* object cache slots (a power of two) */
 #define LU__OBJS_KEEP 1024 /* objects kept from one execution to the next; more: the table is emptied */
+#define LU__ONCE_NEST 8    /* once routines inside once routines a thread's exit resets */
 #define LU__POR_KEYS 8     /* locations/objects a signature names before it becomes "everything" */
 #define LU__POR_ALTS 6     /* explored alternatives per step that can put a thread to sleep */
 #define LU__POR_ENTS 8     /* sleeping threads per step */
@@ -309,11 +310,6 @@ struct lu__tls_view {
     unsigned char kept[LU_SCHED_TLS_KEEP_BYTES] __attribute__((aligned(8)));
 };
 
-struct lu__once_run {
-    void *once;
-    struct lu__once_run *outer;
-};
-
 struct lu__thread {
     int id;
     /* in the handler of a signal lineup did not deliver (lu_sched_async_enter):
@@ -380,9 +376,12 @@ struct lu__thread {
     uint64_t barrier_gen;
 
     void *cleanup; /* lu_sched_cleanup_chain */
-    /* the once routines this thread runs, innermost first (on its stack):
-     * one it leaves by exiting is not done, as with glibc */
-    struct lu__once_run *once_running;
+    /* the once routines this thread runs, outermost first (nested deeper
+     * than LU__ONCE_NEST: not kept): one it leaves by exiting is not done,
+     * as with glibc. Addresses, not pointers into its stack, which an
+     * exception thrown out of a routine leaves behind. */
+    void *once_running[LU__ONCE_NEST];
+    int once_depth;
 
     bool has_tsd; /* some tsd[] slot was set in this execution */
     void *tsd[LU__MAX_KEYS];

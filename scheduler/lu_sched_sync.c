@@ -681,10 +681,12 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label)
     }
     o->u.once.state = 1;
     lu__sync_changed(t, o);
-    struct lu__once_run run = {once, t->once_running};
-    t->once_running = &run;
+    int depth = t->once_depth;
+    if (depth < LU__ONCE_NEST)
+        t->once_running[depth] = once;
+    t->once_depth = depth + 1;
     init();
-    t->once_running = run.outer;
+    t->once_depth = depth;
     o = lu__obj_find(t->s, once);
     o->u.once.state = 2;
     lu__sync_changed(t, o);
@@ -693,15 +695,18 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label)
 
 void lu__once_abandon(struct lu__thread *t)
 {
-    for (struct lu__once_run *r = t->once_running; r; r = r->outer) {
-        struct lu__obj *o = lu__obj_find(t->s, r->once);
-        if (!o || o->type != LU__O_ONCE)
+    int n = t->once_depth < LU__ONCE_NEST ? t->once_depth : LU__ONCE_NEST;
+    for (int i = 0; i < n; i++) {
+        /* still running: an exception thrown out of the routine may have
+         * left a record of one a later call completed */
+        struct lu__obj *o = lu__obj_find(t->s, t->once_running[i]);
+        if (!o || o->type != LU__O_ONCE || o->u.once.state != 1)
             continue;
         o->u.once.state = 0;
         lu__sync_changed(t, o);
-        lu__por_touch_sync(t, r->once);
+        lu__por_touch_sync(t, t->once_running[i]);
     }
-    t->once_running = NULL;
+    t->once_depth = 0;
 }
 
 bool lu__mutexes_held_robust(const struct lu__thread *t)
