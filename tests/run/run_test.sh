@@ -334,7 +334,7 @@ vtime)
     # virtual time: sleeps and timed waits that gave up last what they
     # asked for, by every clock, and the clock is the same on the same
     # schedule (it was uncontrolled nondeterminism)
-    for p in vtime vtime_timedwait vtime_poll vtime_branch; do
+    for p in vtime vtime_timedwait vtime_poll vtime_branch vtime_forever; do
         run 0 --strategy dfs --preemptions -1 -- "$P/$p"
         has "every schedule of the program was explored"
     done

@@ -12,6 +12,9 @@
  *                by the condition's clock (realtime or monotonic): the
  *                clock reads at least the deadline after it.
  *   -DPOLL       a loop that polls the clock, with no sleep, ends.
+ *   -DFOREVER    the clocks start at the fixed point run.md names, and a
+ *                wait with a deadline at the end of time that gives up
+ *                leaves them saturated, not wrapped.
  *   -DBRANCH     a thread that does more or less by what the clock says:
  *                the same on the same schedule (it was uncontrolled
  *                nondeterminism).
@@ -66,6 +69,25 @@ int main(void)
 {
     wait_by(CLOCK_REALTIME);
     wait_by(CLOCK_MONOTONIC);
+    return 0;
+}
+#elif defined(FOREVER)
+#include <semaphore.h>
+int main(void)
+{
+    /* the clocks start at the documented fixed point */
+    assert(time(NULL) == 1767225600);
+    assert(ns_of(CLOCK_MONOTONIC) / 1000000000u == 1000);
+    /* a wait nobody ends, with a deadline at the end of time, gives up:
+     * the clocks saturate, they do not wrap */
+    sem_t s;
+    sem_init(&s, 0, 0);
+    struct timespec never = {.tv_sec = INT64_MAX, .tv_nsec = 0};
+    uint64_t before = ns_of(CLOCK_MONOTONIC);
+    assert(sem_clockwait(&s, CLOCK_MONOTONIC, &never) == -1 && errno == ETIMEDOUT);
+    uint64_t after = ns_of(CLOCK_MONOTONIC), later = ns_of(CLOCK_MONOTONIC);
+    assert(after > before && later >= after);
+    assert(time(NULL) > 1767225600);
     return 0;
 }
 #elif defined(POLL)
