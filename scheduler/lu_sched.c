@@ -83,6 +83,8 @@ void lu_sched_set_label_names(lu_sched_label_fn fn)
 
 const char *lu_sched_label_name(uint16_t label)
 {
+    if (label == LU_SCHED_L_THREAD_END)
+        return "the thread's end";
     const char *n = lu__label_fn ? lu__label_fn(label) : NULL;
     return n ? n : "?";
 }
@@ -888,8 +890,9 @@ static void lu__finish(struct lu__thread *t, void *ret)
      * its last operation it is still alive for a while, so the end is a
      * scheduling point of its own there. Elsewhere only a join sees it,
      * which the end enables whenever it comes. */
-    if ((s->robust_used && lu__mutexes_held_robust(t)) || lu__sig_handlers)
-        lu__point(t, LU_SCHED_K_THREAD_END, NULL, 0);
+    if ((s->robust_used && lu__mutexes_held_robust(t)) ||
+        __atomic_load_n(&lu__sig_handlers, __ATOMIC_RELAXED))
+        lu__point(t, LU_SCHED_K_THREAD_END, NULL, LU_SCHED_L_THREAD_END);
     if (s->robust_used)
         lu__mutexes_orphan(t);
     t->retval = ret;
@@ -1512,7 +1515,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     lu__explore_begin(s);
     if (s->x_por) {
         static uint32_t gen;
-        lu_sched_footprint = ++gen ? gen : ++gen;
+        __atomic_store_n(&lu_sched_footprint, ++gen ? gen : ++gen, __ATOMIC_RELAXED);
     }
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);
@@ -1532,7 +1535,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     t0->fs = fs;
     lu__switch_to(s, &s->ctl_sp, t0);
     lu__self = NULL;
-    lu_sched_footprint = 0;
+    __atomic_store_n(&lu_sched_footprint, 0, __ATOMIC_RELAXED);
     /* back on the controller: the execution is over, whoever did not
      * finish is abandoned where it stood */
     for (int i = 0; i < s->nthreads; i++)

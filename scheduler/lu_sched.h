@@ -923,6 +923,9 @@ void lu_sched_set_signal_deliver(void (*fn)(int sig));
  * alive, as natively. Stays set for the process. Any thread; not a
  * scheduling point. */
 void lu_sched_note_signal_handler(void);
+/* The label of that scheduling point at a thread's end: the scheduler's
+ * own, named by lu_sched_label_name whatever the layer above names. */
+#define LU_SCHED_L_THREAD_END 0xffffu
 
 /* What a controlled thread's signal mask is as far as signals lineup
  * delivers itself are concerned: all threads of an execution share one

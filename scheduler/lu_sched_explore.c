@@ -1242,6 +1242,13 @@ static int lu__draw_giveup(struct lu_sched *s, uint64_t allowed, uint64_t timed)
     return __builtin_ctzll(timed);
 }
 
+/* The spinning threads that may be chosen at a cost of one preemption:
+ * those within the bound. */
+static inline uint64_t lu__spin_within(uint64_t spin_alt, uint16_t base, int bound)
+{
+    return bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0;
+}
+
 /* Ends the execution at a choice as covered by explored ones (asleep
  * everywhere, or a prefix whose trace was explored): lu__choose's -1. */
 static int lu__por_cut(struct lu_sched *s)
@@ -1462,7 +1469,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * at the next node that branches, or lets it run to its end if
          * none does; and nine look-ups in ten were at such nodes, each a
          * cache miss that cut nothing (docs/por.md, section 8, "Where"). */
-        if (pc && !lu__several(allowed | (bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0)))
+        if (pc && !lu__several(allowed | lu__spin_within(spin_alt, base, bound)))
             pc = false;
         unsigned budget = bound < 0 ? 255 : (unsigned)(bound - base);
         /* the bucket is a cache miss more often than not: ask for it
@@ -1512,7 +1519,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         }
         /* a give-up costs a preemption, as DFS counts it: within the bound
          * only (a drawn one past it left later nodes with nothing allowed) */
-        uint64_t timed = bound < 0 || (unsigned)base + 1 <= (unsigned)bound ? spin_alt : 0;
+        uint64_t timed = lu__spin_within(spin_alt, base, bound);
         int giveup = s->x_rand && timed ? lu__draw_giveup(s, allowed, timed) : -1;
         if (giveup >= 0) {
             chosen = giveup;
