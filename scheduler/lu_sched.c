@@ -1929,8 +1929,8 @@ bool lu_sched_own_stack(void **addr, size_t *size)
     const struct lu__thread *t = lu__self;
     if (!t || !t->map)
         return false;
-    *addr = (char *)t->map + LU__SLOT_GUARD;
-    *size = t->map_len - LU__SLOT_GUARD;
+    *addr = (void *)t->stack_lo; /* the mapping above its guard (lu__slot_map) */
+    *size = (uintptr_t)t->map + t->map_len - t->stack_lo;
     return true;
 }
 

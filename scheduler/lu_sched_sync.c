@@ -115,13 +115,31 @@ int lu_sched_mutex_consistent(void *m)
     return 0;
 }
 
+/* A robust mutex of this execution that t holds: its end orphans it. */
+static bool lu__robust_held_by(const struct lu_sched *s, const struct lu__obj *o, const struct lu__thread *t)
+{
+    return o->epoch == s->epoch && o->type == LU__O_MUTEX && o->u.mutex.robust && o->u.mutex.owner == t->id;
+}
+
+bool lu__mutexes_held_robust(const struct lu__thread *t)
+{
+    const struct lu_sched *s = t->s;
+    struct lu__obj *o, *tmp;
+    HASH_ITER(hh, s->objs, o, tmp)
+    {
+        if (lu__robust_held_by(s, o, t))
+            return true;
+    }
+    return false;
+}
+
 void lu__mutexes_orphan(struct lu__thread *t)
 {
     struct lu_sched *s = t->s;
     struct lu__obj *o, *tmp;
     HASH_ITER(hh, s->objs, o, tmp)
     {
-        if (o->epoch != s->epoch || o->type != LU__O_MUTEX || !o->u.mutex.robust || o->u.mutex.owner != t->id)
+        if (!lu__robust_held_by(s, o, t))
             continue;
         o->u.mutex.owner = -1;
         o->u.mutex.count = 0;
@@ -707,16 +725,4 @@ void lu__once_abandon(struct lu__thread *t)
         lu__por_touch_sync(t, t->once_running[i]);
     }
     t->once_depth = 0;
-}
-
-bool lu__mutexes_held_robust(const struct lu__thread *t)
-{
-    const struct lu_sched *s = t->s;
-    struct lu__obj *o, *tmp;
-    HASH_ITER(hh, s->objs, o, tmp)
-    {
-        if (o->epoch == s->epoch && o->type == LU__O_MUTEX && o->u.mutex.robust && o->u.mutex.owner == t->id)
-            return true;
-    }
-    return false;
 }
