@@ -90,6 +90,12 @@ uint64_t lu__ipose_plain_log_total(void);
  * returns how many. Any thread; a record being appended meanwhile may be
  * copied torn (above). */
 size_t lu__ipose_plain_log_copy(struct lu__ipose_plain_rec *out, size_t max);
+/* A plain access of [addr, addr + size) by the instrumented code at pc
+ * that the compiler did not instrument (libc's memory and string functions,
+ * lu_ipose_libc.c): joins the running step's footprint and, when recording,
+ * the log and the race detector, as an instrumented access would. Not a
+ * scheduling point; any thread. */
+void lu__ipose_plain_range(const void *addr, size_t size, bool is_write, void *pc);
 
 /* ---- Shadow call stack ----
  * Kept per thread by __tsan_func_entry/__tsan_func_exit of instrumented

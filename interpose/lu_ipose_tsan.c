@@ -688,6 +688,13 @@ LU__API void *__tsan_memset(void *dst, int c, size_t n)
     return memset(dst, c, n);
 }
 
+void lu__ipose_plain_range(const void *addr, size_t size, bool is_write, void *pc)
+{
+    LU__FOOTPRINT(addr, size, is_write);
+    if (LU__RECORDING())
+        lu__plain_append(addr, size, is_write, pc);
+}
+
 void lu__ipose_plain_log_enable(bool on)
 {
     __atomic_store_n(&lu__ipose_record_plain, on ? 1 : 0, __ATOMIC_RELAXED);

@@ -14,6 +14,7 @@
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 
 /* ---- two unsynchronized threads ---- */
 
@@ -480,6 +481,48 @@ void *race_bytes_main(void *variant)
     pthread_create(&t[1], NULL, race_bytes_bd, variant == RACE_FIXED ? NULL : (void *)1);
     pthread_join(t[0], NULL);
     pthread_join(t[1], NULL);
+    return NULL;
+}
+
+/* ---- libc's memory and string functions ---- */
+
+char race_libc_buf[32];
+static char race_libc_other[32];
+
+/* so that the compiler cannot expand the calls inline */
+static size_t race_opaque(size_t n)
+{
+    __asm__("" : "+r"(n));
+    return n;
+}
+
+__attribute__((noinline)) void *race_libc_writer(void *arg)
+{
+    (void)arg;
+    memset(race_libc_buf, 'a', race_opaque(16));
+    return NULL;
+}
+
+__attribute__((noinline)) void *race_libc_copier(void *src)
+{
+    char local[16];
+    memcpy(local, src, race_opaque(sizeof local));
+    return local[0] == 'a' ? src : NULL;
+}
+
+__attribute__((noinline)) void *race_libc_comparer(void *src)
+{
+    return strcmp(src, "a") == 0 ? src : NULL;
+}
+
+void *race_libc_main(void *variant)
+{
+    char *src = variant == RACE_FIXED ? race_libc_other : race_libc_buf;
+    pthread_t t[2];
+    pthread_create(&t[0], NULL, race_libc_writer, NULL);
+    pthread_create(&t[1], NULL, variant == RACE_LIBC_STRCMP ? race_libc_comparer : race_libc_copier, src);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
     return NULL;
 }
 

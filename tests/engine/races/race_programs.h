@@ -103,6 +103,17 @@ struct race_bytes_s {
 void *race_bytes_main(void *variant);
 extern struct race_bytes_s race_bytes;
 
+/* One thread memsets race_libc_buf while another copies it with memcpy
+ * (buggy), compares it with strcmp (RACE_LIBC_STRCMP), or copies another
+ * buffer (fixed): libc calls the instrumentation leaves alone, seen
+ * through lu_ipose_libc.c. */
+#define RACE_LIBC_STRCMP ((void *)2)
+void *race_libc_main(void *variant);
+void *race_libc_writer(void *arg);
+void *race_libc_copier(void *src);
+void *race_libc_comparer(void *src);
+extern char race_libc_buf[32];
+
 /* Thread 1 writes race_some_data then sets an atomic flag; thread 2 writes
  * the data only if it does not see the flag yet: a race on the schedules
  * where thread 2 looks first, none on the others. */

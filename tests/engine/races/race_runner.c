@@ -402,6 +402,29 @@ static void test_bytes(void)
     pair("neighbouring fields", race_bytes_main, &race_bytes.c, sizeof race_bytes.c, 1);
 }
 
+/* Both sides of each report are in libc calls: the memset and the reader. */
+static void expect_libc(const char *what, const char *reader)
+{
+    for (int i = 0; i < sh->nrep; i++) {
+        const struct lu_ipose_race *r = &sh->rep[i];
+        bool writer = strcmp(fn_at(r->pc[0]), "race_libc_writer") == 0 ||
+                      strcmp(fn_at(r->pc[1]), "race_libc_writer") == 0;
+        bool read = strcmp(fn_at(r->pc[0]), reader) == 0 || strcmp(fn_at(r->pc[1]), reader) == 0;
+        CHECK(writer && read, "%s: report %d pairs race_libc_writer with %s (%s, %s)", what, i, reader,
+              fn_at(r->pc[0]), fn_at(r->pc[1]));
+    }
+}
+
+static void test_libc(void)
+{
+    pair("memset/memcpy", race_libc_main, race_libc_buf, sizeof race_libc_buf, 1);
+    struct child c = explore(race_libc_main, RACE_BUGGY, race_libc_buf, sizeof race_libc_buf);
+    expect_libc("memset/memcpy", "race_libc_copier");
+    c = explore(race_libc_main, RACE_LIBC_STRCMP, race_libc_buf, sizeof race_libc_buf);
+    expect_races("memset/strcmp", &c, true);
+    expect_libc("memset/strcmp", "race_libc_comparer");
+}
+
 static void test_sometimes(void)
 {
     struct child c = explore(race_some_main, NULL, &race_some_data, sizeof race_some_data);
@@ -553,6 +576,7 @@ static const struct group {
     {"cond", test_cond},
     {"read_read", test_read_read},
     {"bytes", test_bytes},
+    {"libc", test_libc},
     {"sometimes", test_sometimes},
     {"heap", test_heap},
     {"relaxed", test_relaxed},

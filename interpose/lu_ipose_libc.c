@@ -1,0 +1,431 @@
+/*
+ * lu_ipose_libc: libc's memory and string functions, as plain accesses.
+ *
+ * gcc's ThreadSanitizer instrumentation leaves a call to memcpy, memset or
+ * memmove a call to libc (lu_ipose_tsan.def), and neither compiler
+ * instruments what strlen or strcmp read. Uninstrumented, such a call on
+ * shared memory was invisible to the reduction: a harness whose reader
+ * copies a shared struct with memcpy between two visible operations of a
+ * writer passed with reduction on and failed with it off
+ * (tests/lineup/harnesses/memcpy_race.c). libtsan intercepts these calls
+ * for the same reason; lineup defines them in liblineup.so, which comes
+ * before libc in every lookup that reaches code under test (the driver
+ * links it, and so do programs built by lineup-cc), reports the bytes each
+ * one touches as the instrumentation's hooks do (the reduction's footprint
+ * and the race detector), and calls libc's.
+ *
+ * Not scheduling points. Calls made by lineup's own code (this library) are
+ * not accesses of the code under test and are left out. Libraries built
+ * without lineup-cc that call these through their PLT (libstdc++) are
+ * counted, which only makes the reduction more careful. Calls libc makes
+ * internally do not come here. Each function costs one load and one branch
+ * when neither consumer is on, as the hooks do.
+ *
+ * libc's functions are found with dlsym(RTLD_NEXT) by a constructor. Until
+ * then (constructors of libraries initialized before this one), byte loops
+ * stand in, through volatile pointers so that the compiler does not turn
+ * them back into calls of the functions they replace.
+ */
+#define _GNU_SOURCE
+#include "lu_ipose.h"
+#include "lu_ipose_race.h"
+#include "lu_sched.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+/* gcc knows these names as builtins; our definitions must keep libc's
+ * prototypes, which string.h is not included for so that nothing here is
+ * expanded to an inline builtin calling back into the definitions. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wbuiltin-declaration-mismatch"
+#endif
+
+#define LU__API __attribute__((visibility("default")))
+
+/* ---- Stand-ins until libc's are found ---- */
+
+static void *lu__fb_memmove(void *d, const void *s, size_t n)
+{
+    volatile unsigned char *dp = d;
+    const volatile unsigned char *sp = s;
+    if (dp < sp)
+        for (size_t i = 0; i < n; i++)
+            dp[i] = sp[i];
+    else
+        for (size_t i = n; i-- > 0;)
+            dp[i] = sp[i];
+    return d;
+}
+
+static void *lu__fb_memset(void *d, int c, size_t n)
+{
+    volatile unsigned char *dp = d;
+    for (size_t i = 0; i < n; i++)
+        dp[i] = (unsigned char)c;
+    return d;
+}
+
+static int lu__fb_memcmp(const void *a, const void *b, size_t n)
+{
+    const volatile unsigned char *x = a, *y = b;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return x[i] < y[i] ? -1 : 1;
+    return 0;
+}
+
+static size_t lu__fb_strnlen(const char *s, size_t max)
+{
+    const volatile char *p = s;
+    size_t n = 0;
+    while (n < max && p[n])
+        n++;
+    return n;
+}
+
+static size_t lu__fb_strlen(const char *s)
+{
+    return lu__fb_strnlen(s, SIZE_MAX);
+}
+
+static int lu__fb_strncmp(const char *a, const char *b, size_t n)
+{
+    const volatile unsigned char *x = (const void *)a, *y = (const void *)b;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i] || !x[i])
+            return x[i] < y[i] ? -1 : x[i] > y[i];
+    return 0;
+}
+
+static int lu__fb_strcmp(const char *a, const char *b)
+{
+    return lu__fb_strncmp(a, b, SIZE_MAX);
+}
+
+/* The checking variants abort as glibc's __chk_fail would. */
+static void *lu__fb_chk(void *d, const void *s, size_t n, size_t dlen)
+{
+    if (dlen < n)
+        abort();
+    return lu__fb_memmove(d, s, n);
+}
+
+static void *lu__fb_memset_chk(void *d, int c, size_t n, size_t dlen)
+{
+    if (dlen < n)
+        abort();
+    return lu__fb_memset(d, c, n);
+}
+
+/* ---- libc's, one table ---- */
+
+typedef void *lu__copy_fn(void *, const void *, size_t);
+typedef void *lu__set_fn(void *, int, size_t);
+typedef int lu__cmp_fn(const void *, const void *, size_t);
+typedef size_t lu__len_fn(const char *);
+typedef size_t lu__nlen_fn(const char *, size_t);
+typedef int lu__scmp_fn(const char *, const char *);
+typedef int lu__sncmp_fn(const char *, const char *, size_t);
+typedef char *lu__scpy_fn(char *, const char *);
+typedef char *lu__sncpy_fn(char *, const char *, size_t);
+typedef void *lu__copy_chk_fn(void *, const void *, size_t, size_t);
+typedef void *lu__set_chk_fn(void *, int, size_t, size_t);
+typedef char *lu__scpy_chk_fn(char *, const char *, size_t);
+typedef char *lu__sncpy_chk_fn(char *, const char *, size_t, size_t);
+
+/* name, type, stand-in (NULL: built from others below) */
+#define LU__LIBC_FUNCS(X)                                                                                    \
+    X(memcpy, lu__copy_fn, lu__fb_memmove)                                                                   \
+    X(memmove, lu__copy_fn, lu__fb_memmove)                                                                  \
+    X(mempcpy, lu__copy_fn, NULL)                                                                            \
+    X(memset, lu__set_fn, lu__fb_memset)                                                                     \
+    X(memcmp, lu__cmp_fn, lu__fb_memcmp)                                                                     \
+    X(bcmp, lu__cmp_fn, lu__fb_memcmp)                                                                       \
+    X(strlen, lu__len_fn, lu__fb_strlen)                                                                     \
+    X(strnlen, lu__nlen_fn, lu__fb_strnlen)                                                                  \
+    X(strcmp, lu__scmp_fn, lu__fb_strcmp)                                                                    \
+    X(strncmp, lu__sncmp_fn, lu__fb_strncmp)                                                                 \
+    X(strcpy, lu__scpy_fn, NULL)                                                                             \
+    X(strncpy, lu__sncpy_fn, NULL)                                                                           \
+    X(__memcpy_chk, lu__copy_chk_fn, lu__fb_chk)                                                             \
+    X(__memmove_chk, lu__copy_chk_fn, lu__fb_chk)                                                            \
+    X(__mempcpy_chk, lu__copy_chk_fn, NULL)                                                                  \
+    X(__memset_chk, lu__set_chk_fn, lu__fb_memset_chk)                                                       \
+    X(__strcpy_chk, lu__scpy_chk_fn, NULL)                                                                   \
+    X(__strncpy_chk, lu__sncpy_chk_fn, NULL)
+
+/* Written once by the constructor, before any thread of the code under
+ * test; read without ordering, as a pointer that is either the stand-in or
+ * libc's is right either way. */
+#define LU__REAL_DECL(name, type, fb) static type *lu__real_##name;
+LU__LIBC_FUNCS(LU__REAL_DECL)
+#undef LU__REAL_DECL
+
+/* [lo, lo + len): this library's mapping, whose calls are lineup's own. */
+static uintptr_t lu__self_lo, lu__self_len;
+
+static int lu__find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo)
+            lo = a;
+        if (a + ph->p_memsz > hi)
+            hi = a + ph->p_memsz;
+    }
+    if (lo <= me && me < hi) {
+        lu__self_lo = lo;
+        lu__self_len = hi - lo;
+        return 1;
+    }
+    return 0;
+}
+
+__attribute__((constructor(101))) static void lu__libc_resolve(void)
+{
+    dl_iterate_phdr(lu__find_self, (void *)(uintptr_t)lu__libc_resolve);
+#define LU__RESOLVE(name, type, fb)                                                                          \
+    do {                                                                                                     \
+        type *p_ = (type *)dlsym(RTLD_NEXT, #name);                                                          \
+        if (p_)                                                                                              \
+            __atomic_store_n(&lu__real_##name, p_, __ATOMIC_RELAXED);                                        \
+    } while (0);
+    LU__LIBC_FUNCS(LU__RESOLVE)
+#undef LU__RESOLVE
+}
+
+/* ---- The accesses ---- */
+
+static inline bool lu__watched(void)
+{
+    return __builtin_expect((__atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED) |
+                             (uintptr_t)__atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED) |
+                             (unsigned)__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) != 0,
+                            0);
+}
+
+static __attribute__((noinline)) void lu__touch(const void *addr, size_t n, bool is_write, void *pc)
+{
+    if (n == 0 || (uintptr_t)pc - lu__self_lo < lu__self_len)
+        return;
+    lu__ipose_plain_range(addr, n, is_write, pc);
+}
+
+#define LU__PC() __builtin_return_address(0)
+
+/* Each libc function through its pointer, or its stand-in. */
+#define LU__CALL(name, fb, ...)                                                                              \
+    __extension__({                                                                                          \
+        __typeof__(lu__real_##name) f_ = __atomic_load_n(&lu__real_##name, __ATOMIC_RELAXED);                \
+        f_ ? f_(__VA_ARGS__) : fb(__VA_ARGS__);                                                              \
+    })
+
+static inline size_t lu__strnlen(const char *s, size_t max)
+{
+    return LU__CALL(strnlen, lu__fb_strnlen, s, max);
+}
+
+/* Bytes strcmp/strncmp read of each string: up to the first difference or
+ * terminator, both included. */
+static size_t lu__cmp_extent(const char *a, const char *b, size_t n)
+{
+    const unsigned char *x = (const void *)a, *y = (const void *)b;
+    size_t i = 0;
+    while (i < n && x[i] == y[i] && x[i])
+        i++;
+    return i < n ? i + 1 : n;
+}
+
+LU__API void *memcpy(void *restrict d, const void *restrict s, size_t n)
+{
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    return LU__CALL(memcpy, lu__fb_memmove, d, s, n);
+}
+
+LU__API void *memmove(void *d, const void *s, size_t n)
+{
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    return LU__CALL(memmove, lu__fb_memmove, d, s, n);
+}
+
+LU__API void *mempcpy(void *restrict d, const void *restrict s, size_t n)
+{
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    if (__atomic_load_n(&lu__real_mempcpy, __ATOMIC_RELAXED))
+        return lu__real_mempcpy(d, s, n);
+    return (char *)lu__fb_memmove(d, s, n) + n;
+}
+
+LU__API void *memset(void *d, int c, size_t n)
+{
+    if (lu__watched())
+        lu__touch(d, n, true, LU__PC());
+    return LU__CALL(memset, lu__fb_memset, d, c, n);
+}
+
+LU__API int memcmp(const void *a, const void *b, size_t n)
+{
+    /* all n bytes, as TSan's default (strict_memcmp): the C standard lets
+     * memcmp read them all */
+    if (lu__watched()) {
+        lu__touch(a, n, false, LU__PC());
+        lu__touch(b, n, false, LU__PC());
+    }
+    return LU__CALL(memcmp, lu__fb_memcmp, a, b, n);
+}
+
+LU__API int bcmp(const void *a, const void *b, size_t n)
+{
+    if (lu__watched()) {
+        lu__touch(a, n, false, LU__PC());
+        lu__touch(b, n, false, LU__PC());
+    }
+    return LU__CALL(bcmp, lu__fb_memcmp, a, b, n);
+}
+
+LU__API size_t strlen(const char *s)
+{
+    size_t n = LU__CALL(strlen, lu__fb_strlen, s);
+    if (lu__watched())
+        lu__touch(s, n + 1, false, LU__PC());
+    return n;
+}
+
+LU__API size_t strnlen(const char *s, size_t max)
+{
+    size_t n = lu__strnlen(s, max);
+    if (lu__watched())
+        lu__touch(s, n < max ? n + 1 : n, false, LU__PC());
+    return n;
+}
+
+LU__API int strcmp(const char *a, const char *b)
+{
+    if (lu__watched()) {
+        size_t e = lu__cmp_extent(a, b, SIZE_MAX);
+        lu__touch(a, e, false, LU__PC());
+        lu__touch(b, e, false, LU__PC());
+    }
+    return LU__CALL(strcmp, lu__fb_strcmp, a, b);
+}
+
+LU__API int strncmp(const char *a, const char *b, size_t n)
+{
+    if (lu__watched()) {
+        size_t e = lu__cmp_extent(a, b, n);
+        lu__touch(a, e, false, LU__PC());
+        lu__touch(b, e, false, LU__PC());
+    }
+    return LU__CALL(strncmp, lu__fb_strncmp, a, b, n);
+}
+
+LU__API char *strcpy(char *restrict d, const char *restrict s)
+{
+    size_t n = lu__strnlen(s, SIZE_MAX) + 1;
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    if (__atomic_load_n(&lu__real_strcpy, __ATOMIC_RELAXED))
+        return lu__real_strcpy(d, s);
+    return lu__fb_memmove(d, s, n);
+}
+
+/* strncpy reads up to n bytes of s (less at its terminator) and writes all
+ * n of d, padding with zeros. */
+LU__API char *strncpy(char *restrict d, const char *restrict s, size_t n)
+{
+    size_t len = lu__strnlen(s, n);
+    if (lu__watched()) {
+        lu__touch(s, len < n ? len + 1 : n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    if (__atomic_load_n(&lu__real_strncpy, __ATOMIC_RELAXED))
+        return lu__real_strncpy(d, s, n);
+    lu__fb_memmove(d, s, len);
+    lu__fb_memset(d + len, 0, n - len);
+    return d;
+}
+
+/* _FORTIFY_SOURCE's checking variants, which the compiler calls instead of
+ * the above where it knows the destination's size. */
+LU__API void *__memcpy_chk(void *restrict d, const void *restrict s, size_t n, size_t dlen)
+{
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    return LU__CALL(__memcpy_chk, lu__fb_chk, d, s, n, dlen);
+}
+
+LU__API void *__memmove_chk(void *d, const void *s, size_t n, size_t dlen)
+{
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    return LU__CALL(__memmove_chk, lu__fb_chk, d, s, n, dlen);
+}
+
+LU__API void *__mempcpy_chk(void *restrict d, const void *restrict s, size_t n, size_t dlen)
+{
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    if (__atomic_load_n(&lu__real___mempcpy_chk, __ATOMIC_RELAXED))
+        return lu__real___mempcpy_chk(d, s, n, dlen);
+    return (char *)lu__fb_chk(d, s, n, dlen) + n;
+}
+
+LU__API void *__memset_chk(void *d, int c, size_t n, size_t dlen)
+{
+    if (lu__watched())
+        lu__touch(d, n, true, LU__PC());
+    return LU__CALL(__memset_chk, lu__fb_memset_chk, d, c, n, dlen);
+}
+
+LU__API char *__strcpy_chk(char *restrict d, const char *restrict s, size_t dlen)
+{
+    size_t n = lu__strnlen(s, SIZE_MAX) + 1;
+    if (lu__watched()) {
+        lu__touch(s, n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    if (__atomic_load_n(&lu__real___strcpy_chk, __ATOMIC_RELAXED))
+        return lu__real___strcpy_chk(d, s, dlen);
+    return lu__fb_chk(d, s, n, dlen);
+}
+
+LU__API char *__strncpy_chk(char *restrict d, const char *restrict s, size_t n, size_t dlen)
+{
+    size_t len = lu__strnlen(s, n);
+    if (lu__watched()) {
+        lu__touch(s, len < n ? len + 1 : n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    if (__atomic_load_n(&lu__real___strncpy_chk, __ATOMIC_RELAXED))
+        return lu__real___strncpy_chk(d, s, n, dlen);
+    if (dlen < n)
+        abort();
+    return strncpy(d, s, n);
+}

@@ -1,0 +1,155 @@
+/*
+ * Readers that see shared memory only through libc's memory and string
+ * functions, which gcc's instrumentation leaves as calls to libc: the
+ * reduction must see what they read and write (lu_ipose_libc.c), or it
+ * takes the read for independent of a writer's steps and skips the torn
+ * state. Each writer updates two halves under a lock with an atomic store
+ * between them; each reader takes no lock, so it can see one half new and
+ * the other old, which no serial order explains. Selected with --harness:
+ *   copy    set() writes a struct's fields; get() copies it with memcpy
+ *   halves  fill() memsets two halves of a buffer; same() compares them
+ *           with memcmp
+ *   name    rename_to() strcpys a longer name, then the old one back;
+ *           length() is its strlen
+ *   literal put() strcpys a literal, then another; is_ab() strcmps the
+ *           name with a literal
+ * Sizes pass through an empty asm so that the compiler cannot expand the
+ * calls inline, as it does for small constant sizes, except in literal,
+ * whose calls gcc expands inline without instrumenting them (strcpy of a
+ * literal at -O0, strcmp with one at -O2) unless lineup-cc tells it not to.
+ */
+#include <lineup.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct obj {
+    pthread_mutex_t m;
+    atomic_int mid; /* the scheduling point between the halves */
+    struct {
+        int64_t a, b;
+    } pair;
+    char buf[16];
+    char name[32];
+};
+
+static size_t opaque(size_t n)
+{
+    __asm__("" : "+r"(n));
+    return n;
+}
+
+static void *create(void)
+{
+    struct obj *o = calloc(1, sizeof *o);
+    if (o) {
+        pthread_mutex_init(&o->m, NULL);
+        strcpy(o->name, "ab");
+    }
+    return o;
+}
+
+static void destroy(void *p)
+{
+    struct obj *o = p;
+    pthread_mutex_destroy(&o->m);
+    free(o);
+}
+
+static int64_t set(void *p, int64_t v)
+{
+    struct obj *o = p;
+    pthread_mutex_lock(&o->m);
+    o->pair.a = v;
+    atomic_store(&o->mid, 1);
+    o->pair.b = v;
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
+/* The value, or -1 for a torn copy. */
+static int64_t get(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    struct {
+        int64_t a, b;
+    } l;
+    memcpy(&l, &o->pair, opaque(sizeof l));
+    return l.a == l.b ? l.a : -1;
+}
+
+static int64_t fill(void *p, int64_t c)
+{
+    struct obj *o = p;
+    pthread_mutex_lock(&o->m);
+    memset(o->buf, (int)c, opaque(8));
+    atomic_store(&o->mid, 1);
+    memset(o->buf + 8, (int)c, opaque(8));
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
+/* 1 when the halves are equal. */
+static int64_t same(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    return memcmp(o->buf, o->buf + 8, opaque(8)) == 0;
+}
+
+static const char *opaque_str(const char *s)
+{
+    __asm__("" : "+r"(s));
+    return s;
+}
+
+/* Lengthens the name to n letters and back to "ab": a reader in the middle
+ * sees the long one, which no serial order can. */
+static int64_t rename_to(void *p, int64_t n)
+{
+    struct obj *o = p;
+    char part[32];
+    memset(part, 'x', sizeof part);
+    part[n] = '\0';
+    pthread_mutex_lock(&o->m);
+    strcpy(o->name, opaque_str(part));
+    atomic_store(&o->mid, 1);
+    strcpy(o->name, opaque_str("ab"));
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
+static int64_t length(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    return (int64_t)strlen(o->name);
+}
+
+static int64_t put(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    pthread_mutex_lock(&o->m);
+    strcpy(o->name, "xxxx");
+    atomic_store(&o->mid, 1);
+    strcpy(o->name, "ab");
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
+static int64_t is_ab(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    return strcmp(o->name, "ab") == 0;
+}
+
+LINEUP_HARNESS(copy, create, destroy, LINEUP_OP(set, 1), LINEUP_OP(get, 0));
+LINEUP_HARNESS(halves, create, destroy, LINEUP_OP(fill, 'a'), LINEUP_OP(same, 0));
+LINEUP_HARNESS(name, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(length, 0));
+LINEUP_HARNESS(literal, create, destroy, LINEUP_OP(put, 0), LINEUP_OP(is_ab, 0));
