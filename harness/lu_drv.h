@@ -176,6 +176,7 @@ enum { LU_DRV_F_VIOLATION, LU_DRV_F_STUCK, LU_DRV_F_COUNT };
 struct lu_drv_finding {
     int verdict; /* LU_DRV_V_PASS: none */
     uint32_t sched_len;
+    uint64_t hist; /* lu_hist_hash_canon of the failing history, for its replay to compare */
     char report[LU_DRV_REPORT_CAP / 2];
     struct lu_sched_step sched[LU_DRV_TRACE_CAP];
 };
@@ -276,7 +277,8 @@ struct lu_drv_shm {
     char harnesses[2048]; /* list_only: "name nops\n" lines, ops after */
     char report[LU_DRV_REPORT_CAP];
     uint32_t sched_len;
-    int misfit; /* replay, LU_DRV_V_MISFIT: enum lu_sched_misfit; sched_len choices fitted */
+    int misfit;           /* replay, LU_DRV_V_MISFIT: enum lu_sched_misfit; sched_len choices fitted */
+    uint64_t replay_hist; /* replay of phase 2: lu_hist_hash_canon of the replayed history */
     struct lu_drv_finding findings[LU_DRV_F_COUNT];
     struct lu_drv_pool pool;
 

@@ -765,6 +765,7 @@ out:
 /* One bug a test showed: what the user gets a report and a replay file for. */
 struct lu__finding {
     int verdict;
+    uint64_t hist; /* lu_drv_finding.hist; 0: none */
     char *report;
     struct lu_sched_step *sched;
     uint32_t sched_len;
@@ -792,10 +793,11 @@ struct lu__res {
 };
 
 static void lu__add_finding(struct lu__res *r, int verdict, const char *report,
-                            const struct lu_sched_step *sched, uint32_t len)
+                            const struct lu_sched_step *sched, uint32_t len, uint64_t hist)
 {
     struct lu__finding *f = &r->f[r->nf++];
     f->verdict = verdict;
+    f->hist = hist;
     f->report = strdup(report ? report : "");
     f->sched_len = len;
     f->sched = NULL;
@@ -806,6 +808,11 @@ static void lu__add_finding(struct lu__res *r, int verdict, const char *report,
         else
             f->sched_len = 0;
     }
+}
+
+static void lu__add_shm_finding(struct lu__res *r, const struct lu_drv_finding *fd)
+{
+    lu__add_finding(r, fd->verdict, fd->report, fd->sched, fd->sched_len, fd->hist);
 }
 
 static double lu__now(void)
@@ -1126,13 +1133,12 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
             if (shm->findings[i].verdict == r->verdict)
                 own = false;
         if (own && shm->report[0])
-            lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
+            lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len, 0);
         for (int i = 0; i < LU_DRV_F_COUNT; i++)
             if (shm->findings[i].verdict != LU_DRV_V_PASS)
-                lu__add_finding(r, shm->findings[i].verdict, shm->findings[i].report, shm->findings[i].sched,
-                                shm->findings[i].sched_len);
+                lu__add_shm_finding(r, &shm->findings[i]);
         if (!r->nf && r->verdict != LU_DRV_V_PASS)
-            lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len);
+            lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len, 0);
     } else {
         lu__death_report(shm, status, r, timed_out);
         int death = r->verdict;
@@ -1140,11 +1146,10 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
          * come first and are the test's verdict (lu_drv_outcome_of) */
         for (int i = 0; timed_out && i < LU_DRV_F_COUNT; i++)
             if (shm->findings[i].verdict != LU_DRV_V_PASS)
-                lu__add_finding(r, shm->findings[i].verdict, shm->findings[i].report, shm->findings[i].sched,
-                                shm->findings[i].sched_len);
+                lu__add_shm_finding(r, &shm->findings[i]);
         if (r->nf)
             r->verdict = r->f[0].verdict;
-        lu__add_finding(r, death, r->report, shm->trace.steps, r->sched_len);
+        lu__add_finding(r, death, r->report, shm->trace.steps, r->sched_len, 0);
     }
     if (r->verdict == LU_DRV_V_RESOURCE)
         lu__resource_stop(r->report ? r->report : "a system call of lineup's own failed");
@@ -1502,6 +1507,10 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
      * of a minimized test again (the advice of a replay that misfits) */
     if (seed)
         fprintf(f, "seed %" PRIu64 "\n", *seed);
+    /* the failing history, so that a replay that fails the same way with
+     * other results (a harness since changed) does not say "reproduced" */
+    if (r->hist && phase == 2)
+        fprintf(f, "history %016" PRIx64 "\n", r->hist);
     lu_hist_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
@@ -1522,6 +1531,8 @@ struct lu__replay {
     int tls;              /* enum lu_sched_tls; AUTO when not recorded */
     bool seed_set;        /* the run drew schedules from seed */
     uint64_t seed;
+    bool hist_set; /* the failing history's hash is recorded */
+    uint64_t hist;
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1679,6 +1690,14 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
                 lu__replay_bad(file, ln, "bad seed");
             rp->seed = sd;
             rp->seed_set = true;
+        } else if (strcmp(line, "history") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long long hh = strtoull(val, &end, 16);
+            if (!isxdigit((unsigned char)val[0]) || *end || errno || strlen(val) != 16)
+                lu__replay_bad(file, ln, "bad history (16 hexadecimal digits)");
+            rp->hist = hh;
+            rp->hist_set = true;
         } else if (strcmp(line, "tls") == 0) {
             rp->tls = lu_drv_tls_parse(val);
             if (rp->tls < 0)
@@ -1981,6 +2000,13 @@ static int lu__replay_main(struct lu__opts *o)
         rc = lu_drv_verdict_exit(LU_DRV_V_MISFIT);
     } else if (r.verdict == LU_DRV_V_PASS) {
         printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);
+    } else if (strcmp(id, rp.kind) == 0 && rp.hist_set && rp.phase == 2 &&
+               lu__slots[0].shm->replay_hist != rp.hist) {
+        /* the same kind of failure on another history: not the recorded
+         * one, whose values the file no longer shows */
+        printf("verdict: %s (recorded as the same kind of failure, but on another history: the harness "
+               "returns other results on this schedule than when the replay file was written)\n",
+               lu_drv_verdict_name(r.verdict));
     } else if (strcmp(id, rp.kind) == 0) {
         printf("verdict: %s (reproduced)\n", lu_drv_verdict_name(r.verdict));
     } else {
@@ -2345,7 +2371,8 @@ int main(int argc, char **argv)
                     struct lu__res mr;
                     memset(&mr, 0, sizeof mr);
                     mr.phase = r->phase;
-                    lu__add_finding(&mr, kind, r->f[fi].report, r->f[fi].sched, r->f[fi].sched_len);
+                    lu__add_finding(&mr, kind, r->f[fi].report, r->f[fi].sched, r->f[fi].sched_len,
+                                    r->f[fi].hist);
                     unsigned runs = 0;
                     bool cut = false, incomplete = false;
                     bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;

@@ -1102,6 +1102,7 @@ static void lu__found(struct lu_lin_spec *spec, const struct lu_lin_verdict *v,
         memcpy(fd->report, b.s ? b.s : "", n);
         fd->report[n] = 0;
         fd->sched_len = L->trace->len;
+        fd->hist = lu_hist_hash_canon(&lu__hist);
         memcpy(fd->sched, L->trace->steps, L->trace->len * sizeof fd->sched[0]);
         fd->verdict = stuck                        ? LU_DRV_V_STUCK
                       : lu__serial_mismatch(stuck) ? LU_DRV_V_NONDET
@@ -1844,6 +1845,7 @@ static void lu__replay(struct lu_lin_spec *spec)
         } else if (res.outcome == LU_SCHED_OUT_COMPLETE) {
             kind = lu__check_phase2(spec, false, &v, NULL);
         }
+        W->replay_hist = lu_hist_hash_canon(&lu__hist);
         if (kind != LU__P2_PASS) {
             verdict = kind == LU__P2_STUCK || kind == LU__P2_STUCK_AFTER ? LU_DRV_V_STUCK
                       : lu__serial_mismatch(false)                       ? LU_DRV_V_NONDET

@@ -670,6 +670,19 @@ replay_fit)
     lu 1 --replay "$f"
     has "^verdict: linearizability violation \(reproduced\)$"
     lacks "does not fit"
+    # a rebuilt harness that fails on the same schedule with other results
+    # is not the recorded failure: the file keeps the history's hash
+    grep -qE '^history [0-9a-f]{16}$' "$f" || fail "$f does not record the history"
+    lu 1 --replay "$f" "$G/counter_scaled.so"
+    has "^verdict: linearizability violation \(recorded as the same kind of failure, but on another history: "
+    lacks "reproduced|does not fit"
+    sed 's/^history .*/history 12345/' "$f" >badhist.replay
+    lu 2 --replay badhist.replay
+    has "badhist.replay:[0-9]+: not a valid replay file: bad history \(16 hexadecimal digits\)"
+    # files without the line (older ones, crashes) compare the kind alone
+    sed '/^history /d' "$f" >nohist.replay
+    lu 1 --replay nohist.replay "$G/counter_scaled.so"
+    has "^verdict: linearizability violation \(reproduced\)$"
     # a build without lineup-cc's instrumentation is said to be one, not a
     # harness that changed; a file written with --allow-uninstrumented
     # replays on such a build
