@@ -1114,7 +1114,12 @@ static void explain_full(struct lu_hist_buf *b, const struct lu_lin_spec *s, con
             if (pass == 0) {
                 lu_hist_buf_puts(b, " in this history, but it returned ");
                 render_vals(b, v);
-                lu_hist_buf_puts(b, " in every serial execution of these calls.");
+                /* the stuck serial executions, where it may have returned
+                 * that, do not explain a history whose calls all returned */
+                lu_hist_buf_puts(b, lu_lin_spec_stuck_count(s)
+                                        ? " in every serial execution of these calls"
+                                          " in which they all return."
+                                        : " in every serial execution of these calls.");
             } else if (pass == 2) {
                 lu_hist_buf_puts(b, " in this history, but it returned ");
                 render_vals(b, v);

@@ -29,6 +29,9 @@
 #define LU_DRV_MAX_SEQ 8 /* setup or teardown calls */
 #define LU_DRV_TRACE_CAP 65536
 #define LU_DRV_REPORT_CAP (256 * 1024)
+/* The list of a shared object's harnesses and their operations' labels
+ * ("name(arg)"), as the worker hands it to the driver. */
+#define LU_DRV_LIST_CAP (256 * 1024)
 #define LU_DRV_MAX_EVENTS 256
 #define LU_DRV_MAX_SERIAL 5000000u /* phase 1 executions: beyond, the matrix is too large */
 
@@ -274,12 +277,14 @@ struct lu_drv_shm {
     bool truncated;     /* phase 2 stopped at the execution budget */
     unsigned explorers; /* explorer processes phase 2 used at once */
     _Atomic uint64_t explorer_executions[LU_DRV_MAX_EXPLORERS]; /* phase-2 executions each explorer ran */
-    char harnesses[2048]; /* list_only: "name nops\n" lines, ops after */
     char report[LU_DRV_REPORT_CAP];
     uint32_t sched_len;
     int misfit;           /* replay, LU_DRV_V_MISFIT: enum lu_sched_misfit; sched_len choices fitted */
     uint64_t replay_hist; /* replay of phase 2: lu_hist_hash_canon of the replayed history */
     struct lu_drv_finding findings[LU_DRV_F_COUNT];
+    /* list_only: a line per harness, its name and its operations' labels;
+     * after the findings, so that a job's start does not clear it */
+    char harnesses[LU_DRV_LIST_CAP];
     struct lu_drv_pool pool;
 
     struct lu_drv_lane lane; /* lane 0: the worker's own, and the first explorer's */

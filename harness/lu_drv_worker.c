@@ -486,7 +486,10 @@ static void lu__load(void)
             lu_hist_buf_puts(&b, "\n");
         }
         if (b.len >= sizeof W->harnesses)
-            lu__fail(LU_DRV_V_HARNESS, 0, "too many harnesses or operations to list\n");
+            lu__fail(LU_DRV_V_HARNESS, 0,
+                     "the harnesses of this object have too many operations: their labels take %zu bytes, "
+                     "and lineup supports up to %zu KB of them (%u harnesses)\n",
+                     b.len, sizeof W->harnesses / 1024, n);
         memcpy(W->harnesses, b.s, b.len + 1);
         lu_hist_buf_free(&b);
         lu__finish(LU_DRV_V_PASS, 0);
@@ -912,8 +915,9 @@ static struct lu_lin_spec *lu__phase1(void)
             struct lu_hist_buf b;
             lu_hist_buf_init(&b);
             lu_hist_buf_puts(&b,
-                             "nondeterminism: two serial executions of the same calls in the same order "
-                             "disagree, so no deterministic sequential specification explains the object\n");
+                             "nondeterminism: two serial executions that make the same calls in the same "
+                             "order up to a point disagree on a result there, so no deterministic sequential "
+                             "specification explains the object\n");
             lu_hist_buf_puts(&b, "test:\n");
             lu__report_test(&b);
             lu_hist_buf_puts(&b, "serial execution seen first:\n    ");
@@ -1022,7 +1026,7 @@ static void lu__violation_report(struct lu_hist_buf *b, struct lu_lin_spec *spec
         lu_hist_buf_printf(
             b,
             "stuck history with no serial explanation (%s): %s is stuck, but no serial execution "
-            "of the calls that completed before it gets stuck there\n",
+            "of the calls that completed before it, in an order this history allows, gets stuck there\n",
             lu_sched_outcome_name(res->outcome),
             v->failing_op >= 0 ? lu__htest.ops[v->failing_op].label : "a call");
     } else {

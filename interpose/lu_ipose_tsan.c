@@ -62,6 +62,49 @@ typedef uint32_t lu__a32;
 typedef uint64_t lu__a64;
 typedef unsigned __int128 lu__a128;
 
+/* The reduction's footprint of the running step (lu_sched_plain_access):
+ * only while an execution with reduction runs, on its threads, and not on
+ * the thread's own stack, whose bounds each thread keeps for the execution
+ * (lu__own.gen is the execution's lu_sched_footprint). */
+struct lu__own_stack {
+    uintptr_t lo, len;
+    uint64_t gen;
+};
+static __thread struct lu__own_stack lu__own __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) void lu__footprint(const void *addr, size_t size, bool is_write)
+{
+    if (lu_sched_self() < 0)
+        return;
+    uint32_t gen = __atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED);
+    if (lu__own.gen != gen) {
+        lu_sched_private_stack(&lu__own.lo, &lu__own.len);
+        lu__own.gen = gen;
+        if ((uintptr_t)addr - lu__own.lo < lu__own.len)
+            return;
+    }
+    lu_sched_plain_access(addr, size, is_write);
+}
+
+#define LU__FOOTPRINT(addr, size, is_write)                                                                  \
+    do {                                                                                                     \
+        uint32_t g_ = __atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED);                                \
+        if (__builtin_expect(g_ != 0, 0) &&                                                                  \
+            (lu__own.gen != g_ || (uintptr_t)(addr)-lu__own.lo >= lu__own.len))                              \
+            lu__footprint(addr, size, is_write);                                                             \
+    } while (0)
+
+/* An atomic or volatile access is keyed by the word at its address (the
+ * pending operation's signature, lu_sched_access_begin). One that reaches
+ * into the next word (16 bytes, or a packed field across a word's end)
+ * adds all its words to the step's footprint, as plain accesses do: a
+ * plain read of the second word is not independent of it. */
+#define LU__WIDE(addr, size, is_write)                                                                       \
+    do {                                                                                                     \
+        if (__builtin_expect(((uintptr_t)(addr)&7) + (size) > 8, 0))                                         \
+            LU__FOOTPRINT((const void *)(uintptr_t)(addr), size, is_write);                                  \
+    } while (0)
+
 /* ---- Primitive operations, sequentially consistent ---- */
 
 /* The value a fetch_<op> stores, given the old one. */
@@ -216,6 +259,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         lu__a##bits r = lu__load##bits(a);                                                                   \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, false);                                                                       \
+        LU__WIDE(a, sizeof *a, false);                                                                       \
         LU__RACE_ATOMIC(a, sizeof *a, false);                                                                \
         return r;                                                                                            \
     }
@@ -234,6 +278,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
+        LU__WIDE(a, sizeof *a, true);                                                                        \
         LU__RACE_ATOMIC(a, sizeof *a, true);                                                                 \
     }
 
@@ -249,6 +294,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         lu__a##bits old = lu__exchange##bits(a, v);                                                          \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, old != v);                                                                    \
+        LU__WIDE(a, sizeof *a, true);                                                                        \
         LU__RACE_ATOMIC(a, sizeof *a, true);                                                                 \
         return old;                                                                                          \
     }
@@ -265,6 +311,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         lu__a##bits old = lu__##op##bits(a, v);                                                              \
         LU_SCHED_SET_MO(mo);                                                                                 \
         lu_sched_access_end(a, (lu__a##bits)LU__NEW_##op(old, v) != old);                                    \
+        LU__WIDE(a, sizeof *a, true);                                                                        \
         LU__RACE_ATOMIC(a, sizeof *a, true);                                                                 \
         return old;                                                                                          \
     }
@@ -287,6 +334,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         else                                                                                                 \
             LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (expected != v));                                                       \
+        LU__WIDE(a, sizeof *a, ok);                                                                          \
         LU__RACE_ATOMIC(a, sizeof *a, ok);                                                                   \
         return ok;                                                                                           \
     }
@@ -311,6 +359,7 @@ void (*lu__ipose_race_atomic_hook)(const void *addr, size_t size, bool is_write,
         else                                                                                                 \
             LU_SCHED_SET_MO_FAILED(fmo);                                                                     \
         lu_sched_access_end(a, ok && (c != v));                                                              \
+        LU__WIDE(a, sizeof *a, ok);                                                                          \
         LU__RACE_ATOMIC(a, sizeof *a, ok);                                                                   \
         return found;                                                                                        \
     }
@@ -451,6 +500,7 @@ LU__API void __atomic_load(size_t n, void *a, void *r, int mo)
     memcpy(r, a, n);
     LU_SCHED_SET_MO(mo);
     lu_sched_access_end(a, false);
+    LU__WIDE(a, n, false);
     LU__RACE_ATOMIC(a, n, false);
 }
 
@@ -475,6 +525,7 @@ LU__API void __atomic_store(size_t n, void *a, void *v, int mo)
     memcpy(a, v, n);
     LU_SCHED_SET_MO(mo);
     lu_sched_access_end(a, changed);
+    LU__WIDE(a, n, true);
     LU__RACE_ATOMIC(a, n, true);
 }
 
@@ -499,6 +550,7 @@ LU__API void __atomic_exchange(size_t n, void *a, void *v, void *r, int mo)
     lu__gexchange(n, a, v, r);
     LU_SCHED_SET_MO(mo);
     lu_sched_access_end(a, changed);
+    LU__WIDE(a, n, true);
     LU__RACE_ATOMIC(a, n, true);
 }
 
@@ -525,6 +577,7 @@ LU__API bool __atomic_compare_exchange(size_t n, void *a, void *e, void *d, int 
     else
         LU_SCHED_SET_MO_FAILED(fmo);
     lu_sched_access_end(a, ok && changed);
+    LU__WIDE(a, n, ok);
     LU__RACE_ATOMIC(a, n, ok);
     return ok;
 }
@@ -545,6 +598,7 @@ LU__API bool __atomic_compare_exchange(size_t n, void *a, void *e, void *d, int 
         LU__RACE_PREP();                                                                                     \
         lu_sched_access_begin(LU_SCHED_K_##kind, addr, LU_IPOSE_L_TSAN_##op##bytes);                         \
         lu_sched_access_end(addr, LU_SCHED_K_##kind == LU_SCHED_K_WRITE);                                    \
+        LU__WIDE(addr, bytes, LU_SCHED_K_##kind == LU_SCHED_K_WRITE);                                        \
         LU__RACE_ATOMIC(addr, bytes, LU_SCHED_K_##kind == LU_SCHED_K_WRITE);                                 \
     }
 #include "lu_ipose_tsan.def"
@@ -585,38 +639,6 @@ static __attribute__((noinline)) void lu__plain_append(const void *addr, size_t 
     __builtin_expect(((uintptr_t)__atomic_load_n(&lu__ipose_race_hook, __ATOMIC_RELAXED) |                   \
                       (uintptr_t)(unsigned)__atomic_load_n(&lu__ipose_record_plain, __ATOMIC_RELAXED)) != 0, \
                      0)
-
-/* The reduction's footprint of the running step (lu_sched_plain_access):
- * only while an execution with reduction runs, on its threads, and not on
- * the thread's own stack, whose bounds each thread keeps for the execution
- * (lu__own.gen is the execution's lu_sched_footprint). */
-struct lu__own_stack {
-    uintptr_t lo, len;
-    uint64_t gen;
-};
-static __thread struct lu__own_stack lu__own __attribute__((tls_model("initial-exec")));
-
-static __attribute__((noinline)) void lu__footprint(const void *addr, size_t size, bool is_write)
-{
-    if (lu_sched_self() < 0)
-        return;
-    uint32_t gen = __atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED);
-    if (lu__own.gen != gen) {
-        lu_sched_private_stack(&lu__own.lo, &lu__own.len);
-        lu__own.gen = gen;
-        if ((uintptr_t)addr - lu__own.lo < lu__own.len)
-            return;
-    }
-    lu_sched_plain_access(addr, size, is_write);
-}
-
-#define LU__FOOTPRINT(addr, size, is_write)                                                                  \
-    do {                                                                                                     \
-        uint32_t g_ = __atomic_load_n(&lu_sched_footprint, __ATOMIC_RELAXED);                                \
-        if (__builtin_expect(g_ != 0, 0) &&                                                                  \
-            (lu__own.gen != g_ || (uintptr_t)(addr)-lu__own.lo >= lu__own.len))                              \
-            lu__footprint(addr, size, is_write);                                                             \
-    } while (0)
 
 #define LU_TSAN_PLAIN(op, bytes, is_write)                                                                   \
     LU__API void __tsan_##op##bytes(void *addr)                                                              \

@@ -9,10 +9,19 @@
  * execution and cannot see two disagree; phase 2, run later in a process
  * where the flag is set, gets another result on a history whose calls do
  * not overlap: that is nondeterminism too, not a violation.
+ *
+ * arena: a locked stack whose nodes come from a static arena that create()
+ * does not reset, so pushes fail (-1) once earlier executions used it up.
+ * The calls that fail overlap, and phase 1 ran before the arena ran out:
+ * the failure looks like a violation, but its schedule replayed in a fresh
+ * process passes, and lineup must say so (nondeterminism), not hand out a
+ * replay that does not fail.
  */
 #include <lineup.h>
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static atomic_long handed_out;
@@ -43,3 +52,61 @@ static int64_t first(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(first, create, free, LINEUP_OP(first, 0));
+
+#define ARENA 40
+
+static struct node {
+    int64_t v;
+    struct node *next;
+} arena[ARENA];
+static int arena_used; /* never reset: the bug */
+
+struct stack {
+    pthread_mutex_t lock;
+    struct node *top;
+};
+
+static void *stack_create(void)
+{
+    struct stack *s = calloc(1, sizeof *s);
+    if (s)
+        pthread_mutex_init(&s->lock, NULL);
+    return s;
+}
+
+static void stack_destroy(void *o)
+{
+    struct stack *s = o;
+    pthread_mutex_destroy(&s->lock);
+    free(s);
+}
+
+static int64_t push(void *o, int64_t v)
+{
+    struct stack *s = o;
+    pthread_mutex_lock(&s->lock);
+    int64_t r = -1;
+    if (arena_used < ARENA) {
+        struct node *n = &arena[arena_used++];
+        n->v = v;
+        n->next = s->top;
+        s->top = n;
+        r = 0;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return r;
+}
+
+static int64_t pop(void *o, int64_t unused)
+{
+    struct stack *s = o;
+    (void)unused;
+    pthread_mutex_lock(&s->lock);
+    struct node *n = s->top;
+    if (n)
+        s->top = n->next;
+    pthread_mutex_unlock(&s->lock);
+    return n ? n->v : -1;
+}
+
+LINEUP_HARNESS(arena, stack_create, stack_destroy, LINEUP_OP(push, 1), LINEUP_OP(push, 2), LINEUP_OP(pop, 0));
