@@ -33,6 +33,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,6 +138,16 @@ typedef void *lu__copy_chk_fn(void *, const void *, size_t, size_t);
 typedef void *lu__set_chk_fn(void *, int, size_t, size_t);
 typedef char *lu__scpy_chk_fn(char *, const char *, size_t);
 typedef char *lu__sncpy_chk_fn(char *, const char *, size_t, size_t);
+typedef char *lu__schr_fn(const char *, int);
+typedef void *lu__mchr_fn(const void *, int, size_t);
+typedef char *lu__sdup_fn(const char *);
+typedef char *lu__sndup_fn(const char *, size_t);
+typedef int lu__vsnp_fn(char *, size_t, const char *, va_list);
+typedef int lu__vsp_fn(char *, const char *, va_list);
+typedef long lu__stol_fn(const char *, char **, int);
+typedef unsigned long lu__stoul_fn(const char *, char **, int);
+typedef long long lu__stoll_fn(const char *, char **, int);
+typedef unsigned long long lu__stoull_fn(const char *, char **, int);
 
 /* name, type, stand-in (NULL: built from others below) */
 #define LU__LIBC_FUNCS(X)                                                                                    \
@@ -157,7 +168,21 @@ typedef char *lu__sncpy_chk_fn(char *, const char *, size_t, size_t);
     X(__mempcpy_chk, lu__copy_chk_fn, NULL)                                                                  \
     X(__memset_chk, lu__set_chk_fn, lu__fb_memset_chk)                                                       \
     X(__strcpy_chk, lu__scpy_chk_fn, NULL)                                                                   \
-    X(__strncpy_chk, lu__sncpy_chk_fn, NULL)
+    X(__strncpy_chk, lu__sncpy_chk_fn, NULL)                                                                 \
+    X(stpcpy, lu__scpy_fn, NULL)                                                                             \
+    X(strcat, lu__scpy_fn, NULL)                                                                             \
+    X(strncat, lu__sncpy_fn, NULL)                                                                           \
+    X(strchr, lu__schr_fn, NULL)                                                                             \
+    X(strrchr, lu__schr_fn, NULL)                                                                            \
+    X(memchr, lu__mchr_fn, NULL)                                                                             \
+    X(strdup, lu__sdup_fn, NULL)                                                                             \
+    X(strndup, lu__sndup_fn, NULL)                                                                           \
+    X(vsnprintf, lu__vsnp_fn, NULL)                                                                          \
+    X(vsprintf, lu__vsp_fn, NULL)                                                                            \
+    X(strtol, lu__stol_fn, NULL)                                                                             \
+    X(strtoul, lu__stoul_fn, NULL)                                                                           \
+    X(strtoll, lu__stoll_fn, NULL)                                                                           \
+    X(strtoull, lu__stoull_fn, NULL)
 
 /* Written once by the constructor, before any thread of the code under
  * test; read without ordering, as a pointer that is either the stand-in or
@@ -428,4 +453,191 @@ LU__API char *__strncpy_chk(char *restrict d, const char *restrict s, size_t n, 
     if (dlen < n)
         abort();
     return strncpy(d, s, n);
+}
+
+/* ---- Building, searching and parsing strings ----
+ * Without a stand-in: they are found by the constructor, or at their first
+ * call before it (dlsym calls nothing of these through the PLT). */
+#define LU__REAL_NOW(name)                                                                                   \
+    __extension__({                                                                                          \
+        __typeof__(lu__real_##name) f_ = __atomic_load_n(&lu__real_##name, __ATOMIC_RELAXED);                \
+        if (__builtin_expect(!f_, 0)) {                                                                      \
+            f_ = (__typeof__(f_))dlsym(RTLD_NEXT, #name);                                                    \
+            if (!f_)                                                                                         \
+                abort();                                                                                     \
+            __atomic_store_n(&lu__real_##name, f_, __ATOMIC_RELAXED);                                        \
+        }                                                                                                    \
+        f_;                                                                                                  \
+    })
+
+LU__API char *stpcpy(char *restrict d, const char *restrict s)
+{
+    char *e = LU__REAL_NOW(stpcpy)(d, s);
+    if (lu__watched()) {
+        lu__touch(s, (size_t)(e - d) + 1, false, LU__PC());
+        lu__touch(d, (size_t)(e - d) + 1, true, LU__PC());
+    }
+    return e;
+}
+
+/* strcat reads d up to its terminator, then s, and writes s over it. */
+LU__API char *strcat(char *restrict d, const char *restrict s)
+{
+    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, SIZE_MAX);
+    if (lu__watched()) {
+        lu__touch(d, dl + 1, false, LU__PC());
+        lu__touch(s, sl + 1, false, LU__PC());
+        lu__touch(d + dl, sl + 1, true, LU__PC());
+    }
+    return LU__REAL_NOW(strcat)(d, s);
+}
+
+LU__API char *strncat(char *restrict d, const char *restrict s, size_t n)
+{
+    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, n);
+    if (lu__watched()) {
+        lu__touch(d, dl + 1, false, LU__PC());
+        lu__touch(s, sl < n ? sl + 1 : n, false, LU__PC());
+        lu__touch(d + dl, sl + 1, true, LU__PC());
+    }
+    return LU__REAL_NOW(strncat)(d, s, n);
+}
+
+/* The searches read up to what they find, or to the end. */
+LU__API char *strchr(const char *s, int c)
+{
+    char *r = LU__REAL_NOW(strchr)(s, c);
+    if (lu__watched())
+        lu__touch(s, r ? (size_t)(r - s) + 1 : lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());
+    return r;
+}
+
+LU__API char *strrchr(const char *s, int c)
+{
+    char *r = LU__REAL_NOW(strrchr)(s, c);
+    if (lu__watched())
+        lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());
+    return r;
+}
+
+LU__API void *memchr(const void *s, int c, size_t n)
+{
+    void *r = LU__REAL_NOW(memchr)(s, c, n);
+    if (lu__watched())
+        lu__touch(s, r ? (size_t)((const char *)r - (const char *)s) + 1 : n, false, LU__PC());
+    return r;
+}
+
+LU__API char *strdup(const char *s)
+{
+    if (lu__watched())
+        lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());
+    return LU__REAL_NOW(strdup)(s);
+}
+
+LU__API char *strndup(const char *s, size_t n)
+{
+    if (lu__watched()) {
+        size_t l = lu__strnlen(s, n);
+        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
+    }
+    return LU__REAL_NOW(strndup)(s, n);
+}
+
+/* The formatting functions write what they return and a terminator;
+ * strings their arguments point to are read unseen. */
+LU__API int vsnprintf(char *restrict d, size_t size, const char *restrict fmt, va_list ap)
+{
+    int r = LU__REAL_NOW(vsnprintf)(d, size, fmt, ap);
+    if (r >= 0 && size > 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
+    return r;
+}
+
+LU__API int snprintf(char *restrict d, size_t size, const char *restrict fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = LU__REAL_NOW(vsnprintf)(d, size, fmt, ap);
+    va_end(ap);
+    if (r >= 0 && size > 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
+    return r;
+}
+
+LU__API int vsprintf(char *restrict d, const char *restrict fmt, va_list ap)
+{
+    int r = LU__REAL_NOW(vsprintf)(d, fmt, ap);
+    if (r >= 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1, true, LU__PC());
+    return r;
+}
+
+LU__API int sprintf(char *restrict d, const char *restrict fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = LU__REAL_NOW(vsprintf)(d, fmt, ap);
+    va_end(ap);
+    if (r >= 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1, true, LU__PC());
+    return r;
+}
+
+/* The parsers read past the number to the character that ended it, and
+ * skip white space and a sign or a "0x" before it even when nothing is
+ * converted: what they read is bounded by where they stopped plus that
+ * prefix, and by the terminator. */
+static void lu__parsed(const char *s, const char *end, void *pc)
+{
+    const char *p = s;
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
+        p++;
+    size_t n = (size_t)((end > p ? end : p) - s) + 3;
+    size_t l = lu__strnlen(s, n);
+    lu__touch(s, l < n ? l + 1 : n, false, pc);
+}
+
+#define LU__PARSER(name, type)                                                                               \
+    LU__API type name(const char *restrict s, char **restrict endp, int base)                                \
+    {                                                                                                        \
+        char *e;                                                                                             \
+        type v = LU__REAL_NOW(name)(s, &e, base);                                                            \
+        if (lu__watched())                                                                                   \
+            lu__parsed(s, e, LU__PC());                                                                      \
+        if (endp)                                                                                            \
+            *endp = e;                                                                                       \
+        return v;                                                                                            \
+    }
+LU__PARSER(strtol, long)
+LU__PARSER(strtoul, unsigned long)
+LU__PARSER(strtoll, long long)
+LU__PARSER(strtoull, unsigned long long)
+
+/* glibc's atoi and atol are strtol's; they come here only as calls. */
+LU__API int atoi(const char *s)
+{
+    char *e;
+    long v = LU__REAL_NOW(strtol)(s, &e, 10);
+    if (lu__watched())
+        lu__parsed(s, e, LU__PC());
+    return (int)v;
+}
+
+LU__API long atol(const char *s)
+{
+    char *e;
+    long v = LU__REAL_NOW(strtol)(s, &e, 10);
+    if (lu__watched())
+        lu__parsed(s, e, LU__PC());
+    return v;
+}
+
+LU__API long long atoll(const char *s)
+{
+    char *e;
+    long long v = LU__REAL_NOW(strtoll)(s, &e, 10);
+    if (lu__watched())
+        lu__parsed(s, e, LU__PC());
+    return v;
 }

@@ -13,6 +13,8 @@
  *           length() is its strlen
  *   literal put() strcpys a literal, then another; is_ab() strcmps the
  *           name with a literal
+ *   number  print() sprintfs a number into the name, then another; parse()
+ *           reads it back with strtol
  * Sizes pass through an empty asm so that the compiler cannot expand the
  * calls inline, as it does for small constant sizes, except in literal,
  * whose calls gcc expands inline without instrumenting them (strcpy of a
@@ -23,6 +25,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,7 +152,26 @@ static int64_t is_ab(void *p, int64_t unused)
     return strcmp(o->name, "ab") == 0;
 }
 
+static int64_t print(void *p, int64_t v)
+{
+    struct obj *o = p;
+    pthread_mutex_lock(&o->m);
+    snprintf(o->name, sizeof o->name, "%d", (int)v * 100);
+    atomic_store(&o->mid, 1);
+    sprintf(o->name, "%d", (int)v);
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
+static int64_t parse(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    return strtol(o->name, NULL, 10);
+}
+
 LINEUP_HARNESS(copy, create, destroy, LINEUP_OP(set, 1), LINEUP_OP(get, 0));
 LINEUP_HARNESS(halves, create, destroy, LINEUP_OP(fill, 'a'), LINEUP_OP(same, 0));
 LINEUP_HARNESS(name, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(length, 0));
 LINEUP_HARNESS(literal, create, destroy, LINEUP_OP(put, 0), LINEUP_OP(is_ab, 0));
+LINEUP_HARNESS(number, create, destroy, LINEUP_OP(print, 7), LINEUP_OP(parse, 0));
