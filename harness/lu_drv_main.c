@@ -765,8 +765,7 @@ out:
 /* One bug a test showed: what the user gets a report and a replay file for. */
 struct lu__finding {
     int verdict;
-    bool unreplayed; /* nondeterminism found by lu__verify_replay: no replay, no minimization */
-    uint64_t hist;   /* lu_drv_finding.hist; 0: none */
+    uint64_t hist; /* lu_drv_finding.hist; 0: none */
     char *report;
     struct lu_sched_step *sched;
     uint32_t sched_len;
@@ -798,7 +797,6 @@ static void lu__add_finding(struct lu__res *r, int verdict, const char *report,
 {
     struct lu__finding *f = &r->f[r->nf++];
     f->verdict = verdict;
-    f->unreplayed = false;
     f->hist = hist;
     f->report = strdup(report ? report : "");
     f->sched_len = len;
@@ -1739,21 +1737,22 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
         lu__replay_bad(file, ln, "harness, name, test, phase and schedule lines are required");
 }
 
-/* A phase-2 failure must replay: its schedule, run again in a fresh worker,
- * must fail the same way on the same history. One that does not depended on
- * what earlier executions in the explorer's process left behind (a static
- * arena or counter that create() does not reset): the object is not
- * deterministic, and the report says that instead of a violation its
- * replay would not show. Phase 1 cannot see it (its serial executions ran
- * first), and neither can phase 2's serial executions when phase 1 stands
- * for bound 0. Returns false, with f turned into nondeterminism, when the
- * replay differs; true when it reproduces, or cannot be checked (an
- * interruption). */
-static bool lu__verify_replay(const struct lu_drv_job *job, struct lu__finding *f)
+/* A phase-2 failure's replay file must replay it: its schedule, run again
+ * in a fresh worker, must fail the same way on the same history. One that
+ * does not depended on what earlier executions in the explorer's process
+ * left behind: a static arena or counter that create() does not reset (the
+ * object is then not deterministic), or state that is no bug of the object
+ * but decides where the bug shows (rand()'s seed, the allocator's). Which
+ * one, the driver cannot tell, so the finding keeps its kind and the report
+ * says why it has no replay file. Returns NULL when the replay reproduces
+ * the failure or cannot be checked (an interruption), else what the replay
+ * did instead. */
+static const char *lu__verify_replay(const struct lu_drv_job *job, const struct lu__finding *f, char *buf,
+                                     size_t len)
 {
     if ((f->verdict != LU_DRV_V_VIOLATION && f->verdict != LU_DRV_V_STUCK) || !f->hist || !f->sched_len ||
         lu_drv_interrupted)
-        return true;
+        return NULL;
     struct lu_drv_job rj = *job;
     rj.explorers = 1;
     rj.replay_phase = 2;
@@ -1764,30 +1763,16 @@ static bool lu__verify_replay(const struct lu_drv_job *job, struct lu__finding *
     int got = rr.verdict;
     lu__res_free(&rr);
     if (lu_drv_interrupted || (got == f->verdict && hist == f->hist))
-        return true;
-    const char *how = got == LU_DRV_V_PASS     ? "did not fail"
-                      : got == LU_DRV_V_MISFIT ? "took another path (the schedule does not fit)"
-                      : got == f->verdict      ? "failed the same way on another history"
-                                               : NULL;
-    struct lu_hist_buf b;
-    lu_hist_buf_init(&b);
-    lu_hist_buf_printf(&b,
-                       "nondeterminism: this execution failed (%s), but its schedule, replayed in a fresh "
-                       "process, ",
-                       lu_drv_verdict_name(f->verdict));
-    if (how)
-        lu_hist_buf_puts(&b, how);
+        return NULL;
+    if (got == LU_DRV_V_PASS)
+        snprintf(buf, len, "did not fail");
+    else if (got == LU_DRV_V_MISFIT)
+        snprintf(buf, len, "took another path (the schedule does not fit)");
+    else if (got == f->verdict)
+        snprintf(buf, len, "failed the same way on another history");
     else
-        lu_hist_buf_printf(&b, "ended in another verdict (%s)", lu_drv_verdict_name(got));
-    lu_hist_buf_puts(&b, ": the object's results depend on what earlier executions in the same process "
-                         "left behind (static or global variables that create() does not reset, a cache, a "
-                         "counter), which no sequential specification explains\n");
-    lu_hist_buf_puts(&b, f->report ? f->report : "");
-    free(f->report);
-    f->report = b.s ? b.s : strdup("");
-    f->verdict = LU_DRV_V_NONDET;
-    f->unreplayed = true;
-    return false;
+        snprintf(buf, len, "ended in another verdict (%s)", lu_drv_verdict_name(got));
+    return buf;
 }
 
 /* ---- minimization ---- */
@@ -2069,6 +2054,12 @@ static int lu__replay_main(struct lu__opts *o)
     free(rp.steps);
     return rc;
 }
+
+/* Marks this executable as lineup's own for liblineup.so, whose libc
+ * functions leave out calls made here (the checker's copies of results on
+ * controlled threads are no accesses of the code under test). The runtime
+ * refers to it weakly, so the link exports it. */
+__attribute__((visibility("default"))) const char lu_drv_self = 1;
 
 int main(int argc, char **argv)
 {
@@ -2361,15 +2352,6 @@ int main(int argc, char **argv)
                 called |= r->called_cells;
                 returned |= r->returned_cells;
             }
-            /* the failures that will be reported replay, or are the
-             * object's nondeterminism (before the counts below) */
-            for (unsigned fi = 0; fi < r->nf; fi++) {
-                int k = r->f[fi].verdict;
-                if (k >= LU_DRV_V_COUNT || (o.max_reports && reports_of[k] >= o.max_reports))
-                    continue;
-                if (!lu__verify_replay(&jobs[i], &r->f[fi]) && r->verdict == k)
-                    r->verdict = LU_DRV_V_NONDET;
-            }
             /* a test with findings of two kinds counts under each, so that
              * the summary's lines match its FAIL blocks */
             unsigned kinds = 1u << (r->verdict < LU_DRV_V_COUNT ? r->verdict : LU_DRV_V_INTERNAL);
@@ -2435,11 +2417,9 @@ int main(int argc, char **argv)
                     mr.phase = r->phase;
                     lu__add_finding(&mr, kind, r->f[fi].report, r->f[fi].sched, r->f[fi].sched_len,
                                     r->f[fi].hist);
-                    mr.f[0].unreplayed = r->f[fi].unreplayed;
                     unsigned runs = 0;
                     bool cut = false, incomplete = false;
-                    bool minimizable =
-                        !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG && !r->f[fi].unreplayed;
+                    bool minimizable = !o.no_minimize && lu_drv_verdict_exit(kind) == EXIT_BUG;
                     /* a timeout was not minimized: say so */
                     bool unminimized = !o.no_minimize && !lu_drv_interrupted && kind == LU_DRV_V_TIMEOUT;
                     bool minimize = minimizable && !lu_drv_interrupted;
@@ -2534,11 +2514,18 @@ int main(int argc, char **argv)
                         printf("\n%s", mf && mf->report ? mf->report : "");
                         int fphase = kind == LU_DRV_V_VIOLATION || kind == LU_DRV_V_STUCK ? 2 : mr.phase;
                         bool want = mf && mf->sched_len && fphase > 0 && lu__replayable(kind);
-                        if (want && mf->unreplayed) {
-                            /* its replay does not fail: it is no replay */
+                        char how[96];
+                        const char *unreplayed = want ? lu__verify_replay(&mj, mf, how, sizeof how) : NULL;
+                        if (unreplayed) {
+                            /* a file that does not fail is no replay */
                             want = false;
-                            printf("replay: none; the failure depends on earlier executions, so its schedule "
-                                   "alone does not show it\n");
+                            printf("replay: none; this failure's schedule, replayed in a fresh process, %s: "
+                                   "the failure depends on what earlier executions in the same process left "
+                                   "behind (static or global variables that create() does not reset, which "
+                                   "make the object nondeterministic, or state such as rand()'s seed that "
+                                   "decides where the bug shows). Reset that state in create() to make it "
+                                   "replayable.\n",
+                                   unreplayed);
                         } else if (want && kind == LU_DRV_V_NONDET && fphase == 1) {
                             /* two serial executions disagreed: one schedule
                              * replays one of them, which fails nothing */

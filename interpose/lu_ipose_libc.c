@@ -191,13 +191,20 @@ typedef unsigned long long lu__stoull_fn(const char *, char **, int);
 LU__LIBC_FUNCS(LU__REAL_DECL)
 #undef LU__REAL_DECL
 
-/* [lo, lo + len): this library's mapping, whose calls are lineup's own. */
-static uintptr_t lu__self_lo, lu__self_len;
+/* [lo, lo + len): this library's mapping, and the lineup driver's when it
+ * is the executable (it defines lu_drv_self): their calls are lineup's own. */
+static uintptr_t lu__self_lo, lu__self_len, lu__drv_lo, lu__drv_len;
+extern const char lu_drv_self __attribute__((weak));
+
+struct lu__range {
+    uintptr_t at, lo, len;
+};
 
 static int lu__find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    uintptr_t me = (uintptr_t)arg, lo = UINTPTR_MAX, hi = 0;
+    struct lu__range *r = arg;
+    uintptr_t me = r->at, lo = UINTPTR_MAX, hi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD)
@@ -209,8 +216,8 @@ static int lu__find_self(struct dl_phdr_info *info, size_t size, void *arg)
             hi = a + ph->p_memsz;
     }
     if (lo <= me && me < hi) {
-        lu__self_lo = lo;
-        lu__self_len = hi - lo;
+        r->lo = lo;
+        r->len = hi - lo;
         return 1;
     }
     return 0;
@@ -218,7 +225,16 @@ static int lu__find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 __attribute__((constructor(101))) static void lu__libc_resolve(void)
 {
-    dl_iterate_phdr(lu__find_self, (void *)(uintptr_t)lu__libc_resolve);
+    struct lu__range r = {.at = (uintptr_t)lu__libc_resolve};
+    dl_iterate_phdr(lu__find_self, &r);
+    lu__self_lo = r.lo;
+    lu__self_len = r.len;
+    if (&lu_drv_self) {
+        r = (struct lu__range){.at = (uintptr_t)&lu_drv_self};
+        dl_iterate_phdr(lu__find_self, &r);
+        lu__drv_lo = r.lo;
+        lu__drv_len = r.len;
+    }
 #define LU__RESOLVE(name, type, fb)                                                                          \
     do {                                                                                                     \
         type *p_ = (type *)dlsym(RTLD_NEXT, #name);                                                          \
@@ -241,7 +257,7 @@ static inline bool lu__watched(void)
 
 static __attribute__((noinline)) void lu__touch(const void *addr, size_t n, bool is_write, void *pc)
 {
-    if (n == 0 || (uintptr_t)pc - lu__self_lo < lu__self_len)
+    if (n == 0 || (uintptr_t)pc - lu__self_lo < lu__self_len || (uintptr_t)pc - lu__drv_lo < lu__drv_len)
         return;
     lu__ipose_plain_range(addr, n, is_write, pc);
 }
@@ -365,27 +381,28 @@ LU__API int strncmp(const char *a, const char *b, size_t n)
 
 LU__API char *strcpy(char *restrict d, const char *restrict s)
 {
-    size_t n = lu__strnlen(s, SIZE_MAX) + 1;
     if (lu__watched()) {
+        size_t n = lu__strnlen(s, SIZE_MAX) + 1;
         lu__touch(s, n, false, LU__PC());
         lu__touch(d, n, true, LU__PC());
     }
     if (__atomic_load_n(&lu__real_strcpy, __ATOMIC_RELAXED))
         return lu__real_strcpy(d, s);
-    return lu__fb_memmove(d, s, n);
+    return lu__fb_memmove(d, s, lu__strnlen(s, SIZE_MAX) + 1);
 }
 
 /* strncpy reads up to n bytes of s (less at its terminator) and writes all
  * n of d, padding with zeros. */
 LU__API char *strncpy(char *restrict d, const char *restrict s, size_t n)
 {
-    size_t len = lu__strnlen(s, n);
     if (lu__watched()) {
-        lu__touch(s, len < n ? len + 1 : n, false, LU__PC());
+        size_t l = lu__strnlen(s, n);
+        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
         lu__touch(d, n, true, LU__PC());
     }
     if (__atomic_load_n(&lu__real_strncpy, __ATOMIC_RELAXED))
         return lu__real_strncpy(d, s, n);
+    size_t len = lu__strnlen(s, n);
     lu__fb_memmove(d, s, len);
     lu__fb_memset(d + len, 0, n - len);
     return d;

@@ -13,9 +13,9 @@
  * arena: a locked stack whose nodes come from a static arena that create()
  * does not reset, so pushes fail (-1) once earlier executions used it up.
  * The calls that fail overlap, and phase 1 ran before the arena ran out:
- * the failure looks like a violation, but its schedule replayed in a fresh
- * process passes, and lineup must say so (nondeterminism), not hand out a
- * replay that does not fail.
+ * the failure is reported as a violation, but its schedule replayed in a
+ * fresh process passes, and lineup must say so, not hand out a replay file
+ * that does not fail.
  */
 #include <lineup.h>
 
