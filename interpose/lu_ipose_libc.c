@@ -149,45 +149,48 @@ typedef unsigned long lu__stoul_fn(const char *, char **, int);
 typedef long long lu__stoll_fn(const char *, char **, int);
 typedef unsigned long long lu__stoull_fn(const char *, char **, int);
 
-/* name, type, stand-in (NULL: built from others below) */
+/* name, type. Each stand-in is named where its function calls libc's
+ * (LU__CALL, or a fallback written out); the functions without one find
+ * libc's at their first call when the constructor has not run yet
+ * (LU__REAL_NOW). */
 #define LU__LIBC_FUNCS(X)                                                                                    \
-    X(memcpy, lu__copy_fn, lu__fb_memmove)                                                                   \
-    X(memmove, lu__copy_fn, lu__fb_memmove)                                                                  \
-    X(mempcpy, lu__copy_fn, NULL)                                                                            \
-    X(memset, lu__set_fn, lu__fb_memset)                                                                     \
-    X(memcmp, lu__cmp_fn, lu__fb_memcmp)                                                                     \
-    X(bcmp, lu__cmp_fn, lu__fb_memcmp)                                                                       \
-    X(strlen, lu__len_fn, lu__fb_strlen)                                                                     \
-    X(strnlen, lu__nlen_fn, lu__fb_strnlen)                                                                  \
-    X(strcmp, lu__scmp_fn, lu__fb_strcmp)                                                                    \
-    X(strncmp, lu__sncmp_fn, lu__fb_strncmp)                                                                 \
-    X(strcpy, lu__scpy_fn, NULL)                                                                             \
-    X(strncpy, lu__sncpy_fn, NULL)                                                                           \
-    X(__memcpy_chk, lu__copy_chk_fn, lu__fb_chk)                                                             \
-    X(__memmove_chk, lu__copy_chk_fn, lu__fb_chk)                                                            \
-    X(__mempcpy_chk, lu__copy_chk_fn, NULL)                                                                  \
-    X(__memset_chk, lu__set_chk_fn, lu__fb_memset_chk)                                                       \
-    X(__strcpy_chk, lu__scpy_chk_fn, NULL)                                                                   \
-    X(__strncpy_chk, lu__sncpy_chk_fn, NULL)                                                                 \
-    X(stpcpy, lu__scpy_fn, NULL)                                                                             \
-    X(strcat, lu__scpy_fn, NULL)                                                                             \
-    X(strncat, lu__sncpy_fn, NULL)                                                                           \
-    X(strchr, lu__schr_fn, NULL)                                                                             \
-    X(strrchr, lu__schr_fn, NULL)                                                                            \
-    X(memchr, lu__mchr_fn, NULL)                                                                             \
-    X(strdup, lu__sdup_fn, NULL)                                                                             \
-    X(strndup, lu__sndup_fn, NULL)                                                                           \
-    X(vsnprintf, lu__vsnp_fn, NULL)                                                                          \
-    X(vsprintf, lu__vsp_fn, NULL)                                                                            \
-    X(strtol, lu__stol_fn, NULL)                                                                             \
-    X(strtoul, lu__stoul_fn, NULL)                                                                           \
-    X(strtoll, lu__stoll_fn, NULL)                                                                           \
-    X(strtoull, lu__stoull_fn, NULL)
+    X(memcpy, lu__copy_fn)                                                                                   \
+    X(memmove, lu__copy_fn)                                                                                  \
+    X(mempcpy, lu__copy_fn)                                                                                  \
+    X(memset, lu__set_fn)                                                                                    \
+    X(memcmp, lu__cmp_fn)                                                                                    \
+    X(bcmp, lu__cmp_fn)                                                                                      \
+    X(strlen, lu__len_fn)                                                                                    \
+    X(strnlen, lu__nlen_fn)                                                                                  \
+    X(strcmp, lu__scmp_fn)                                                                                   \
+    X(strncmp, lu__sncmp_fn)                                                                                 \
+    X(strcpy, lu__scpy_fn)                                                                                   \
+    X(strncpy, lu__sncpy_fn)                                                                                 \
+    X(__memcpy_chk, lu__copy_chk_fn)                                                                         \
+    X(__memmove_chk, lu__copy_chk_fn)                                                                        \
+    X(__mempcpy_chk, lu__copy_chk_fn)                                                                        \
+    X(__memset_chk, lu__set_chk_fn)                                                                          \
+    X(__strcpy_chk, lu__scpy_chk_fn)                                                                         \
+    X(__strncpy_chk, lu__sncpy_chk_fn)                                                                       \
+    X(stpcpy, lu__scpy_fn)                                                                                   \
+    X(strcat, lu__scpy_fn)                                                                                   \
+    X(strncat, lu__sncpy_fn)                                                                                 \
+    X(strchr, lu__schr_fn)                                                                                   \
+    X(strrchr, lu__schr_fn)                                                                                  \
+    X(memchr, lu__mchr_fn)                                                                                   \
+    X(strdup, lu__sdup_fn)                                                                                   \
+    X(strndup, lu__sndup_fn)                                                                                 \
+    X(vsnprintf, lu__vsnp_fn)                                                                                \
+    X(vsprintf, lu__vsp_fn)                                                                                  \
+    X(strtol, lu__stol_fn)                                                                                   \
+    X(strtoul, lu__stoul_fn)                                                                                 \
+    X(strtoll, lu__stoll_fn)                                                                                 \
+    X(strtoull, lu__stoull_fn)
 
 /* Written once by the constructor, before any thread of the code under
  * test; read without ordering, as a pointer that is either the stand-in or
  * libc's is right either way. */
-#define LU__REAL_DECL(name, type, fb) static type *lu__real_##name;
+#define LU__REAL_DECL(name, type) static type *lu__real_##name;
 LU__LIBC_FUNCS(LU__REAL_DECL)
 #undef LU__REAL_DECL
 
@@ -235,7 +238,7 @@ __attribute__((constructor(101))) static void lu__libc_resolve(void)
         lu__drv_lo = r.lo;
         lu__drv_len = r.len;
     }
-#define LU__RESOLVE(name, type, fb)                                                                          \
+#define LU__RESOLVE(name, type)                                                                              \
     do {                                                                                                     \
         type *p_ = (type *)dlsym(RTLD_NEXT, #name);                                                          \
         if (p_)                                                                                              \
