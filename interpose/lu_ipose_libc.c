@@ -148,6 +148,10 @@ typedef long lu__stol_fn(const char *, char **, int);
 typedef unsigned long lu__stoul_fn(const char *, char **, int);
 typedef long long lu__stoll_fn(const char *, char **, int);
 typedef unsigned long long lu__stoull_fn(const char *, char **, int);
+typedef char *lu__scat_chk_fn(char *, const char *, size_t);
+typedef char *lu__sncat_chk_fn(char *, const char *, size_t, size_t);
+typedef int lu__vsnp_chk_fn(char *, size_t, int, size_t, const char *, va_list);
+typedef int lu__vsp_chk_fn(char *, int, size_t, const char *, va_list);
 
 /* name, type. Each stand-in is named where its function calls libc's
  * (LU__CALL, or a fallback written out); the functions without one find
@@ -185,7 +189,14 @@ typedef unsigned long long lu__stoull_fn(const char *, char **, int);
     X(strtol, lu__stol_fn)                                                                                   \
     X(strtoul, lu__stoul_fn)                                                                                 \
     X(strtoll, lu__stoll_fn)                                                                                 \
-    X(strtoull, lu__stoull_fn)
+    X(strtoull, lu__stoull_fn)                                                                               \
+    X(stpncpy, lu__sncpy_fn)                                                                                 \
+    X(__stpcpy_chk, lu__scpy_chk_fn)                                                                         \
+    X(__stpncpy_chk, lu__sncpy_chk_fn)                                                                       \
+    X(__strcat_chk, lu__scat_chk_fn)                                                                         \
+    X(__strncat_chk, lu__sncat_chk_fn)                                                                       \
+    X(__vsnprintf_chk, lu__vsnp_chk_fn)                                                                      \
+    X(__vsprintf_chk, lu__vsp_chk_fn)
 
 /* Written once by the constructor, before any thread of the code under
  * test; read without ordering, as a pointer that is either the stand-in or
@@ -523,6 +534,62 @@ LU__API char *strncat(char *restrict d, const char *restrict s, size_t n)
     return LU__REAL_NOW(strncat)(d, s, n);
 }
 
+/* stpncpy, as strncpy: it writes all n bytes of d, padding with zeros. */
+LU__API char *stpncpy(char *restrict d, const char *restrict s, size_t n)
+{
+    if (lu__watched()) {
+        size_t l = lu__strnlen(s, n);
+        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    return LU__REAL_NOW(stpncpy)(d, s, n);
+}
+
+/* The _FORTIFY_SOURCE variants of the above: gcc -O2 -D_FORTIFY_SOURCE
+ * calls them where it knows the destination's size (a field of a shared
+ * struct), and would otherwise write it unseen. */
+LU__API char *__stpcpy_chk(char *restrict d, const char *restrict s, size_t dlen)
+{
+    char *e = LU__REAL_NOW(__stpcpy_chk)(d, s, dlen);
+    if (lu__watched()) {
+        lu__touch(s, (size_t)(e - d) + 1, false, LU__PC());
+        lu__touch(d, (size_t)(e - d) + 1, true, LU__PC());
+    }
+    return e;
+}
+
+LU__API char *__stpncpy_chk(char *restrict d, const char *restrict s, size_t n, size_t dlen)
+{
+    if (lu__watched()) {
+        size_t l = lu__strnlen(s, n);
+        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
+        lu__touch(d, n, true, LU__PC());
+    }
+    return LU__REAL_NOW(__stpncpy_chk)(d, s, n, dlen);
+}
+
+LU__API char *__strcat_chk(char *restrict d, const char *restrict s, size_t dlen)
+{
+    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, SIZE_MAX);
+    if (lu__watched()) {
+        lu__touch(d, dl + 1, false, LU__PC());
+        lu__touch(s, sl + 1, false, LU__PC());
+        lu__touch(d + dl, sl + 1, true, LU__PC());
+    }
+    return LU__REAL_NOW(__strcat_chk)(d, s, dlen);
+}
+
+LU__API char *__strncat_chk(char *restrict d, const char *restrict s, size_t n, size_t dlen)
+{
+    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, n);
+    if (lu__watched()) {
+        lu__touch(d, dl + 1, false, LU__PC());
+        lu__touch(s, sl < n ? sl + 1 : n, false, LU__PC());
+        lu__touch(d + dl, sl + 1, true, LU__PC());
+    }
+    return LU__REAL_NOW(__strncat_chk)(d, s, n, dlen);
+}
+
 /* The searches read up to what they find, or to the end. */
 LU__API char *strchr(const char *s, int c)
 {
@@ -598,6 +665,47 @@ LU__API int sprintf(char *restrict d, const char *restrict fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     int r = LU__REAL_NOW(vsprintf)(d, fmt, ap);
+    va_end(ap);
+    if (r >= 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1, true, LU__PC());
+    return r;
+}
+
+/* The _FORTIFY_SOURCE variants (flag and slen are the checks'). */
+LU__API int __vsnprintf_chk(char *restrict d, size_t size, int flag, size_t slen, const char *restrict fmt,
+                            va_list ap)
+{
+    int r = LU__REAL_NOW(__vsnprintf_chk)(d, size, flag, slen, fmt, ap);
+    if (r >= 0 && size > 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
+    return r;
+}
+
+LU__API int __snprintf_chk(char *restrict d, size_t size, int flag, size_t slen, const char *restrict fmt,
+                           ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = LU__REAL_NOW(__vsnprintf_chk)(d, size, flag, slen, fmt, ap);
+    va_end(ap);
+    if (r >= 0 && size > 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
+    return r;
+}
+
+LU__API int __vsprintf_chk(char *restrict d, int flag, size_t slen, const char *restrict fmt, va_list ap)
+{
+    int r = LU__REAL_NOW(__vsprintf_chk)(d, flag, slen, fmt, ap);
+    if (r >= 0 && lu__watched())
+        lu__touch(d, (size_t)r + 1, true, LU__PC());
+    return r;
+}
+
+LU__API int __sprintf_chk(char *restrict d, int flag, size_t slen, const char *restrict fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = LU__REAL_NOW(__vsprintf_chk)(d, flag, slen, fmt, ap);
     va_end(ap);
     if (r >= 0 && lu__watched())
         lu__touch(d, (size_t)r + 1, true, LU__PC());

@@ -15,11 +15,22 @@
  *           name with a literal
  *   number  print() sprintfs a number into the name, then another; parse()
  *           reads it back with strtol
+ *   cat     grow() strcats a letter to the name, then another; length() is
+ *           its strlen (for --test only: the name has room for 29 letters)
  * Sizes pass through an empty asm so that the compiler cannot expand the
  * calls inline, as it does for small constant sizes, except in literal,
  * whose calls gcc expands inline without instrumenting them (strcpy of a
  * literal at -O0, strcmp with one at -O2) unless lineup-cc tells it not to.
+ * Built with -O2 -D_FORTIFY_SOURCE=2, gcc would expand the literal's strcpy
+ * inline unseen and call glibc's checking variants for the others; lineup-cc
+ * undoes the flag. With -DFORTIFY_IN_SOURCE the source sets it, as a source
+ * may, and the writers call __sprintf_chk, __snprintf_chk, __strcat_chk and
+ * __strcpy_chk, which liblineup.so sees as well.
  */
+#ifdef FORTIFY_IN_SOURCE
+#undef _FORTIFY_SOURCE
+#define _FORTIFY_SOURCE 2
+#endif
 #include <lineup.h>
 
 #include <pthread.h>
@@ -37,6 +48,7 @@ struct obj {
     } pair;
     char buf[16];
     char name[32];
+    char tail[8]; /* _FORTIFY_SOURCE takes no size of a trailing array */
 };
 
 static size_t opaque(size_t n)
@@ -170,8 +182,21 @@ static int64_t parse(void *p, int64_t unused)
     return strtol(o->name, NULL, 10);
 }
 
+static int64_t grow(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    pthread_mutex_lock(&o->m);
+    strcat(o->name, opaque_str("x"));
+    atomic_store(&o->mid, 1);
+    strcat(o->name, opaque_str("y"));
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
 LINEUP_HARNESS(copy, create, destroy, LINEUP_OP(set, 1), LINEUP_OP(get, 0));
 LINEUP_HARNESS(halves, create, destroy, LINEUP_OP(fill, 'a'), LINEUP_OP(same, 0));
 LINEUP_HARNESS(name, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(length, 0));
 LINEUP_HARNESS(literal, create, destroy, LINEUP_OP(put, 0), LINEUP_OP(is_ab, 0));
 LINEUP_HARNESS(number, create, destroy, LINEUP_OP(print, 7), LINEUP_OP(parse, 0));
+LINEUP_HARNESS(cat, create, destroy, LINEUP_OP(grow, 0), LINEUP_OP(length, 0));
