@@ -1,5 +1,5 @@
 /*
- * lu_ipose_libc: libc's memory and string functions, as plain accesses.
+ * lu_ipose_libc: libc's memory, string, formatting, parsing and sorting functions, as plain accesses.
  *
  * gcc's ThreadSanitizer instrumentation leaves a call to memcpy, memset or
  * memmove a call to libc (lu_ipose_tsan.def), and neither compiler
@@ -152,6 +152,9 @@ typedef char *lu__scat_chk_fn(char *, const char *, size_t);
 typedef char *lu__sncat_chk_fn(char *, const char *, size_t, size_t);
 typedef int lu__vsnp_chk_fn(char *, size_t, int, size_t, const char *, va_list);
 typedef int lu__vsp_chk_fn(char *, int, size_t, const char *, va_list);
+typedef void lu__qsort_fn(void *, size_t, size_t, int (*)(const void *, const void *));
+typedef void lu__qsort_r_fn(void *, size_t, size_t, int (*)(const void *, const void *, void *), void *);
+typedef int lu__vss_fn(const char *, const char *, va_list);
 
 /* name, type. Each stand-in is named where its function calls libc's
  * (LU__CALL, or a fallback written out); the functions without one find
@@ -196,7 +199,11 @@ typedef int lu__vsp_chk_fn(char *, int, size_t, const char *, va_list);
     X(__strcat_chk, lu__scat_chk_fn)                                                                         \
     X(__strncat_chk, lu__sncat_chk_fn)                                                                       \
     X(__vsnprintf_chk, lu__vsnp_chk_fn)                                                                      \
-    X(__vsprintf_chk, lu__vsp_chk_fn)
+    X(__vsprintf_chk, lu__vsp_chk_fn)                                                                        \
+    X(qsort, lu__qsort_fn)                                                                                   \
+    X(qsort_r, lu__qsort_r_fn)                                                                               \
+    X(vsscanf, lu__vss_fn)                                                                                   \
+    X(__isoc99_vsscanf, lu__vss_fn)
 
 /* Written once by the constructor, before any thread of the code under
  * test; read without ordering, as a pointer that is either the stand-in or
@@ -769,3 +776,49 @@ LU__API long long atoll(const char *s)
         lu__parsed(s, e, LU__PC());
     return v;
 }
+
+/* ---- Sorting and scanning ---- */
+
+/* qsort moves the elements itself; the comparisons are the caller's code,
+ * instrumented or not. */
+LU__API void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (lu__watched()) {
+        lu__touch(base, n * size, false, LU__PC());
+        lu__touch(base, n * size, true, LU__PC());
+    }
+    LU__REAL_NOW(qsort)(base, n, size, cmp);
+}
+
+LU__API void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+                     void *arg)
+{
+    if (lu__watched()) {
+        lu__touch(base, n * size, false, LU__PC());
+        lu__touch(base, n * size, true, LU__PC());
+    }
+    LU__REAL_NOW(qsort_r)(base, n, size, cmp, arg);
+}
+
+/* The scanners read their input, at most all of it (the whole string is
+ * counted: where they stopped is not returned); what they store through
+ * their arguments is not seen. __isoc99_ are the names C99 code calls. */
+#define LU__SCANNER(name, vname)                                                                             \
+    LU__API int vname(const char *restrict s, const char *restrict fmt, va_list ap)                          \
+    {                                                                                                        \
+        if (lu__watched())                                                                                   \
+            lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());                                     \
+        return LU__REAL_NOW(vname)(s, fmt, ap);                                                              \
+    }                                                                                                        \
+    LU__API int name(const char *restrict s, const char *restrict fmt, ...)                                  \
+    {                                                                                                        \
+        if (lu__watched())                                                                                   \
+            lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());                                     \
+        va_list ap;                                                                                          \
+        va_start(ap, fmt);                                                                                   \
+        int r = LU__REAL_NOW(vname)(s, fmt, ap);                                                             \
+        va_end(ap);                                                                                          \
+        return r;                                                                                            \
+    }
+LU__SCANNER(sscanf, vsscanf)
+LU__SCANNER(__isoc99_sscanf, __isoc99_vsscanf)

@@ -17,6 +17,9 @@
  *           reads it back with strtol
  *   cat     grow() strcats a letter to the name, then another; length() is
  *           its strlen (for --test only: the name has room for 29 letters)
+ *   scan    print() as in number; scan() reads the name with sscanf
+ *   sort    resort() qsorts three numbers up, then down; first() reads the
+ *           first (3 in every serial order, 1 in the middle)
  * Sizes pass through an empty asm so that the compiler cannot expand the
  * calls inline, as it does for small constant sizes, except in literal,
  * whose calls gcc expands inline without instrumenting them (strcpy of a
@@ -48,6 +51,7 @@ struct obj {
     } pair;
     char buf[16];
     char name[32];
+    int nums[3];
     char tail[8]; /* _FORTIFY_SOURCE takes no size of a trailing array */
 };
 
@@ -63,6 +67,9 @@ static void *create(void)
     if (o) {
         pthread_mutex_init(&o->m, NULL);
         strcpy(o->name, "ab");
+        o->nums[0] = 3;
+        o->nums[1] = 1;
+        o->nums[2] = 2;
     }
     return o;
 }
@@ -194,9 +201,49 @@ static int64_t grow(void *p, int64_t unused)
     return 0;
 }
 
+static int64_t scan(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    int v = -1;
+    sscanf(o->name, "%d", &v);
+    return v;
+}
+
+static int up(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+static int down(const void *a, const void *b)
+{
+    return *(const int *)b - *(const int *)a;
+}
+
+static int64_t resort(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    pthread_mutex_lock(&o->m);
+    qsort(o->nums, 3, sizeof o->nums[0], up);
+    atomic_store(&o->mid, 1);
+    qsort(o->nums, 3, sizeof o->nums[0], down);
+    pthread_mutex_unlock(&o->m);
+    return 0;
+}
+
+static int64_t first(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    return o->nums[0];
+}
+
 LINEUP_HARNESS(copy, create, destroy, LINEUP_OP(set, 1), LINEUP_OP(get, 0));
 LINEUP_HARNESS(halves, create, destroy, LINEUP_OP(fill, 'a'), LINEUP_OP(same, 0));
 LINEUP_HARNESS(name, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(length, 0));
 LINEUP_HARNESS(literal, create, destroy, LINEUP_OP(put, 0), LINEUP_OP(is_ab, 0));
 LINEUP_HARNESS(number, create, destroy, LINEUP_OP(print, 7), LINEUP_OP(parse, 0));
 LINEUP_HARNESS(cat, create, destroy, LINEUP_OP(grow, 0), LINEUP_OP(length, 0));
+LINEUP_HARNESS(scan, create, destroy, LINEUP_OP(print, 7), LINEUP_OP(scan, 0));
+LINEUP_HARNESS(sort, create, destroy, LINEUP_OP(resort, 0), LINEUP_OP(first, 0));
