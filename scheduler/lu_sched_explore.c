@@ -185,6 +185,21 @@ static int lu__por_block(const struct lu__por_blocks *bl, uintptr_t a)
     return -1;
 }
 
+#define LU__KEY_HEAP (1ULL << 63)  /* a word of a block allocated in this execution */
+#define LU__KEY_WHOLE (1ULL << 62) /* with LU__KEY_HEAP: every word of the block */
+#define LU__KEY_OFF 0xffffffULL
+
+/* Whether two keys name a common word: the same key, or a block's whole
+ * key and a key of the same block. Every comparison of keys for dependence
+ * goes through here; lu__sig_add merges equal keys only. */
+static inline bool lu__key_meet(uint64_t x, uint64_t y)
+{
+    if (x == y)
+        return true;
+    return ((x | y) & LU__KEY_WHOLE) && (x & y & LU__KEY_HEAP) &&
+           ((x ^ y) & ~(LU__KEY_WHOLE | LU__KEY_OFF)) == 0;
+}
+
 static uint64_t lu__por_key(const struct lu_sched *s, const void *p)
 {
     uintptr_t a = (uintptr_t)p;
@@ -198,7 +213,18 @@ static uint64_t lu__por_key(const struct lu_sched *s, const void *p)
         bl->hint = (uint32_t)i;
     }
     uint64_t off = (uint64_t)(a - bl->b[i].lo) >> 3;
-    return 1ULL << 63 | (uint64_t)bl->b[i].rank << 24 | (off & 0xffffff);
+    return LU__KEY_HEAP | (uint64_t)bl->b[i].rank << 24 | (off & LU__KEY_OFF);
+}
+
+/* The whole key of the block that holds [a, end), if one does. */
+static bool lu__por_whole_key(const struct lu_sched *s, uintptr_t a, uintptr_t end, uint64_t *key)
+{
+    const struct lu__por_blocks *bl = &s->por->blocks;
+    int i = bl->n ? lu__por_block(bl, a) : -1;
+    if (i < 0 || end > bl->b[i].hi)
+        return false;
+    *key = LU__KEY_HEAP | LU__KEY_WHOLE | (uint64_t)bl->b[i].rank << 24;
+    return true;
 }
 
 /* Where a block starting at a would go (the first one not below it). */
@@ -297,8 +323,10 @@ void lu__por_touch_sync(struct lu__thread *t, const void *obj)
         lu__sig_add(g, lu__por_key(t->s, obj), true, true);
 }
 
-/* Wider accesses (memcpy, memset of a buffer) name each word up to this,
- * then the step is dependent with everything. */
+/* Wider accesses (memcpy, memset of a buffer) name each word up to this;
+ * a wider one inside a block allocated in this execution names the whole
+ * block (lu__key_meet), and any other makes the step dependent with
+ * everything. */
 #define LU__POR_PLAIN_WORDS 8
 
 void lu_sched_plain_access(const void *addr, size_t size, bool write)
@@ -323,7 +351,11 @@ void lu_sched_plain_access(const void *addr, size_t size, bool write)
     }
     uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + (size ? size : 1);
     if ((end - a + 7) / 8 > LU__POR_PLAIN_WORDS) {
-        g->flags |= LU__PS_ALL;
+        uint64_t whole;
+        if (lu__por_whole_key(t->s, a, end, &whole))
+            lu__sig_add(g, whole, write, false);
+        else
+            g->flags |= LU__PS_ALL;
         return;
     }
     for (; a < end && !(g->flags & LU__PS_ALL); a += 8)
@@ -499,7 +531,7 @@ static bool lu__dep(const struct lu__por_sig *a, const struct lu__por_sig *b)
         return true;
     for (int i = 0; i < a->n; i++)
         for (int j = 0; j < b->n; j++)
-            if (a->key[i] == b->key[j] && ((a->wmask >> i | b->wmask >> j) & 1))
+            if (lu__key_meet(a->key[i], b->key[j]) && ((a->wmask >> i | b->wmask >> j) & 1))
                 return true;
     return false;
 }
@@ -534,7 +566,7 @@ static unsigned lu__dep_index(const struct lu__por_sig *a, const struct lu__por_
         if ((a->flags & LU__PS_ALLSYNC) && (b->smask >> j & 1))
             LU__MIN(ix->any[j]);
         for (int i = 0; i < a->n; i++)
-            if (a->key[i] == b->key[j])
+            if (lu__key_meet(a->key[i], b->key[j]))
                 LU__MIN((a->wmask >> i & 1) ? ix->any[j] : ix->w[j]);
     }
 #undef LU__MIN
@@ -653,7 +685,7 @@ static void lu__por_end_run(struct lu_sched *s, const struct lu__thread *r, bool
         } else if (partial) {
             for (int i = 0; i < x->n; i++)
                 for (int j = 0; j < acc.n; j++)
-                    if (acc.key[j] == x->key[i]) {
+                    if (lu__key_meet(acc.key[j], x->key[i])) {
                         fa[j] = k;
                         if (x->wmask >> i & 1)
                             fw[j] = k;
