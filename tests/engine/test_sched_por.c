@@ -756,9 +756,10 @@ static struct prog random_straight(int nt, int maxops)
     return p;
 }
 
-/* Programs with locks (properly bracketed or with trylocks), lock-order
- * inversions (deadlocks), data choices, spins and atomic sections. */
-static struct prog random_rich(int nt, int maxops)
+/* A random program: per thread, maybe a FREE point first, then pieces from
+ * piece() (which appends a few operations at o[n] and returns the new
+ * count) up to 2 to maxops operations. */
+static struct prog random_prog(int nt, int maxops, int (*piece)(struct op *o, int n))
 {
     struct prog p;
     memset(&p, 0, sizeof p);
@@ -768,47 +769,8 @@ static struct prog random_rich(int nt, int maxops)
         int want = 2 + (int)rnd((unsigned)maxops - 1);
         if (rnd(2))
             p.ops[t][n++] = OP(O_FREE, 0, 0, 0);
-        while (n < want && n < MAXOPS - 3) {
-            unsigned r = rnd(16);
-            if (r < 3) {
-                p.ops[t][n++] = OP(O_READ, rnd(3), 0, 0);
-            } else if (r < 5) {
-                p.ops[t][n++] = OP(O_WRITE, rnd(3), 1 + rnd(2), 0);
-            } else if (r < 6) {
-                p.ops[t][n++] = OP(O_ADD, rnd(3), 0, 0);
-            } else if (r < 7) {
-                p.ops[t][n++] = OP(O_CAS, rnd(3), rnd(2), 1 + rnd(2));
-            } else if (r < 9) {
-                /* a critical section: lock, one or two accesses, unlock;
-                 * nested ones with both mutexes make inversions */
-                int m = (int)rnd(2);
-                p.ops[t][n++] = OP(O_LOCK, m, 0, 0);
-                if (rnd(3) == 0)
-                    p.ops[t][n++] = OP(O_LOCK, 1 - m, 0, 0);
-                p.ops[t][n++] = rnd(2) ? OP(O_ADD, rnd(3), 0, 0) : OP(O_READ, rnd(3), 0, 0);
-                p.ops[t][n++] = OP(O_UNLOCK, 1 - m, 0, 0);
-                p.ops[t][n++] = OP(O_UNLOCK, m, 0, 0);
-            } else if (r < 10) {
-                int m = (int)rnd(2);
-                p.ops[t][n++] = OP(O_TRYLOCK, m, 0, 0);
-                p.ops[t][n++] = OP(O_WRITE, rnd(3), 2, 0);
-                p.ops[t][n++] = OP(O_UNLOCK, m, 0, 0);
-            } else if (r < 11) {
-                p.ops[t][n++] = OP(O_NONDET, 0, 0, 0);
-            } else if (r < 12) {
-                /* waits for a flag somebody may set (or livelocks) */
-                p.ops[t][n++] = OP(rnd(2) ? O_SPIN : O_YSPIN, 3, 1, 0);
-            } else if (r < 13) {
-                p.ops[t][n++] = OP(O_WRITE, 3, 1, 0);
-            } else if (r < 14) {
-                p.ops[t][n++] = OP(O_ABEGIN, 0, 0, 0);
-                p.ops[t][n++] = OP(O_READ, rnd(3), 0, 0);
-                p.ops[t][n++] = OP(O_ADD, rnd(3), 0, 0);
-                p.ops[t][n++] = OP(O_AEND, 0, 0, 0);
-            } else {
-                p.ops[t][n++] = OP(O_FREE, 0, 0, 0);
-            }
-        }
+        while (n < want && n < MAXOPS - 3)
+            n = piece(p.ops[t], n);
         if (n > MAXOPS)
             n = MAXOPS;
         p.n[t] = n;
@@ -816,47 +778,89 @@ static struct prog random_rich(int nt, int maxops)
     return p;
 }
 
+/* Programs with locks (properly bracketed or with trylocks), lock-order
+ * inversions (deadlocks), data choices, spins and atomic sections. */
+static int rich_piece(struct op *o, int n)
+{
+    unsigned r = rnd(16);
+    if (r < 3) {
+        o[n++] = OP(O_READ, rnd(3), 0, 0);
+    } else if (r < 5) {
+        o[n++] = OP(O_WRITE, rnd(3), 1 + rnd(2), 0);
+    } else if (r < 6) {
+        o[n++] = OP(O_ADD, rnd(3), 0, 0);
+    } else if (r < 7) {
+        o[n++] = OP(O_CAS, rnd(3), rnd(2), 1 + rnd(2));
+    } else if (r < 9) {
+        /* a critical section: lock, one or two accesses, unlock;
+         * nested ones with both mutexes make inversions */
+        int m = (int)rnd(2);
+        o[n++] = OP(O_LOCK, m, 0, 0);
+        if (rnd(3) == 0)
+            o[n++] = OP(O_LOCK, 1 - m, 0, 0);
+        o[n++] = rnd(2) ? OP(O_ADD, rnd(3), 0, 0) : OP(O_READ, rnd(3), 0, 0);
+        o[n++] = OP(O_UNLOCK, 1 - m, 0, 0);
+        o[n++] = OP(O_UNLOCK, m, 0, 0);
+    } else if (r < 10) {
+        int m = (int)rnd(2);
+        o[n++] = OP(O_TRYLOCK, m, 0, 0);
+        o[n++] = OP(O_WRITE, rnd(3), 2, 0);
+        o[n++] = OP(O_UNLOCK, m, 0, 0);
+    } else if (r < 11) {
+        o[n++] = OP(O_NONDET, 0, 0, 0);
+    } else if (r < 12) {
+        /* waits for a flag somebody may set (or livelocks) */
+        o[n++] = OP(rnd(2) ? O_SPIN : O_YSPIN, 3, 1, 0);
+    } else if (r < 13) {
+        o[n++] = OP(O_WRITE, 3, 1, 0);
+    } else if (r < 14) {
+        o[n++] = OP(O_ABEGIN, 0, 0, 0);
+        o[n++] = OP(O_READ, rnd(3), 0, 0);
+        o[n++] = OP(O_ADD, rnd(3), 0, 0);
+        o[n++] = OP(O_AEND, 0, 0, 0);
+    } else {
+        o[n++] = OP(O_FREE, 0, 0, 0);
+    }
+    return n;
+}
+
+static struct prog random_rich(int nt, int maxops)
+{
+    return random_prog(nt, maxops, rich_piece);
+}
+
 /* Programs whose plain accesses decide what they see: narrow (one or two
  * words, keyed each) and wide ones (9 to 16 words: the whole block, or
  * "everything"), racing or under a lock, between visible steps. */
-static struct prog random_plain(int nt, int maxops)
+static int plain_piece(struct op *o, int n)
 {
     static const uint8_t widths[] = {1, 2, 9, 12, NBUF};
-    struct prog p;
-    memset(&p, 0, sizeof p);
-    p.nt = nt;
-    for (int t = 0; t < nt; t++) {
-        int n = 0;
-        int want = 2 + (int)rnd((unsigned)maxops - 1);
-        if (rnd(2))
-            p.ops[t][n++] = OP(O_FREE, 0, 0, 0);
-        while (n < want && n < MAXOPS - 3) {
-            unsigned r = rnd(12);
-            uint8_t w = widths[rnd(sizeof widths)];
-            uint8_t at = (uint8_t)rnd(NBUF - w + 1u);
-            if (r < 3) {
-                p.ops[t][n++] = OP(O_PREAD, at, w, 0);
-            } else if (r < 6) {
-                p.ops[t][n++] = OP(O_PWRITE, at, w, 1 + rnd(2));
-            } else if (r < 7) {
-                p.ops[t][n++] = OP(O_READ, rnd(2), 0, 0);
-            } else if (r < 8) {
-                p.ops[t][n++] = OP(O_WRITE, rnd(2), 1 + rnd(2), 0);
-            } else if (r < 9) {
-                p.ops[t][n++] = OP(O_ADD, rnd(2), 0, 0);
-            } else if (r < 10) {
-                p.ops[t][n++] = OP(O_LOCK, 0, 0, 0);
-                p.ops[t][n++] = rnd(2) ? OP(O_PWRITE, at, w, 1 + rnd(2)) : OP(O_PREAD, at, w, 0);
-                p.ops[t][n++] = OP(O_UNLOCK, 0, 0, 0);
-            } else {
-                p.ops[t][n++] = OP(O_FREE, 0, 0, 0);
-            }
-        }
-        if (n > MAXOPS)
-            n = MAXOPS;
-        p.n[t] = n;
+    unsigned r = rnd(12);
+    uint8_t w = widths[rnd(sizeof widths)];
+    uint8_t at = (uint8_t)rnd(NBUF - w + 1u);
+    if (r < 3) {
+        o[n++] = OP(O_PREAD, at, w, 0);
+    } else if (r < 6) {
+        o[n++] = OP(O_PWRITE, at, w, 1 + rnd(2));
+    } else if (r < 7) {
+        o[n++] = OP(O_READ, rnd(2), 0, 0);
+    } else if (r < 8) {
+        o[n++] = OP(O_WRITE, rnd(2), 1 + rnd(2), 0);
+    } else if (r < 9) {
+        o[n++] = OP(O_ADD, rnd(2), 0, 0);
+    } else if (r < 10) {
+        o[n++] = OP(O_LOCK, 0, 0, 0);
+        o[n++] = rnd(2) ? OP(O_PWRITE, at, w, 1 + rnd(2)) : OP(O_PREAD, at, w, 0);
+        o[n++] = OP(O_UNLOCK, 0, 0, 0);
+    } else {
+        o[n++] = OP(O_FREE, 0, 0, 0);
     }
-    return p;
+    return n;
+}
+
+static struct prog random_plain(int nt, int maxops)
+{
+    return random_prog(nt, maxops, plain_piece);
 }
 
 /* Spin-heavy programs: flags set under a lock or never, spinners that give
