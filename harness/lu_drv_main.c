@@ -2723,10 +2723,15 @@ int main(int argc, char **argv)
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
                 ", \"restarts\": %" PRIu64 ", \"sampled_executions\": %" PRIu64
-                "}, \"interrupted\": %s, \"stopped_tests\": %u, \"not_run\": %u}}\n",
+                "}, \"interrupted\": %s, \"stopped_tests\": %u, \"not_run\": %u, \"verdicts\": {",
                 tt.tests, tt.failed, tt.inconclusive, el, json_exit, tt.ex1, tt.serial, tt.spec_checks,
                 tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles, tt.sampled,
                 tt.interrupted ? "true" : "false", tt.stopped, tt.not_run);
+        /* the report's lines per kind: a test with findings of two kinds
+         * counts under each */
+        for (int v = 0; v < LU_DRV_V_COUNT; v++)
+            fprintf(json, "%s\"%s\": %u", v ? ", " : "", lu__vids[v], tt.by_verdict[v]);
+        fputs("}}}\n", json);
         if (lu_drv_json_finish("lineup", &o.json))
             return EXIT_INTERNAL;
     }

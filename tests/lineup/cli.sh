@@ -547,7 +547,22 @@ for ph in ("phase1", "phase2"):
         assert v == got, (ph, k, v, got)
 p2 = d["summary"]["phase2"]
 assert p2["stuck_executions"] > 0 and p2["cut_executions"] > 0 and p2["stuck_executions"] != p2["cut_executions"], p2
+# every test under its own verdict at least; a passing test under PASS alone
+v = d["summary"]["verdicts"]
+for k in set(t["verdict"] for t in tests):
+    assert v[k] >= sum(t["verdict"] == k for t in tests), (k, v)
+assert v["PASS"] == sum(t["verdict"] == "PASS" for t in tests) > 0, v
+assert sum(v.values()) >= len(tests), v
 print("sums ok")' sums.json || fail "the summary is not the sum of the tests"
+    # and the report prints the same counts per kind
+    python3 -c 'import json,sys
+v = json.load(open(sys.argv[1]))["summary"]["verdicts"]
+names = {"PASS": "pass", "VIOLATION": "linearizability violation", "STUCK": "stuck history with no serial explanation"}
+lines = {l.strip() for l in open(sys.argv[2])}
+for k, n in v.items():
+    if n:
+        assert "%s: %d" % (names[k], n) in lines, (k, n)
+assert v["STUCK"] > 0, v' sums.json "$out" || fail "the summary's verdicts differ from the report's lines"
     ;;
 timeout_json)
     # --json classifies a timeout as the report does: verdict TIMEOUT, an
