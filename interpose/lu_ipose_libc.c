@@ -33,6 +33,8 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <printf.h>
+#include <wchar.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -638,85 +640,240 @@ LU__API char *strndup(const char *s, size_t n)
     return LU__REAL_NOW(strndup)(s, n);
 }
 
-/* The formatting functions write what they return and a terminator;
- * strings their arguments point to are read unseen. */
+/* What the %s conversions of a format read: each string up to its
+ * terminator, or up to the precision. The arguments' types come from
+ * glibc's parse_printf_format, which knows every conversion (and those a
+ * program registers); the walk below only pairs each %s with its argument
+ * and precision, and a string is read only where both agree that the
+ * argument is one. A format they disagree on, or with more arguments than
+ * fit here, has its strings' reads unseen, as wide strings (%ls) are. */
+#define LU__FMT_ARGS 32
+
+struct lu__fmt_str {
+    int arg;  /* the string's argument */
+    int prec; /* -1: none; >= 0: the precision; <= -2: from argument -prec - 2 */
+};
+
+/* A number at *p, and whether "$" follows it (then *p moves past it). */
+static bool lu__fmt_pos(const char **p, int *v)
+{
+    const char *q = *p;
+    int n = 0;
+    while (*q >= '0' && *q <= '9' && n < 100000)
+        n = n * 10 + (*q++ - '0');
+    if (q == *p || *q != '$')
+        return false;
+    *v = n - 1;
+    *p = q + 1;
+    return true;
+}
+
+/* The %s conversions of fmt, at most LU__FMT_ARGS; -1 where the walk
+ * cannot follow the format. */
+static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out)
+{
+    int next = 0, n = 0;
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (*++p == '%')
+            continue;
+        int pos = -1, k;
+        if (lu__fmt_pos(&p, &k))
+            pos = k;
+        while (*p == '-' || *p == '+' || *p == ' ' || *p == '#' || *p == '0' || *p == '\'' || *p == 'I')
+            p++;
+        if (*p == '*') {
+            p++;
+            if (!lu__fmt_pos(&p, &k))
+                next++;
+        } else {
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
+        int prec = -1;
+        if (*p == '.') {
+            p++;
+            if (*p == '*') {
+                p++;
+                prec = lu__fmt_pos(&p, &k) ? -k - 2 : -(next++) - 2;
+            } else {
+                prec = 0;
+                while (*p >= '0' && *p <= '9' && prec < 100000000)
+                    prec = prec * 10 + (*p++ - '0');
+            }
+        }
+        bool wide = false;
+        while (*p == 'h' || *p == 'l' || *p == 'L' || *p == 'q' || *p == 'j' || *p == 'z' || *p == 'Z' ||
+               *p == 't') {
+            wide |= *p == 'l';
+            p++;
+        }
+        if (!*p)
+            return -1;
+        if (*p == 'm')
+            continue; /* no argument */
+        int arg = pos >= 0 ? pos : next++;
+        if (*p == 's' && !wide) {
+            if (n == LU__FMT_ARGS || arg < 0 || arg >= LU__FMT_ARGS || prec < -LU__FMT_ARGS - 1)
+                return -1;
+            out[n].arg = arg;
+            out[n].prec = prec;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Reports what the %s conversions of fmt read from the arguments ap. */
+static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
+{
+    struct lu__fmt_str strs[LU__FMT_ARGS];
+    int ns = lu__fmt_walk(fmt, strs);
+    if (ns <= 0)
+        return;
+    int types[LU__FMT_ARGS];
+    size_t na = parse_printf_format(fmt, LU__FMT_ARGS, types);
+    if (na > LU__FMT_ARGS)
+        return;
+    /* each argument's value, as far as a string or a precision needs it */
+    const char *ptr[LU__FMT_ARGS];
+    long num[LU__FMT_ARGS];
+    va_list aq;
+    va_copy(aq, ap);
+    for (size_t i = 0; i < na; i++) {
+        int t = types[i];
+        ptr[i] = NULL;
+        num[i] = 0;
+        if (t & PA_FLAG_PTR) {
+            (void)va_arg(aq, void *);
+            continue;
+        }
+        switch (t & ~PA_FLAG_MASK) {
+        case PA_INT:
+            if (t & PA_FLAG_LONG_LONG)
+                num[i] = (long)va_arg(aq, long long);
+            else if (t & PA_FLAG_LONG)
+                num[i] = va_arg(aq, long);
+            else
+                num[i] = va_arg(aq, int);
+            break;
+        case PA_CHAR:
+            (void)va_arg(aq, int);
+            break;
+        case PA_WCHAR:
+            (void)va_arg(aq, wint_t);
+            break;
+        case PA_STRING:
+            ptr[i] = va_arg(aq, const char *);
+            break;
+        case PA_WSTRING:
+        case PA_POINTER:
+            (void)va_arg(aq, void *);
+            break;
+        case PA_FLOAT:
+        case PA_DOUBLE:
+            if (t & PA_FLAG_LONG_DOUBLE)
+                (void)va_arg(aq, long double);
+            else
+                (void)va_arg(aq, double);
+            break;
+        default: /* a type a program registered: its size is unknown */
+            va_end(aq);
+            return;
+        }
+    }
+    va_end(aq);
+    for (int j = 0; j < ns; j++) {
+        int a = strs[j].arg;
+        if ((size_t)a >= na || types[a] != PA_STRING || !ptr[a])
+            continue;
+        size_t max = SIZE_MAX;
+        if (strs[j].prec >= 0) {
+            max = (size_t)strs[j].prec;
+        } else if (strs[j].prec <= -2) {
+            int pa = -strs[j].prec - 2;
+            if ((size_t)pa >= na || (types[pa] & ~PA_FLAG_MASK) != PA_INT)
+                continue;
+            if (num[pa] >= 0) /* a negative precision is none */
+                max = (size_t)num[pa];
+        }
+        size_t l = lu__strnlen(ptr[a], max);
+        lu__touch(ptr[a], l < max ? l + 1 : l, false, pc);
+    }
+}
+
+/* The formatting functions read their %s arguments (lu__fmt_reads, before
+ * the call consumes ap) and write what they return and a terminator, within
+ * size (SIZE_MAX for the unbounded ones). */
+static void lu__wrote(char *d, size_t size, int r, void *pc)
+{
+    if (r >= 0 && size > 0)
+        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, pc);
+}
+
+#define LU__FORMAT(size, real_call)                                                                          \
+    __extension__({                                                                                          \
+        bool w_ = lu__watched();                                                                             \
+        if (w_)                                                                                              \
+            lu__fmt_reads(fmt, ap, LU__PC());                                                                \
+        int r_ = real_call;                                                                                  \
+        if (w_)                                                                                              \
+            lu__wrote(d, size, r_, LU__PC());                                                                \
+        r_;                                                                                                  \
+    })
+
+/* The variadic ones, through their v-functions. */
+#define LU__FORMAT_VA(size, real_call)                                                                       \
+    __extension__({                                                                                          \
+        va_list ap;                                                                                          \
+        va_start(ap, fmt);                                                                                   \
+        int v_ = LU__FORMAT(size, real_call);                                                                \
+        va_end(ap);                                                                                          \
+        v_;                                                                                                  \
+    })
+
 LU__API int vsnprintf(char *restrict d, size_t size, const char *restrict fmt, va_list ap)
 {
-    int r = LU__REAL_NOW(vsnprintf)(d, size, fmt, ap);
-    if (r >= 0 && size > 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
-    return r;
+    return LU__FORMAT(size, LU__REAL_NOW(vsnprintf)(d, size, fmt, ap));
 }
 
 LU__API int snprintf(char *restrict d, size_t size, const char *restrict fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int r = LU__REAL_NOW(vsnprintf)(d, size, fmt, ap);
-    va_end(ap);
-    if (r >= 0 && size > 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
-    return r;
+    return LU__FORMAT_VA(size, LU__REAL_NOW(vsnprintf)(d, size, fmt, ap));
 }
 
 LU__API int vsprintf(char *restrict d, const char *restrict fmt, va_list ap)
 {
-    int r = LU__REAL_NOW(vsprintf)(d, fmt, ap);
-    if (r >= 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1, true, LU__PC());
-    return r;
+    return LU__FORMAT(SIZE_MAX, LU__REAL_NOW(vsprintf)(d, fmt, ap));
 }
 
 LU__API int sprintf(char *restrict d, const char *restrict fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int r = LU__REAL_NOW(vsprintf)(d, fmt, ap);
-    va_end(ap);
-    if (r >= 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1, true, LU__PC());
-    return r;
+    return LU__FORMAT_VA(SIZE_MAX, LU__REAL_NOW(vsprintf)(d, fmt, ap));
 }
 
 /* The _FORTIFY_SOURCE variants (flag and slen are the checks'). */
 LU__API int __vsnprintf_chk(char *restrict d, size_t size, int flag, size_t slen, const char *restrict fmt,
                             va_list ap)
 {
-    int r = LU__REAL_NOW(__vsnprintf_chk)(d, size, flag, slen, fmt, ap);
-    if (r >= 0 && size > 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
-    return r;
+    return LU__FORMAT(size, LU__REAL_NOW(__vsnprintf_chk)(d, size, flag, slen, fmt, ap));
 }
 
 LU__API int __snprintf_chk(char *restrict d, size_t size, int flag, size_t slen, const char *restrict fmt,
                            ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int r = LU__REAL_NOW(__vsnprintf_chk)(d, size, flag, slen, fmt, ap);
-    va_end(ap);
-    if (r >= 0 && size > 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1 < size ? (size_t)r + 1 : size, true, LU__PC());
-    return r;
+    return LU__FORMAT_VA(size, LU__REAL_NOW(__vsnprintf_chk)(d, size, flag, slen, fmt, ap));
 }
 
 LU__API int __vsprintf_chk(char *restrict d, int flag, size_t slen, const char *restrict fmt, va_list ap)
 {
-    int r = LU__REAL_NOW(__vsprintf_chk)(d, flag, slen, fmt, ap);
-    if (r >= 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1, true, LU__PC());
-    return r;
+    return LU__FORMAT(SIZE_MAX, LU__REAL_NOW(__vsprintf_chk)(d, flag, slen, fmt, ap));
 }
 
 LU__API int __sprintf_chk(char *restrict d, int flag, size_t slen, const char *restrict fmt, ...)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    int r = LU__REAL_NOW(__vsprintf_chk)(d, flag, slen, fmt, ap);
-    va_end(ap);
-    if (r >= 0 && lu__watched())
-        lu__touch(d, (size_t)r + 1, true, LU__PC());
-    return r;
+    return LU__FORMAT_VA(SIZE_MAX, LU__REAL_NOW(__vsprintf_chk)(d, flag, slen, fmt, ap));
 }
 
 /* The parsers read past the number to the character that ended it, and

@@ -18,6 +18,12 @@
  *   cat     grow() strcats a letter to the name, then another; length() is
  *           its strlen (for --test only: the name has room for 29 letters)
  *   scan    print() as in number; scan() reads the name with sscanf
+ *   format  rename_to() as in name; formatted() copies the name with
+ *           snprintf's "%.*s" and counts what it got
+ *   format_pos  the same with a positional "%2$.*1$s"
+ *   edge    snprintf's "%.3s" and "%2$.*1$s" of three letters with no
+ *           terminator, the last bytes before an inaccessible page: what a
+ *           precision bounds must not be read past (a pass, not a crash)
  *   sort    resort() qsorts three numbers up, then down; first() reads the
  *           first (3 in every serial order, 1 in the middle)
  * Sizes pass through an empty asm so that the compiler cannot expand the
@@ -37,6 +43,8 @@
 #include <lineup.h>
 
 #include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -239,6 +247,45 @@ static int64_t first(void *p, int64_t unused)
     return o->nums[0];
 }
 
+static int64_t formatted(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    char b[48];
+    int n = snprintf(b, sizeof b, "%d:%.*s", 1, (int)opaque(30), o->name);
+    return n - 2;
+}
+
+static int64_t formatted_pos(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    char b[48];
+    int n = snprintf(b, sizeof b, "%2$.*1$s", (int)opaque(30), o->name);
+    return n;
+}
+
+/* Two pages, the second inaccessible, and "abc" unterminated before it. */
+static char *edge_page;
+
+static int64_t edge(void *p, int64_t unused)
+{
+    (void)p, (void)unused;
+    long page = sysconf(_SC_PAGESIZE);
+    if (!edge_page) {
+        char *m = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED || mprotect(m + page, (size_t)page, PROT_NONE) != 0)
+            return -1;
+        memcpy(m + page - 3, "abc", 3);
+        edge_page = m;
+    }
+    const char *abc = edge_page + page - 3;
+    char b[16];
+    int n = snprintf(b, sizeof b, "%.3s", abc);
+    n += snprintf(b, sizeof b, "%2$.*1$s", (int)opaque(3), abc);
+    return n;
+}
+
 LINEUP_HARNESS(copy, create, destroy, LINEUP_OP(set, 1), LINEUP_OP(get, 0));
 LINEUP_HARNESS(halves, create, destroy, LINEUP_OP(fill, 'a'), LINEUP_OP(same, 0));
 LINEUP_HARNESS(name, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(length, 0));
@@ -246,4 +293,7 @@ LINEUP_HARNESS(literal, create, destroy, LINEUP_OP(put, 0), LINEUP_OP(is_ab, 0))
 LINEUP_HARNESS(number, create, destroy, LINEUP_OP(print, 7), LINEUP_OP(parse, 0));
 LINEUP_HARNESS(cat, create, destroy, LINEUP_OP(grow, 0), LINEUP_OP(length, 0));
 LINEUP_HARNESS(scan, create, destroy, LINEUP_OP(print, 7), LINEUP_OP(scan, 0));
+LINEUP_HARNESS(format, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted, 0));
+LINEUP_HARNESS(format_pos, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_pos, 0));
+LINEUP_HARNESS(edge, create, destroy, LINEUP_OP(edge, 0));
 LINEUP_HARNESS(sort, create, destroy, LINEUP_OP(resort, 0), LINEUP_OP(first, 0));
