@@ -264,8 +264,9 @@ struct lu_drv_shm {
     _Atomic uint64_t recycles;      /* explorer restarts */
     _Atomic uint64_t points;
     uint64_t spec_checks;      /* phase 1: serial histories checked for determinism */
+    uint64_t called_cells;     /* phase 1: bit i when invocation i was called in some serial execution */
     uint64_t returned_cells;   /* phase 1: bit i when invocation i returned in some serial execution */
-    bool phase1_done;          /* phase 1 ran every serial order (returned_cells is complete) */
+    bool phase1_done;          /* phase 1 ran every serial order (the two above are complete) */
     struct lu_hist_test htest; /* the worker's operation table, for reports */
 
     /* result */

@@ -782,7 +782,8 @@ struct lu__res {
     unsigned explorers;
     uint64_t explorer_ex[LU_DRV_MAX_EXPLORERS];
     bool phase1_done;
-    uint64_t called_cells, returned_cells; /* invocations 0..63 the test calls, and returned in phase 1 */
+    uint64_t called_cells, returned_cells; /* invocations 0..63 called, and returned, in phase 1 */
+    uint64_t followed_cells;               /* invocations with a call after them in their thread */
     double secs;
     char *report; /* for verdicts without findings (errors) */
     uint32_t sched_len;
@@ -1108,10 +1109,12 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
     r->explorers = shm->explorers;
     r->phase1_done = shm->phase1_done;
     r->returned_cells = shm->returned_cells;
+    r->called_cells = shm->called_cells;
+    /* invocations with a call after them in their thread */
     for (unsigned i = 0; i < shm->job.test.nthreads; i++)
-        for (unsigned k = 0; k < shm->job.test.len[i]; k++)
+        for (unsigned k = 0; k + 1 < shm->job.test.len[i]; k++)
             if (shm->job.test.cell[i][k] < 64)
-                r->called_cells |= 1ULL << shm->job.test.cell[i][k];
+                r->followed_cells |= 1ULL << shm->job.test.cell[i][k];
     for (unsigned k = 0; k < r->explorers && k < LU_DRV_MAX_EXPLORERS; k++)
         r->explorer_ex[k] = atomic_load(&shm->explorer_executions[k]);
     r->sampled = lu__sampled_of(shm, r->ex2);
@@ -2343,7 +2346,8 @@ int main(int argc, char **argv)
             fputs(", \"tests\": [", json);
         }
         bool first_json = true;
-        uint64_t called = 0, returned = 0; /* invocations, over the tests whose phase 1 ran in full */
+        /* invocations, over the tests whose phase 1 ran in full */
+        uint64_t called = 0, returned = 0, followed = 0;
         for (unsigned i = 0; i < ntests; i++) {
             if (!finished[i])
                 continue;
@@ -2351,6 +2355,7 @@ int main(int argc, char **argv)
             if (r->phase1_done) {
                 called |= r->called_cells;
                 returned |= r->returned_cells;
+                followed |= r->followed_cells & r->called_cells;
             }
             /* a test with findings of two kinds counts under each, so that
              * the summary's lines match its FAIL blocks */
@@ -2586,10 +2591,10 @@ int main(int argc, char **argv)
             if ((called & ~returned) >> k & 1)
                 printf(
                     "\nnote: harness %s: %s never returned in a serial execution of any test that called it "
-                    "(phase 1): it blocks or spins whatever calls run before it, so the calls after it in "
-                    "its thread were never checked. If it should return, add the operation it waits for, or "
-                    "a LINEUP_SETUP sequence that lets it.\n",
-                    h->name, labels[k]);
+                    "(phase 1): it blocks or spins whatever calls run before it%s. If it should return, add "
+                    "the operation it waits for, or a LINEUP_SETUP sequence that lets it.\n",
+                    h->name, labels[k],
+                    followed >> k & 1 ? ", so the calls after it in its thread were never checked" : "");
         for (unsigned s = 0; s < nseen; s++) {
             free(seen[s]);
             free(seen_test[s]);

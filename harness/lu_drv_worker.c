@@ -826,21 +826,23 @@ static void lu__report_divergence(struct lu_hist_buf *b, const struct lu_hist *f
     }
 }
 
-/* Which invocations of the test's threads returned in this serial
- * execution: one that never returns in any test is worth a note (a call
- * that blocks whatever ran before it leaves the calls after it unchecked). */
+/* Which invocations of the test's threads were called, and which returned,
+ * in this serial execution: one called but never returning in any test is
+ * worth a note (a call that blocks whatever ran before it leaves the calls
+ * after it unchecked). One never called (behind such a call in its
+ * thread) says nothing. */
 static void lu__note_returned(void)
 {
     for (size_t i = 0; i < lu__hist.len; i++) {
         const struct lu_hist_event *e = &lu__hist.ev[i];
-        if (e->kind != LU_HIST_RETURN)
+        if (e->kind != LU_HIST_RETURN && e->kind != LU_HIST_CALL)
             continue;
         const struct lu_hist_op *op = &lu__htest.ops[e->op];
         if (op->thread >= W->job.test.nthreads) /* setup and teardown calls */
             continue;
         unsigned cell = W->job.test.cell[op->thread][op->pos];
         if (cell < 64)
-            W->returned_cells |= 1ULL << cell;
+            *(e->kind == LU_HIST_RETURN ? &W->returned_cells : &W->called_cells) |= 1ULL << cell;
     }
 }
 
