@@ -721,18 +721,34 @@ static void render_label(struct lu_hist_buf *b, const struct lu_lin_spec *s, uns
  * that names one call. */
 static void render_who(struct lu_hist_buf *b, const struct lu_lin_spec *s, unsigned op)
 {
+    static const char *const nth[] = {"first", "second",  "third",  "fourth", "fifth",
+                                      "sixth", "seventh", "eighth", "ninth",  "tenth"};
     render_label(b, s, op);
     const struct lu_hist_test *t = &s->test;
+    const struct lu_hist_op *o = &t->ops[op];
+    bool other = false;
+    unsigned same_thread = 0, before = 0; /* the thread's calls with this label, and those before op */
     for (unsigned i = 0; i < t->nops; i++) {
-        if (i == op || strcmp(t->ops[i].label, t->ops[op].label) != 0)
+        if (strcmp(t->ops[i].label, o->label) != 0)
             continue;
-        unsigned th = t->ops[op].thread;
-        if (t->main_last && th + 1 == t->nthreads)
-            lu_hist_buf_puts(b, " (the main thread's)");
-        else
-            lu_hist_buf_printf(b, " (thread %u's)", th);
-        return;
+        other |= i != op;
+        if (t->ops[i].thread == o->thread) {
+            same_thread++;
+            before += t->ops[i].pos < o->pos ? 1u : 0u;
+        }
     }
+    if (!other)
+        return;
+    if (t->main_last && (unsigned)o->thread + 1 == t->nthreads)
+        lu_hist_buf_puts(b, " (the main thread's");
+    else
+        lu_hist_buf_printf(b, " (thread %u's", (unsigned)o->thread);
+    /* which of the thread's own calls of it */
+    if (same_thread > 1 && before < sizeof nth / sizeof nth[0])
+        lu_hist_buf_printf(b, " %s", nth[before]);
+    else if (same_thread > 1)
+        lu_hist_buf_printf(b, " call %u of them", before + 1);
+    lu_hist_buf_puts(b, ")");
 }
 
 /* Group lines are indented like the rest of a report's blocks. */
