@@ -2559,7 +2559,13 @@ int main(int argc, char **argv)
                         fprintf(json, "%s{\"verdict\": \"%s\", \"minimized\": ", first_f ? "" : ", ",
                                 lu__vids[kind]);
                         first_f = false;
-                        lu_drv_json_str(json, mt.s);
+                        /* null where no minimization ran (--no-minimize, a
+                         * timeout, a place reported above): the test's own
+                         * "test" is what failed */
+                        if (runs)
+                            lu_drv_json_str(json, mt.s);
+                        else
+                            fputs("null", json);
                         fputs(", \"report\": ", json);
                         lu_drv_json_str(json, mf ? mf->report : "");
                         if (replay_path[0]) {

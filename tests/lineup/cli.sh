@@ -533,6 +533,19 @@ minimize_sampled)
     done
     [[ $minimized -gt 0 ]] || fail "no seed gave a minimized test"
     ;;
+json_minimized)
+    # "minimized" is the minimized test, or null where none was run (it held
+    # the unminimized test under --no-minimize)
+    lu 1 --quiet --jobs 1 --test "inc(0) inc(0) get(0) | inc(0)" --no-minimize --json nm.json "$G/counter.so"
+    lu 1 --quiet --jobs 1 --test "inc(0) inc(0) get(0) | inc(0)" --json m.json "$G/counter.so"
+    python3 -c 'import json,sys
+f = lambda p: json.load(open(p))["harnesses"][0]["tests"][0]["findings"][0]
+nm, m = f(sys.argv[1]), f(sys.argv[2])
+assert nm["verdict"] == m["verdict"] == "VIOLATION", (nm, m)
+assert nm["minimized"] is None, nm
+assert isinstance(m["minimized"], str) and len(m["minimized"]) < len("inc(0) inc(0) get(0) | inc(0)"), m' nm.json m.json ||
+        fail "\"minimized\" is not null without minimization, or not the smaller test with it"
+    ;;
 json_sums)
     # the summary's counts are the sums of the tests' (a run with stuck and
     # cut executions, so that swapping two of them shows)
