@@ -255,7 +255,7 @@ struct lu_drv_shm {
 
     /* live progress, readable after a crash */
     _Atomic int phase;
-    _Atomic uint64_t executions[3]; /* [1], [2] per phase */
+    _Atomic uint64_t executions[3]; /* [1], [2] per phase; [0] serial ones run again (--timeout's progress) */
     _Atomic uint64_t histories;     /* distinct phase-2 histories */
     _Atomic uint64_t digest;        /* sum of their hashes: equal sets give equal sums */
     _Atomic uint64_t checks;        /* phase-2 linearizability checks */

@@ -1344,7 +1344,8 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
             struct lu__slot *sl = &lu__slots[i];
             if (sl->pid <= 0)
                 continue;
-            uint64_t n = atomic_load(&sl->shm->executions[1]) + atomic_load(&sl->shm->executions[2]);
+            uint64_t n = atomic_load(&sl->shm->executions[0]) + atomic_load(&sl->shm->executions[1]) +
+                         atomic_load(&sl->shm->executions[2]);
             if (n != sl->finished) {
                 sl->finished = n;
                 sl->progress = now;

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define LU__BYTES_CAP 4096
@@ -846,8 +847,36 @@ static void lu__note_returned(void)
     }
 }
 
+static double lu__mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double lu__phase1_secs; /* phase 1's wall time (lu__recheck's limit) */
+
+/* The report of two serial executions that disagree. */
+static void lu__nondet_report(struct lu_hist_buf *b, const struct lu_hist *first, const char *context)
+{
+    lu_hist_buf_puts(b, "nondeterminism: two serial executions that make the same calls in the same "
+                        "order up to a point disagree on a result there, so no deterministic sequential "
+                        "specification explains the object\n");
+    if (context)
+        lu_hist_buf_puts(b, context);
+    lu_hist_buf_puts(b, "test:\n");
+    lu__report_test(b);
+    lu_hist_buf_puts(b, "serial execution seen first:\n    ");
+    lu_hist_render_serial(b, &lu__htest, first);
+    lu_hist_buf_puts(b, "\nserial execution seen later:\n    ");
+    lu_hist_render_serial(b, &lu__htest, &lu__hist);
+    lu_hist_buf_puts(b, "\n");
+    lu__report_divergence(b, first, &lu__hist);
+}
+
 static struct lu_lin_spec *lu__phase1(void)
 {
+    double t0 = lu__mono();
     atomic_store(&W->phase, 1);
     lu__serial = true;
     struct lu_lin_spec *spec = lu_lin_spec_create(&lu__htest);
@@ -916,18 +945,7 @@ static struct lu_lin_spec *lu__phase1(void)
         if (rc == 1) {
             struct lu_hist_buf b;
             lu_hist_buf_init(&b);
-            lu_hist_buf_puts(&b,
-                             "nondeterminism: two serial executions that make the same calls in the same "
-                             "order up to a point disagree on a result there, so no deterministic sequential "
-                             "specification explains the object\n");
-            lu_hist_buf_puts(&b, "test:\n");
-            lu__report_test(&b);
-            lu_hist_buf_puts(&b, "serial execution seen first:\n    ");
-            lu_hist_render_serial(&b, &lu__htest, &conflict);
-            lu_hist_buf_puts(&b, "\nserial execution seen later:\n    ");
-            lu_hist_render_serial(&b, &lu__htest, &lu__hist);
-            lu_hist_buf_puts(&b, "\n");
-            lu__report_divergence(&b, &conflict, &lu__hist);
+            lu__nondet_report(&b, &conflict, NULL);
             lu__set_report(&b);
             lu__finish(LU_DRV_V_NONDET, 1);
         }
@@ -945,7 +963,89 @@ static struct lu_lin_spec *lu__phase1(void)
     W->serial_full = lu_lin_spec_full_count(spec);
     W->serial_stuck = lu_lin_spec_stuck_count(spec);
     W->phase1_done = true;
+    lu__phase1_secs = lu__mono() - t0;
     return spec;
+}
+
+/* Phase 2 found a history that no serial execution explains, or a stuck
+ * one. The object may be nondeterministic in a way phase 1 cannot see: it
+ * runs each serial order once, and compares orders only where they make
+ * the same calls from the same threads, so an object that returns rand()'s
+ * next value, or keeps state that create() does not reset, can pass it and
+ * then fail phase 2 on results no serial order had. The keeper's memory is
+ * as phase 1 left it (explorers ran phase 2), so a child forked from it runs
+ * the serial executions again, from the state they left, and adds each to
+ * phase 1's specification: one that disagrees is nondeterminism, which
+ * phase 2's failure may come from, and which is then the finding. The
+ * child works on a private copy of the shared state and writes only that
+ * report there (and a count for --timeout's progress); a child that
+ * crashes or runs past a few times phase 1's time changes nothing.
+ * Returns whether it found nondeterminism (W->report holds its report). */
+static bool lu__recheck(struct lu_lin_spec *spec)
+{
+    struct lu_drv_shm *shared = W;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        struct lu_drv_shm *own =
+            mmap(NULL, lu_drv_shm_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (own == MAP_FAILED)
+            _exit(0);
+        memcpy(own, shared, sizeof *own);
+        W = own;
+        L = &W->lane;
+        L->trace = &W->trace;
+        L->trace->len = 0;
+        L->g = lu_drv_shm_stack(W);
+        lu__serial = true;
+        struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = LU_SCHED_DFS, .bound = -1});
+        struct lu_sched_result res;
+        struct lu_hist conflict;
+        lu_hist_init(&conflict);
+        for (uint64_t n = 0; lu_sched_more(s) && n < LU_DRV_MAX_SERIAL; n++) {
+            lu__run_one(s, &res, 1);
+            atomic_fetch_add(&shared->executions[0], 1);
+            if (res.outcome == LU_SCHED_OUT_DISCARDED)
+                continue;
+            if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK)
+                lu__hist.stuck = true;
+            else if (res.outcome != LU_SCHED_OUT_COMPLETE || lu__pending_count() != 0)
+                _exit(0);
+            if (lu_lin_spec_add(spec, &lu__hist, &conflict) == 1) {
+                struct lu_hist_buf b;
+                lu_hist_buf_init(&b);
+                lu__nondet_report(
+                    &b, &conflict,
+                    "(seen when phase 2 had failed and the serial executions ran again, from the "
+                    "state phase 1 left: phase 2's failure may come from this, and says nothing "
+                    "of linearizability until the object is deterministic)\n");
+                size_t len = b.len < sizeof shared->report - 1 ? b.len : sizeof shared->report - 1;
+                memcpy(shared->report, b.s ? b.s : "", len);
+                shared->report[len] = 0;
+                _exit(1);
+            }
+        }
+        _exit(0);
+    }
+    /* the limit: phase 1's time a few times over, and well within --timeout */
+    double limit = 3 * lu__phase1_secs + 2, t0 = lu__mono();
+    int st = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return false;
+        if (lu__mono() - t0 > limit) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &st, 0);
+            return false;
+        }
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    return WIFEXITED(st) && WEXITSTATUS(st) == 1;
 }
 
 /* A phase-2 history in which no two calls overlap is itself a serial
@@ -1083,8 +1183,16 @@ static unsigned lu__want(void)
 /* Phase 2 ends: the verdict is the first kind of finding (violation before
  * stuck history), whatever order the search met them in, so that it does
  * not depend on the strategy's order or on how explorers split the work. */
-static void lu__finish_findings(void)
+static void lu__finish_findings(struct lu_lin_spec *spec)
 {
+    bool any = false;
+    for (int f = 0; f < LU_DRV_F_COUNT; f++)
+        any |= W->findings[f].verdict == LU_DRV_V_VIOLATION || W->findings[f].verdict == LU_DRV_V_STUCK;
+    if (any && lu__recheck(spec)) {
+        for (int f = 0; f < LU_DRV_F_COUNT; f++)
+            W->findings[f].verdict = LU_DRV_V_PASS;
+        lu__finish(LU_DRV_V_NONDET, 1);
+    }
     for (int f = 0; f < LU_DRV_F_COUNT; f++)
         if (W->findings[f].verdict != LU_DRV_V_PASS)
             lu__finish(W->findings[f].verdict, 2);
@@ -1914,7 +2022,7 @@ void lu_drv_worker(struct lu_drv_shm *shm)
     if (W->job.replay_phase == 2)
         lu__replay(spec);
     lu__phase2(spec);
-    lu__finish_findings();
+    lu__finish_findings(spec);
     lu__finish(LU_DRV_V_PASS, 0);
     __builtin_unreachable();
 }

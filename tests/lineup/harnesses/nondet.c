@@ -10,6 +10,14 @@
  * where the flag is set, gets another result on a history whose calls do
  * not overlap: that is nondeterminism too, not a violation.
  *
+ * coin: get() adds rand()'s next coin toss (0 or 100) to a counter that
+ * inc() increments. Phase 1 runs each serial order once, and the orders of
+ * 'get(0) get(0) | get(0)'
+ * differ only in which thread calls, so it may see no two disagree; phase 2
+ * then fails on results no serial order had, and the serial executions run
+ * again from the state phase 1 left give other results: nondeterminism, not
+ * a violation (an audit found it reported as a violation).
+ *
  * arena: a locked stack whose nodes come from a static arena that create()
  * does not reset, so pushes fail (-1) once earlier executions used it up.
  * The calls that fail overlap, and phase 1 ran before the arena ran out:
@@ -52,6 +60,26 @@ static int64_t first(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(first, create, free, LINEUP_OP(first, 0));
+
+static void *coin_create(void)
+{
+    return calloc(1, sizeof(atomic_long));
+}
+
+static int64_t inc(void *o, int64_t unused)
+{
+    (void)unused;
+    atomic_fetch_add((atomic_long *)o, 1);
+    return 0;
+}
+
+static int64_t get(void *o, int64_t unused)
+{
+    (void)unused;
+    return atomic_load((atomic_long *)o) + (rand() % 2) * 100;
+}
+
+LINEUP_HARNESS(coin, coin_create, free, LINEUP_OP(inc, 0), LINEUP_OP(get, 0));
 
 #define ARENA 40
 
