@@ -1236,9 +1236,11 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
-        /* lineup ignores SIGPIPE for its own writes; the code under test
-         * must die of it as it would outside lineup (a crash finding) */
+        /* lineup ignores SIGPIPE and SIGXFSZ for its own writes; the code
+         * under test must die of them as it would outside lineup (a crash
+         * finding) */
         signal(SIGPIPE, SIG_DFL);
+        signal(SIGXFSZ, SIG_DFL);
         /* The code under test may read or print: it gets no input, and its
          * output goes to stderr so that it cannot be taken for lineup's
          * report, which the parent alone writes to stdout (the worker
@@ -1470,14 +1472,21 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     char real[PATH_MAX];
     if (!realpath(path, real))
         snprintf(real, sizeof real, "%s", path);
-    for (;;) {
+    /* O_EXCL: a name nobody has, not even a dangling symlink (which
+     * fopen would follow out of dir), nor a run sharing dir */
+    int fd = -1;
+    for (int tries = 0; tries < 100000 && fd < 0; tries++) {
         snprintf(out, outlen, "%s/lineup-%s-%u.replay", dir, h->name, ++seq);
-        if (access(out, F_OK) != 0)
-            break;
+        fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
     }
-    FILE *f = fopen(out, "w");
-    if (!f)
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
     struct lu_hist_buf b;
     lu_hist_buf_init(&b);
     lu_drv_test_format(&b, t, (const char *const *)h->labels);
@@ -2071,6 +2080,9 @@ int main(int argc, char **argv)
     struct lu__opts o;
     lu__parse_opts(argc, argv, &o);
     signal(SIGPIPE, SIG_IGN);
+    /* a file size limit (ulimit -f) is a write error with a message, not a
+     * death in the middle of the report */
+    signal(SIGXFSZ, SIG_IGN);
     lu__timeout = o.timeout;
     if (o.jobs > 64)
         o.jobs = 64;

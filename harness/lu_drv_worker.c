@@ -1669,12 +1669,16 @@ static struct lu_drv_lane *lu__lane_map(void)
     return l;
 }
 
+static struct sigaction lu__harness_sigchld; /* the code under test's, as phase 1 left it */
+
 static pid_t lu__fork_explorer(struct lu_lin_spec *spec, unsigned k)
 {
     fflush(NULL);
     pid_t pid = fork();
-    if (pid == 0)
+    if (pid == 0) {
+        sigaction(SIGCHLD, &lu__harness_sigchld, NULL);
         lu__explorer_main(spec, k);
+    }
     return pid;
 }
 
@@ -1833,6 +1837,10 @@ static void lu__phase2(struct lu_lin_spec *spec)
     if (e && *e)
         lu__give_after = strtoull(e, NULL, 10);
     lu__keeper_pid = getpid();
+    /* phase 1 ran the code under test here: one that ignores SIGCHLD (or
+     * sets SA_NOCLDWAIT) would have the kernel reap the explorers this
+     * process waits for; they get its disposition back (lu__fork_explorer) */
+    sigaction(SIGCHLD, &(struct sigaction){.sa_handler = SIG_DFL}, &lu__harness_sigchld);
     lu__explorers_run(spec, nexp);
     /* DEFAULT's systematic part ran out of its share of the budget: POS
      * samples with the rest, on as many explorers as --strategy pos would

@@ -533,6 +533,27 @@ minimize_sampled)
     done
     [[ $minimized -gt 0 ]] || fail "no seed gave a minimized test"
     ;;
+file_size_limit)
+    # a file size limit (ulimit -f) on lineup: the replay file cannot be
+    # written, which is said, and the report goes on to its end (lineup
+    # died of SIGXFSZ halfway through it, exit 153)
+    bash -c 'ulimit -f 0; exec "$@"' lu "$LU_BIN" --jobs 1 --test "inc(0) get(0) | inc(0)" --replay-dir . \
+        "$G/counter.so" 2>&1 | cat >"$out"
+    rc=${PIPESTATUS[0]}
+    [[ $rc == 1 ]] || fail "lineup under ulimit -f 0 exited $rc, expected 1"
+    has "cannot write replay file .*File too large"
+    has "^verdict: FAIL"
+    ;;
+replay_symlink)
+    # a dangling symlink where a replay file would go is not followed: the
+    # file gets another name, and nothing is created outside the directory
+    mkdir rd
+    ln -s ../outside rd/lineup-counter-1.replay
+    lu 1 --jobs 1 --test "inc(0) get(0) | inc(0)" --replay-dir rd "$G/counter.so"
+    [[ ! -e outside ]] || fail "the replay file was written through the symlink"
+    has "^replay: lineup --replay rd/lineup-counter-2.replay$"
+    [[ -s rd/lineup-counter-2.replay ]] || fail "no replay file"
+    ;;
 json_minimized)
     # "minimized" is the minimized test, or null where none was run (it held
     # the unminimized test under --no-minimize)

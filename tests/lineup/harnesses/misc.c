@@ -21,7 +21,10 @@
  *   spair     a 12-byte _Atomic struct (libatomic's generic calls) updated
  *             by load and store, a lost update; spair_cas, by compare-exchange;
  *   leaklock  a call that returns with its lock held when another runs in
- *             its middle, so that destroy() blocks after every call returned.
+ *             its middle, so that destroy() blocks after every call returned;
+ *   nochld    an operation that ignores SIGCHLD, as daemons do: the kernel
+ *             must not reap lineup's phase-2 processes (it did: "internal
+ *             error: waitpid: No child processes").
  */
 #include <lineup.h>
 
@@ -529,3 +532,18 @@ LINEUP_HARNESS(leaklock, leak_create, leak_destroy, LINEUP_OP(leak_quiet, 0), LI
  * stuck call is the main thread's */
 LINEUP_HARNESS(leaklock_td, leak_create, leak_destroy, LINEUP_OP(leak_quiet, 0), LINEUP_OP(leak_set, 0));
 LINEUP_TEARDOWN(leaklock_td, LINEUP_OP(leak_quiet, 0));
+
+static int64_t nochld_get(void *o, int64_t unused)
+{
+    (void)unused;
+    signal(SIGCHLD, SIG_IGN);
+    return atomic_load((atomic_long *)o);
+}
+
+static int64_t nochld_inc(void *o, int64_t unused)
+{
+    (void)unused;
+    return atomic_fetch_add((atomic_long *)o, 1);
+}
+
+LINEUP_HARNESS(nochld, create, free, LINEUP_OP(nochld_inc, 0), LINEUP_OP(nochld_get, 0));
