@@ -357,6 +357,12 @@ void lu_drv_thread_name(struct lu_hist_buf *b, int tid, int base);
  * or "module+offset" when it knows nothing. */
 void lu_drv_addr2line(struct lu_hist_buf *b, const char *module, uintptr_t off);
 
+/* A new replay file "DIR/STEM-N.replay", N counting on from *seq, created
+ * with O_EXCL so that no existing name is reused, a dangling symlink
+ * included (it would lead out of dir), nor one a concurrent run takes.
+ * The name goes to out; NULL with errno set on failure. */
+FILE *lu_drv_replay_create(const char *dir, const char *stem, unsigned *seq, char *out, size_t outlen);
+
 /* A value of a replay file's line, escaped so that it stays on its line
  * (\n, \r, \\), and back (in place). */
 void lu_drv_replay_put(FILE *f, const char *s);

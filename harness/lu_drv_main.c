@@ -1472,21 +1472,11 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     char real[PATH_MAX];
     if (!realpath(path, real))
         snprintf(real, sizeof real, "%s", path);
-    /* O_EXCL: a name nobody has, not even a dangling symlink (which
-     * fopen would follow out of dir), nor a run sharing dir */
-    int fd = -1;
-    for (int tries = 0; tries < 100000 && fd < 0; tries++) {
-        snprintf(out, outlen, "%s/lineup-%s-%u.replay", dir, h->name, ++seq);
-        fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST)
-            return -1;
-    }
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd);
+    char stem[160];
+    snprintf(stem, sizeof stem, "lineup-%s", h->name);
+    FILE *f = lu_drv_replay_create(dir, stem, &seq, out, outlen);
+    if (!f)
         return -1;
-    }
     struct lu_hist_buf b;
     lu_hist_buf_init(&b);
     lu_drv_test_format(&b, t, (const char *const *)h->labels);

@@ -694,20 +694,11 @@ void lu_drv_run_render(struct lu_hist_buf *b, struct lu_run_shm *m)
 int lu_drv_run_write_replay(const char *dir, const struct lu_drv_run_replay *rp, char *out, size_t outlen)
 {
     static unsigned seq;
-    const char *name = lu__base(rp->program);
-    int fd = -1;
-    for (int tries = 0; tries < 100000 && fd < 0; tries++) {
-        snprintf(out, outlen, "%s/lineup-run-%s-%u.replay", dir, name, ++seq);
-        fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST)
-            return -1;
-    }
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        if (fd >= 0)
-            close(fd);
+    char stem[PATH_MAX + 16];
+    snprintf(stem, sizeof stem, "lineup-run-%s", lu__base(rp->program));
+    FILE *f = lu_drv_replay_create(dir, stem, &seq, out, outlen);
+    if (!f)
         return -1;
-    }
     fputs("lineup-run-replay 2\nprogram ", f);
     lu_drv_replay_put(f, rp->program);
     fputs("\n", f);

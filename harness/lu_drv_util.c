@@ -407,6 +407,28 @@ void lu_drv_misfit_why(struct lu_hist_buf *b, int why, const struct lu_sched_ste
     }
 }
 
+FILE *lu_drv_replay_create(const char *dir, const char *stem, unsigned *seq, char *out, size_t outlen)
+{
+    int fd = -1;
+    for (int tries = 0; tries < 100000 && fd < 0; tries++) {
+        snprintf(out, outlen, "%s/%s-%u.replay", dir, stem, ++*seq);
+        fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            return NULL;
+    }
+    if (fd < 0) {
+        errno = EEXIST;
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
 /* Replay files are lines of "key value": a newline in a value (a path, an
  * argument) is written as \n, a carriage return as \r (readers end a line
  * at either, so a raw one would cut the value short), a backslash as \\. */
