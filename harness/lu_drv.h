@@ -250,7 +250,10 @@ struct lu_drv_pool {
     int bound_kind;
 };
 
+#define LU_DRV_SHM_MAGIC 0x6c696e6575702121ULL /* "lineup!!" */
+
 struct lu_drv_shm {
+    uint64_t magic; /* LU_DRV_SHM_MAGIC, and magic_end: a stray write of the code under test breaks them */
     struct lu_drv_job job;
 
     /* live progress, readable after a crash */
@@ -289,6 +292,7 @@ struct lu_drv_shm {
     struct lu_drv_pool pool;
 
     struct lu_drv_lane lane; /* lane 0: the worker's own, and the first explorer's */
+    uint64_t magic_end;
 
     /* the scheduler's trace lives here so a parent can read it post mortem;
      * the replay schedule and lane 0's work item follow it */

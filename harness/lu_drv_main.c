@@ -827,6 +827,7 @@ static unsigned lu__timeout;
 
 struct lu__slot {
     struct lu_drv_shm *shm;
+    struct lu_drv_job job; /* the parent's copy of shm->job */
     pid_t pid;
     double start;      /* of the test (what --json's "seconds" counts from) */
     double progress;   /* the test's start or its last finished execution (--timeout) */
@@ -1090,10 +1091,64 @@ static uint64_t lu__sampled_of(const struct lu_drv_shm *shm, uint64_t ex2)
     return ex2 > sys ? ex2 - sys : 0;
 }
 
+/* The shared region is writable by the code under test (a stray pointer,
+ * a buffer overrun into the mapping): what the parent reads from it is
+ * bounded first, so that a smashed region makes a wrong report at worst,
+ * never a crash of lineup. */
+#define LU__TERMINATE(a) ((a)[sizeof(a) - 1] = 0)
+#define LU__CLAMP(x, max) ((x) = (x) > (max) ? (max) : (x))
+
+static void lu__shm_bound(struct lu__slot *sl)
+{
+    struct lu_drv_shm *shm = sl->shm;
+    shm->job = sl->job;
+    if (shm->verdict < 0 || shm->verdict >= LU_DRV_V_COUNT)
+        shm->verdict = LU_DRV_V_INTERNAL;
+    if (shm->fail_phase < 0 || shm->fail_phase > 2)
+        shm->fail_phase = 0;
+    LU__TERMINATE(shm->report);
+    LU__TERMINATE(shm->harnesses);
+    LU__CLAMP(shm->sched_len, (uint32_t)LU_DRV_TRACE_CAP);
+    LU__CLAMP(shm->trace.len, (uint32_t)LU_DRV_TRACE_CAP);
+    LU__CLAMP(shm->explorers, (unsigned)LU_DRV_MAX_EXPLORERS);
+    for (int i = 0; i < LU_DRV_F_COUNT; i++) {
+        struct lu_drv_finding *fd = &shm->findings[i];
+        if (fd->verdict < 0 || fd->verdict >= LU_DRV_V_COUNT)
+            fd->verdict = LU_DRV_V_INTERNAL;
+        LU__TERMINATE(fd->report);
+        LU__CLAMP(fd->sched_len, (uint32_t)LU_DRV_TRACE_CAP);
+    }
+    struct lu_hist_test *ht = &shm->htest;
+    LU__CLAMP(ht->nops, (unsigned)LU_HIST_MAX_OPS);
+    LU__CLAMP(ht->nthreads, (unsigned)LU_DRV_MAX_THREADS + 1);
+    for (unsigned j = 0; j < ht->nops; j++)
+        LU__TERMINATE(ht->ops[j].label);
+    struct lu_drv_lane *l = &shm->lane;
+    LU__CLAMP(l->nev, (uint32_t)LU_DRV_MAX_EVENTS);
+    for (uint32_t i = 0; i < l->nev; i++)
+        if (l->ev[i].op >= ht->nops)
+            l->nev = i;
+    LU__CLAMP(l->sched_len, (uint32_t)LU_DRV_TRACE_CAP);
+    LU__TERMINATE(l->fatal.module);
+    LU__TERMINATE(l->fatal.symbol);
+}
+
 static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool timed_out)
 {
     struct lu_drv_shm *shm = sl->shm;
+    lu__shm_bound(sl);
     memset(r, 0, sizeof *r);
+    if (shm->magic != LU_DRV_SHM_MAGIC || shm->magic_end != LU_DRV_SHM_MAGIC) {
+        /* nothing in it can be trusted, counts included */
+        r->secs = lu__now() - sl->start;
+        r->verdict = LU_DRV_V_CRASH;
+        r->report =
+            strdup("crash: the code under test overwrote the memory lineup shares with its process (a "
+                   "stray write through a bad pointer, or an overrun of a buffer next to it): its "
+                   "counts and results are lost\n");
+        lu__add_finding(r, r->verdict, r->report, NULL, 0, 0);
+        return;
+    }
     r->secs = lu__now() - sl->start;
     r->ex1 = atomic_load(&shm->executions[1]);
     r->ex2 = atomic_load(&shm->executions[2]);
@@ -1211,6 +1266,8 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     shm->job = *job;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     shm->job.cpu = ncpu > 1 ? (int)((sl - lu__slots) % ncpu) : -1;
+    sl->job = shm->job;
+    shm->magic = shm->magic_end = LU_DRV_SHM_MAGIC;
     shm->trace.cap = LU_DRV_TRACE_CAP;
     shm->trace.len = 0;
     if (replay && job->replay_len)

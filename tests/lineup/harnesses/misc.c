@@ -24,7 +24,11 @@
  *             its middle, so that destroy() blocks after every call returned;
  *   nochld    an operation that ignores SIGCHLD, as daemons do: the kernel
  *             must not reap lineup's phase-2 processes (it did: "internal
- *             error: waitpid: No child processes").
+ *             error: waitpid: No child processes");
+ *   smash     an operation with a wild write: it fills the first 4 KB of
+ *             every shared writable mapping of its process with 0x41, as a
+ *             stray pointer could; lineup must report it, not crash (it did,
+ *             reading the smashed bounds of the test) or print garbage.
  */
 #include <lineup.h>
 
@@ -33,6 +37,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -547,3 +552,21 @@ static int64_t nochld_inc(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(nochld, create, free, LINEUP_OP(nochld_inc, 0), LINEUP_OP(nochld_get, 0));
+
+static int64_t smash(void *o, int64_t unused)
+{
+    (void)unused;
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perm[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3 && perm[1] == 'w' && perm[3] == 's')
+            memset((void *)lo, 0x41, hi - lo < 4096 ? hi - lo : 4096);
+    }
+    if (f)
+        fclose(f);
+    return atomic_fetch_add((atomic_long *)o, 1);
+}
+
+LINEUP_HARNESS(smash, create, free, LINEUP_OP(smash, 0));
