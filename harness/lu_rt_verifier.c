@@ -74,6 +74,7 @@ struct lu__lane {
     struct lu_sched_trace *trace;
     struct lu_run_point *plog;
     int out_fd;
+    off_t out_trimmed; /* the output before this was given back (lu__out_trim) */
     /* the execution under way (pid 0: none), or prepared (ready) */
     pid_t pid;
     int pfd;
@@ -787,6 +788,24 @@ static void lu__read_output(struct lu_run_exec *E)
     E->out_len = n > 0 ? (uint32_t)n : 0;
 }
 
+/* An execution's output goes to a memory file of which only the last
+ * LU_RUN_OUT_CAP bytes are ever shown: while it runs, everything before its
+ * last LU__OUT_KEEP bytes is given back (a hole punched in the file, which
+ * keeps its size and so the count of what was written), so that a program
+ * that prints without end does not fill the machine's memory. */
+#define LU__OUT_TRIM (8u << 20)
+#define LU__OUT_KEEP (1u << 20)
+
+static void lu__out_trim(int fd, off_t *trimmed)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_size < *trimmed + (off_t)LU__OUT_TRIM)
+        return;
+    off_t end = (st.st_size - (off_t)LU__OUT_KEEP) & ~(off_t)4095;
+    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, *trimmed, end - *trimmed) == 0)
+        *trimmed = end;
+}
+
 static bool lu__same_module(uintptr_t a, uintptr_t b)
 {
     Dl_info di;
@@ -1164,6 +1183,7 @@ static void lu__wait_any(void)
                 continue;
             }
             L->waited += d;
+            lu__out_trim(L->out_fd, &L->out_trimmed);
             /* not after a lane's timeout reached --max-timeouts (S.stop):
              * the caller cuts the rest off, uncounted, as after a failure */
             if (limit && L->waited * 1000.0 >= limit && !lu__stop_sig && !S.stop) {
@@ -1319,6 +1339,7 @@ static bool lu__launch(struct lu__lane *L)
     if (ftruncate(L->out_fd, 0) != 0) {
         /* the output of this execution then follows the last one's */
     }
+    L->out_trimmed = 0;
     fflush(NULL);
     S.started++;
     pid_t pid = fork();

@@ -296,6 +296,10 @@ output_cut)
     has "^    \(the first [0-9]+ bytes and [0-9]+ more lines not shown\)$"
     has "^  \| line 19999 of the output$"
     [[ $(grep -c '^  | line' "$out") == 39 ]] || fail "not the last 39 lines of output and the assertion"
+    # 24 MiB of output: given back while the execution runs, but counted
+    lu 1 run --quiet --budget 1 -- "$P/output_flood"
+    has "^  \| the start of the output: given back$"
+    has "^output \(stdout and stderr of this execution, 251[0-9]{5} bytes\):$"
     ;;
 closed_fds)
     # the shared region must not land on fd 0 or 1, which the program's
