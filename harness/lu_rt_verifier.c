@@ -548,6 +548,13 @@ static void lu__on_race(void *arg, const struct lu_ipose_race *r)
 }
 #endif
 
+/* main ended by pthread_exit, and the last thread now: glibc calls exit(0)
+ * there, which runs the exit handlers (lu_sched_set_process_end) */
+static void lu__process_end(void)
+{
+    lu__ipose_exit_handlers(0, false);
+}
+
 static void *lu__main_body(void *arg)
 {
     (void)arg;
@@ -623,6 +630,7 @@ static void lu__child(struct lu_sched *s)
     /* a crash in lineup's own code on this thread is still this execution's */
     lu_sched_set_fatal_fallback(lu__on_fatal, NULL);
     lu__ipose_set_alloc_failed(lu__on_alloc_failed);
+    lu_sched_set_process_end(lu__process_end);
     E->started = 1;
     struct lu_sched_stats before, after;
     lu_sched_stats(s, &before);

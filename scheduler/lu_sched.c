@@ -878,11 +878,21 @@ static void lu__run_tsd_dtors(struct lu__thread *t)
 
 /* The thread's body returned or it called pthread_exit: hand over for good.
  * Its context is never resumed. */
+static void (*lu__process_end)(void);
+
+void lu_sched_set_process_end(void (*fn)(void))
+{
+    lu__process_end = fn;
+}
+
 static void lu__finish(struct lu__thread *t, void *ret) __attribute__((noreturn));
 static void lu__finish(struct lu__thread *t, void *ret)
 {
     struct lu_sched *s = t->s;
     lu__run_tsd_dtors(t);
+    /* the last thread, the main one gone before it: the process ends here */
+    if (lu__process_end && s->nlive == 1 && (t->id == 0 || s->threads[0].state == LU__T_FINISHED))
+        lu__process_end();
     if (t->once_depth)
         lu__once_abandon(t);
     /* A thread's end shows to others when it holds a robust mutex (its owner

@@ -917,6 +917,14 @@ int lu_sched_kill(int tid, int sig, uint16_t label, uint16_t take_label);
  * interposition layer: it raises it on the kernel thread). Any thread,
  * before the first execution (a plain store); not a scheduling point. */
 void lu_sched_set_signal_deliver(void (*fn)(int sig));
+/* What the last thread runs when the main thread ended before it (by
+ * pthread_exit) and every other thread has ended: the process ends there,
+ * natively by exit(0) on that thread, after its thread-specific data's
+ * destructors (glibc), so the layer above runs the exit handlers in fn.
+ * fn runs on that controlled thread and may make scheduling points. Set
+ * once, before the first execution (a plain store); NULL: none (the
+ * default, and what a harness's driver wants). Not a scheduling point. */
+void lu_sched_set_process_end(void (*fn)(void));
 /* The program installed a signal handler (by the interposition layer's
  * sigaction): from now on a thread's end is a scheduling point of its own,
  * so that a signal sent after a thread's last operation may still find it

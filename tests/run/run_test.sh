@@ -213,6 +213,10 @@ exit)
     run 1 --strategy dfs -- "$P/main_exit"
     has "FAIL: assertion failure: \`atomic_load(&x) == 0' in thread 1"
     has "  main thread  finished"
+    # after main's pthread_exit, the last thread's end is exit(0): the exit
+    # handlers run there
+    run 1 --strategy dfs -- "$P/main_exit_atexit"
+    has "FAIL: assertion failure: \`atomic_load(&x) == 5' in thread 1 at at_end (thread_exit.c:"
     # without --expect-exit a status is only noted
     run 0 -- "$P/exit_main"
     has "note: execution"
