@@ -136,6 +136,8 @@ static inline void *lu_ipose_real(int id)
  * fail if someone calls them. */
 static void lu__ipose_take_signal(int sig);
 static bool lu__ipose_deliver(int sig, int code);
+static bool lu__ipose_wrapped(int sig);
+static void lu__ipose_trampoline(int sig, siginfo_t *si, void *uc);
 /* > 0 while a call that delivers signals where the schedule decides runs */
 static __thread int lu__ipose_sync __attribute__((tls_model("initial-exec")));
 
@@ -1363,10 +1365,36 @@ static inline bool lu_ipose_kills_self(pid_t pid)
     return pid <= 0 || pid == getpid();
 }
 
+/* A signal sent to the own process with a handler installed, by a thread
+ * that blocks it: natively any thread that does not block it takes it, so
+ * one of them is chosen (a data choice when several may) and sent it, as
+ * by pthread_kill. Returns whether it was; if not, the sender takes it (or
+ * holds it while it blocks it). */
+static bool lu__ipose_to_process(int sig, uint16_t label)
+{
+    struct lu_sched_sigstate *st = lu_sched_sigstate();
+    struct sigaction cur;
+    if (!st || !(st->mask >> (sig - 1) & 1) || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT ||
+        !lu__ipose_wrapped(sig) || LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0 ||
+        cur.sa_sigaction != lu__ipose_trampoline)
+        return false;
+    int self = lu_sched_self(), takers[LU_SCHED_MAX_THREADS], n = 0;
+    for (int tid = 0; tid < LU_SCHED_MAX_THREADS; tid++)
+        if (tid != self && lu_sched_live(tid) && !(lu_sched_sigmask_of(tid) >> (sig - 1) & 1))
+            takers[n++] = tid;
+    if (n == 0)
+        return false;
+    int k = n == 1 ? 0 : lu_sched_choose(n, label);
+    return lu_sched_kill(takers[k], sig, label, LU_IPOSE_L_take_signal) == 0;
+}
+
 LU_IPOSE_EXPORT int kill(pid_t pid, int sig)
 {
     LU_IPOSE_PASS(kill, (pid, sig));
-    /* the process's signal: the thread that sends it takes it */
+    /* the process's signal: the thread that sends it takes it, unless it
+     * blocks it and another does not */
+    if (pid == getpid() && sig > 0 && sig <= 64 && lu__ipose_to_process(sig, LU_IPOSE_L(kill)))
+        return 0;
     if (pid == getpid() && sig > 0 && lu__ipose_deliver(sig, SI_USER))
         return 0;
     if (lu_ipose_kills_self(pid))
@@ -1381,6 +1409,8 @@ LU_IPOSE_EXPORT int kill(pid_t pid, int sig)
 LU_IPOSE_EXPORT int sigqueue(pid_t pid, int sig, const union sigval v)
 {
     LU_IPOSE_PASS(sigqueue, (pid, sig, v));
+    if (pid == getpid() && sig > 0 && sig <= 64 && lu__ipose_to_process(sig, LU_IPOSE_L(sigqueue)))
+        return 0;
     if (pid == getpid() && sig > 0 && lu__ipose_deliver(sig, SI_QUEUE))
         return 0;
     if (pid == getpid())

@@ -546,6 +546,11 @@ bool lu_sched_live(int tid)
     return self && tid >= 0 && tid < self->s->nthreads && self->s->threads[tid].state != LU__T_FINISHED;
 }
 
+uint64_t lu_sched_sigmask_of(int tid)
+{
+    return lu_sched_live(tid) ? lu__self->s->threads[tid].sigs.mask : ~0ULL;
+}
+
 bool lu_sched_finished(int tid)
 {
     struct lu__thread *self = lu__self;

@@ -881,6 +881,11 @@ bool lu_sched_finished(int tid);
  * finished; false on a thread no scheduler controls. Not a scheduling
  * point. */
 bool lu_sched_live(int tid);
+/* The signals thread tid of the calling thread's execution blocks (bit
+ * sig - 1, lu_sched_sigstate's mask); every one when tid is not live. For
+ * a signal sent to the process, which any thread that does not block it
+ * may take. Not a scheduling point. */
+uint64_t lu_sched_sigmask_of(int tid);
 uint32_t lu_sched_clock(void);
 
 /* True when the model holds synchronization-object state for addr in this

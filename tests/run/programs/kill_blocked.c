@@ -1,0 +1,41 @@
+/*
+ * A signal to the own process from a thread that blocks it: natively a
+ * thread that does not block it takes it (here main, whose handler sets
+ * the flag it waits for). lineup held it on the sender, which then ended:
+ * main waited for ever, a false livelock (an audit).
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+static atomic_int got;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    atomic_store(&got, 1);
+}
+
+static void *sender(void *arg)
+{
+    (void)arg;
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &s, NULL);
+    kill(getpid(), SIGUSR1);
+    return NULL;
+}
+
+int main(void)
+{
+    signal(SIGUSR1, on_usr1);
+    pthread_t t;
+    pthread_create(&t, NULL, sender, NULL);
+    pthread_join(t, NULL);
+    while (!atomic_load(&got))
+        sched_yield();
+    return 0;
+}
