@@ -1602,6 +1602,8 @@ static int lu__ipose_mask(int rc, int how, const sigset_t *set, sigset_t *old, u
 LU_IPOSE_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
     LU_IPOSE_PASS(pthread_sigmask, (how, set, old));
+    if (set)
+        lu_sched_sigstate_point(LU_IPOSE_L(pthread_sigmask));
     sigset_t copy;
     uint64_t was = lu_sched_sigstate()->mask;
     lu__ipose_sync++;
@@ -1613,6 +1615,8 @@ LU_IPOSE_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 LU_IPOSE_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
     LU_IPOSE_PASS(sigprocmask, (how, set, old));
+    if (set)
+        lu_sched_sigstate_point(LU_IPOSE_L(sigprocmask));
     sigset_t copy;
     uint64_t was = lu_sched_sigstate()->mask;
     lu__ipose_sync++;
@@ -1735,6 +1739,9 @@ LU_IPOSE_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigac
         act = NULL; /* reported as done; lineup's handler stays */
     if (!lu__ipose_wrapped(sig))
         return LU_IPOSE_REAL(sigaction)(sig, act, old);
+    /* a signal sent before the change finds the old action */
+    if (act)
+        lu_sched_sigstate_point(LU_IPOSE_L(sigaction));
     struct sigaction want, k, prev = lu__ipose_prog_sa[sig];
     if (act) {
         want = *act; /* act and old may be the same */

@@ -1633,6 +1633,13 @@ void lu_sched_point_free(uint16_t label)
     lu__point(t, LU_SCHED_K_FREE, NULL, label);
 }
 
+void lu_sched_sigstate_point(uint16_t label)
+{
+    struct lu__thread *t = lu__self;
+    t->pc = lu_sched_pc;
+    lu__point(t, LU_SCHED_K_SIGSTATE, NULL, label);
+}
+
 void lu_sched_yield(uint16_t label)
 {
     struct lu__thread *t = lu__self;

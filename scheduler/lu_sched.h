@@ -172,6 +172,7 @@ const char *lu_sched_misfit_name(enum lu_sched_misfit m);
     X(EXIT, "process exit")                                                                                  \
     X(SIGNAL, "signal")                                                                                      \
     X(THREAD_END, "thread end")                                                                              \
+    X(SIGSTATE, "signal mask or action change")                                                              \
     X(OTHER, "other")
 
 enum lu_sched_kind {
@@ -737,6 +738,12 @@ bool lu_sched_own_stack(void **addr, size_t *size);
  * starts afresh, so that a call reading what the one before it read last
  * (two pops of an empty stack) is not taken for a spin. Scheduling point. */
 void lu_sched_point_free(uint16_t label);
+
+/* Before the calling controlled thread changes its signal mask or a
+ * signal's action (pthread_sigmask, sigaction): a signal sent to it, or to
+ * the process, may come before the change, as natively, and is taken here
+ * under the old one. Dependent with every operation. Scheduling point. */
+void lu_sched_sigstate_point(uint16_t label);
 
 /* A spin hint (sched_yield, sleep, lineup_yield): the caller is spinning, so
  * other threads run first, without a preemption. Scheduling point. */

@@ -747,6 +747,13 @@ threads)
         run 0 --strategy dfs --preemptions -1 -- "$P/$v"
         has "every schedule of the program was explored"
     done
+    # a signal may come before a thread's mask change or handler install
+    for red in on off; do
+        run 1 --strategy dfs --preemptions -1 --reduction $red -- "$P/signal_window"
+        has "FAIL: assertion failure: \`atomic_load(&handled) == 0' in the main thread"
+        run 1 --strategy dfs --preemptions -1 --reduction $red -- "$P/signal_window_handler"
+        has "FAIL: crash: SIGUSR1 (User defined signal 1) in the main thread"
+    done
     # a timer's signal arrives at a time lineup does not decide: its
     # handler runs within the step it interrupts, its atomics no choices
     # (they were, at places that changed: nondeterminism); a pthread call
