@@ -34,7 +34,7 @@ void lu_drv_addr2line(struct lu_hist_buf *b, const char *module, uintptr_t off)
     char cmd[1200], fn[256] = "", line[512] = "";
     FILE *p = NULL;
     if (module[0] && !strchr(module, '\'')) {
-        snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' %#" PRIxPTR " 2>/dev/null", module, off);
+        snprintf(cmd, sizeof cmd, "addr2line -f -C -e '%s' %#" PRIxPTR " 2>/dev/null", module, off);
         p = popen(cmd, "r");
     }
     if (p) {

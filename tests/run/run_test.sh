@@ -213,6 +213,9 @@ exit)
     run 1 --strategy dfs -- "$P/main_exit"
     has "FAIL: assertion failure: \`atomic_load(&x) == 0' in thread 1"
     has "  main thread  finished"
+    # C++ names are demangled
+    run 1 --strategy dfs -- "$P/mangled"
+    has "FAIL: assertion failure: \`atomic_load(&state) != 1' in the main thread at G::check() (mangled.c:"
     # after main's pthread_exit, the last thread's end is exit(0): the exit
     # handlers run there
     run 1 --strategy dfs -- "$P/main_exit_atexit"
