@@ -326,7 +326,9 @@ void lu_drv_run_headline(struct lu_hist_buf *b, struct lu_run_shm *m)
         lu_hist_buf_puts(b, "deadlock: every thread that has not finished is blocked");
         return;
     case LU_RUN_K_LIVELOCK:
-        lu_hist_buf_printf(b, "livelock: the threads that can run only spin (%u looks each without progress)",
+        lu_hist_buf_printf(b,
+                           "livelock: the threads that can run only spin (%u looks each without progress; a "
+                           "loop that ends after more looks needs a larger --spin-bound)",
                            m->cfg.spin_bound);
         return;
     case LU_RUN_K_DIVERGE:

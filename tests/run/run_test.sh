@@ -530,6 +530,8 @@ livelock)
     run 1 --spin-bound 200 -- "$P/livelock"
     has "FAIL: livelock"
     has "spinning in atomic_load(32) at polite (livelock.c:15)"
+    # the report says what to do when the loop would end after more looks
+    has "(200 looks each without progress; a loop that ends after more looks needs a larger --spin-bound)"
     ;;
 diverge)
     run 1 --watchdog-ms 200 -- "$P/diverge"
