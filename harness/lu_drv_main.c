@@ -1634,7 +1634,7 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
      * first, a second test line would replace it */
     static const char *const keys[] = {"harness", "name",        "test",       "kind",     "strategy",
                                        "phase",   "preemptions", "spin-bound", "schedule", "uninstrumented",
-                                       "timeout", "watchdog-ms", "tls",        "seed"};
+                                       "timeout", "watchdog-ms", "tls",        "seed",     "history"};
     bool seen[sizeof keys / sizeof keys[0]] = {false};
     size_t total = 0;
     char why[160];
@@ -1660,6 +1660,9 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
             lu__replay_bad(file, ln, why);
         }
         line[strcspn(line, "\r")] = 0;
+        /* a key indented or cut off would be a line silently skipped */
+        if (line[0] == ' ' || line[0] == '\t')
+            lu__replay_bad(file, ln, "a line that starts with white space");
         char *sp = strchr(line, ' ');
         const char *val = sp ? sp + 1 : "";
         if (sp)
@@ -1793,8 +1796,8 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
     fclose(f);
     if (!header)
         lu__replay_bad(file, 1, "empty file");
-    if (!rp->harness[0] || !rp->name[0] || !rp->test[0] || rp->phase < 0 || !sched)
-        lu__replay_bad(file, ln, "harness, name, test, phase and schedule lines are required");
+    if (!rp->harness[0] || !rp->name[0] || !rp->test[0] || rp->phase < 0 || !rp->kind[0] || !sched)
+        lu__replay_bad(file, ln, "harness, name, test, phase, kind and schedule lines are required");
 }
 
 /* A phase-2 failure's replay file must replay it: its schedule, run again

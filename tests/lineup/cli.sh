@@ -513,6 +513,21 @@ replay_corrupt)
     # a stream of lines lineup would skip, without end
     as_lu 2 2000000 --replay <(echo lineup-replay 2 && yes '#')
     has "^lineup: /dev/fd/[0-9]+:[0-9]+: not a valid replay file: longer than [0-9]+ bytes, which no replay file is$"
+    # a good file, then one change each: an indented line (it was skipped),
+    # no kind (it replayed as "recorded as ?"), a second history (the last
+    # one won)
+    lu 1 --jobs 1 --test "inc(0) get(0) | inc(0)" --replay-dir . "$G/counter.so"
+    good=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -f $good ]] || fail "no replay file"
+    sed 's/^kind /  kind /' "$good" >indented.replay
+    lu 2 --replay indented.replay
+    has "^lineup: indented.replay:[0-9]+: not a valid replay file: a line that starts with white space$"
+    grep -v '^kind ' "$good" >nokind.replay
+    lu 2 --replay nokind.replay
+    has "not a valid replay file: harness, name, test, phase, kind and schedule lines are required$"
+    { cat "$good"; grep '^history ' "$good"; } >twohist.replay
+    lu 2 --replay twohist.replay
+    has "^lineup: twohist.replay:[0-9]+: not a valid replay file: a repeated line$"
     ;;
 minimize_sampled)
     # a randomized strategy minimizes with the schedules --test draws from
