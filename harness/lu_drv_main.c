@@ -996,7 +996,8 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
         lu_hist_buf_printf(&b, " in phase %d, at ", phase);
         lu_drv_addr2line(&b, f->module, f->pc_off ? f->pc_off - 1 : 0);
         lu_hist_buf_puts(&b, "\n");
-    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && f->kind != LU_SCHED_FATAL_SIGNAL) {
+    } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && f->kind != LU_SCHED_FATAL_SIGNAL &&
+               phase != 0) {
         /* the code under test's own kill or raise would have said so
          * (lu_sched_fatal_signal_ahead) */
         r->verdict = LU_DRV_V_INTERNAL;
@@ -1019,10 +1020,14 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
             lu_hist_buf_puts(&b, ", at ");
             lu_drv_addr2line(&b, f->module, f->pc_off);
         }
-        lu_hist_buf_printf(&b, " (phase %d)\n", phase);
+        if (phase == 0) /* uncontrolled code: the harness's constructors (a kill of its own too) */
+            lu_hist_buf_puts(&b, " while the shared object was loaded (dlopen and its constructors)\n");
+        else
+            lu_hist_buf_printf(&b, " (phase %d)\n", phase);
     }
-    lu_hist_buf_puts(&b, "test:\n");
-    for (unsigned i = 0; i < shm->job.test.nthreads; i++) {
+    if (shm->job.test.nthreads && shm->htest.nops)
+        lu_hist_buf_puts(&b, "test:\n");
+    for (unsigned i = 0; i < shm->job.test.nthreads && shm->htest.nops; i++) {
         lu_hist_buf_printf(&b, "    thread %u:", i);
         for (unsigned k = 0; k < shm->job.test.len[i]; k++) {
             unsigned id = 0; /* labels come from the worker's test table */

@@ -168,8 +168,10 @@ static void lu__sig_merge(struct lu__por_sig *d, const struct lu__por_sig *x)
  * inside a block allocated in this execution is named by the block's rank
  * and the offset (top bit set; addresses never have it): entries learnt in
  * one execution are compared with steps of another that shares the prefix,
- * and only the rank is the same in both. Offsets beyond 128 MB share keys,
- * which only adds dependences. */
+ * and only the rank is the same in both. A freed block keeps its entry,
+ * and its rank goes to the block that reuses its memory
+ * (lu__por_block_add). Offsets beyond 128 MB share keys, which only adds
+ * dependences. */
 static int lu__por_block(const struct lu__por_blocks *bl, uintptr_t a)
 {
     int lo = 0, hi = (int)bl->n - 1;
@@ -249,34 +251,53 @@ static struct lu__por_blocks *lu__por_blocks_of_caller(void)
     return &t->s->por->blocks;
 }
 
+/* A freed block stays in the table, marked, for the rest of the
+ * execution: a thread that still holds a pointer into it (a stale read
+ * after a free) touches its words under its key, and when the allocator
+ * hands the same memory out again, the new block takes the old one's
+ * rank, so that the stale access and the new owner's meet (they are the
+ * same bytes: with a new rank they never did, and a read of a reused node
+ * commuted with the writes that filled it again; an audit). A new block
+ * that overlaps freed ones any other way leaves the keys unknown. */
 static void lu__por_block_add(struct lu__por_blocks *bl, uintptr_t a, size_t n, uint32_t rank)
 {
+    uintptr_t hi = a + (n ? n : 1);
+    uint32_t i = lu__por_block_slot(bl, a);
+    /* the blocks it overlaps: i - 1 reaching past a, and those from i on
+     * that start before hi */
+    uint32_t first = i > 0 && bl->b[i - 1].hi > a ? i - 1 : i, last = i;
+    while (last < bl->n && bl->b[last].lo < hi)
+        last++;
+    if (last > first) {
+        if (last - first == 1 && bl->b[first].lo == a && bl->b[first].freed) {
+            bl->b[first].hi = hi;
+            bl->b[first].freed = false;
+            return; /* the freed block's rank */
+        }
+        bl->lost = true; /* overlaps a live block (cannot happen) or freed ones in part */
+        return;
+    }
     if (bl->n == LU__POR_BLOCKS) {
         bl->lost = true;
         return;
     }
-    uint32_t i = lu__por_block_slot(bl, a);
-    if (i < bl->n && bl->b[i].lo == a) {
-        bl->lost = true; /* allocated twice without a free we saw: cannot happen */
-        return;
-    }
     memmove(&bl->b[i + 1], &bl->b[i], (bl->n - i) * sizeof bl->b[0]);
     bl->b[i].lo = a;
-    bl->b[i].hi = a + (n ? n : 1);
+    bl->b[i].hi = hi;
     bl->b[i].rank = rank;
+    bl->b[i].freed = false;
     bl->n++;
 }
 
-/* Returns the block's rank, or -1 if it was not allocated in this execution. */
+/* Marks a live block freed; returns its rank, or -1 if it was not allocated
+ * in this execution (or is freed already). */
 static int64_t lu__por_block_remove(struct lu__por_blocks *bl, uintptr_t a)
 {
     uint32_t i = lu__por_block_slot(bl, a);
-    if (i >= bl->n || bl->b[i].lo != a)
+    if (i >= bl->n || bl->b[i].lo != a || bl->b[i].freed)
         return -1;
-    uint32_t rank = bl->b[i].rank;
-    memmove(&bl->b[i], &bl->b[i + 1], (bl->n - i - 1) * sizeof bl->b[0]);
-    bl->n--;
-    return rank;
+    bl->b[i].freed = true;
+    return bl->b[i].rank;
 }
 
 /* The allocator as one shared word that every malloc, free and realloc

@@ -210,10 +210,11 @@ struct lu__por_blocks {
     uint32_t n;
     uint32_t hint;  /* index of the block found last (may be stale: checked) */
     uint32_t ranks; /* allocations so far in this execution */
-    bool lost;      /* more than LU__POR_BLOCKS live: keys unknown, no reduction */
+    bool lost;      /* more than LU__POR_BLOCKS, or an odd overlap: keys unknown, no reduction */
     struct {
         uintptr_t lo, hi;
         uint32_t rank;
+        bool freed; /* kept until the execution ends (lu__por_block_add) */
     } b[LU__POR_BLOCKS];
 };
 

@@ -6,7 +6,10 @@
  *                  reported by the watchdog, not as a timeout;
  *   -DIGNORE_CHLD  ignores SIGCHLD (the kernel then reaps children at once):
  *                  the lost update of inc() must still be found, not an
- *                  internal error of lineup's process management.
+ *                  internal error of lineup's process management;
+ *   -DEXIT_NOW     calls exit(4), and -DKILL_SELF kills its own process: a
+ *                  harness error that says so (it read "(phase 0)" with an
+ *                  empty test, and the kill as lineup's own error, exit 3).
  */
 #include <lineup.h>
 
@@ -57,6 +60,12 @@ __attribute__((constructor)) static void ctor(void)
 #endif
 #ifdef IGNORE_CHLD
     signal(SIGCHLD, SIG_IGN);
+#endif
+#ifdef EXIT_NOW
+    exit(4);
+#endif
+#ifdef KILL_SELF
+    raise(SIGKILL);
 #endif
 }
 
