@@ -278,9 +278,15 @@ static inline bool lu__watched(void)
                             0);
 }
 
+/* Whether pc is in lineup's own code: this library, or the driver. */
+static inline bool lu__from_self(const void *pc)
+{
+    return (uintptr_t)pc - lu__self_lo < lu__self_len || (uintptr_t)pc - lu__drv_lo < lu__drv_len;
+}
+
 static __attribute__((noinline)) void lu__touch(const void *addr, size_t n, bool is_write, void *pc)
 {
-    if (n == 0 || (uintptr_t)pc - lu__self_lo < lu__self_len || (uintptr_t)pc - lu__drv_lo < lu__drv_len)
+    if (n == 0 || lu__from_self(pc))
         return;
     lu__ipose_plain_range(addr, n, is_write, pc);
 }
@@ -668,11 +674,15 @@ static bool lu__fmt_pos(const char **p, int *v)
     return true;
 }
 
-/* The %s conversions of fmt, at most LU__FMT_ARGS; -1 where the walk
- * cannot follow the format. */
-static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out)
+/* The %s conversions of fmt, at most LU__FMT_ARGS, and in *nargs the
+ * arguments the format takes by this walk (one per conversion but %m and
+ * %%, with a width or not, and one per '*'); -1 where the walk cannot
+ * follow the format. A conversion a program registered may take another
+ * number: the caller compares with parse_printf_format's. */
+static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out, int *nargs)
 {
-    int next = 0, n = 0;
+    int next = 0, n = 0, most = 0;
+#define LU__FMT_USES(i) (most = (i) + 1 > most ? (i) + 1 : most)
     for (const char *p = fmt; *p; p++) {
         if (*p != '%')
             continue;
@@ -685,8 +695,10 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out)
             p++;
         if (*p == '*') {
             p++;
-            if (!lu__fmt_pos(&p, &k))
-                next++;
+            if (lu__fmt_pos(&p, &k))
+                LU__FMT_USES(k);
+            else
+                LU__FMT_USES(next++);
         } else {
             while (*p >= '0' && *p <= '9')
                 p++;
@@ -696,7 +708,9 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out)
             p++;
             if (*p == '*') {
                 p++;
-                prec = lu__fmt_pos(&p, &k) ? -k - 2 : -(next++) - 2;
+                int pa = lu__fmt_pos(&p, &k) ? k : next++;
+                LU__FMT_USES(pa);
+                prec = -pa - 2;
             } else {
                 prec = 0;
                 while (*p >= '0' && *p <= '9' && prec < 100000000)
@@ -711,9 +725,10 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out)
         }
         if (!*p)
             return -1;
-        if (*p == 'm')
-            continue; /* no argument */
+        if (*p == 'm' || *p == '%')
+            continue; /* no argument ("%5%" prints a '%') */
         int arg = pos >= 0 ? pos : next++;
+        LU__FMT_USES(arg);
         if (*p == 's' && !wide) {
             if (n == LU__FMT_ARGS || arg < 0 || arg >= LU__FMT_ARGS || prec < -LU__FMT_ARGS - 1)
                 return -1;
@@ -722,6 +737,8 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out)
             n++;
         }
     }
+#undef LU__FMT_USES
+    *nargs = most;
     return n;
 }
 
@@ -729,13 +746,21 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out)
 static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
 {
     struct lu__fmt_str strs[LU__FMT_ARGS];
-    int ns = lu__fmt_walk(fmt, strs);
-    if (ns <= 0)
+    int walked = 0;
+    int ns = lu__fmt_walk(fmt, strs, &walked);
+    if (ns == 0)
         return;
     int types[LU__FMT_ARGS];
-    size_t na = parse_printf_format(fmt, LU__FMT_ARGS, types);
-    if (na > LU__FMT_ARGS)
+    size_t na = ns > 0 ? parse_printf_format(fmt, LU__FMT_ARGS, types) : 0;
+    /* a format the walk cannot follow, with more arguments than fit here,
+     * or a count of its own (a conversion a program registered would pair
+     * a %s with another argument): what its strings read is unknown, so
+     * the step is dependent with everything */
+    if (ns < 0 || na > LU__FMT_ARGS || na != (size_t)walked) {
+        if (!lu__from_self(pc))
+            lu_sched_plain_unknown();
         return;
+    }
     /* each argument's value, as far as a string or a precision needs it */
     const char *ptr[LU__FMT_ARGS];
     long num[LU__FMT_ARGS];

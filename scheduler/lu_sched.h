@@ -628,6 +628,10 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n);
  * does nothing on other threads, outside a recorded step or when reduction
  * is off. Not a scheduling point. */
 void lu_sched_plain_access(const void *addr, size_t size, bool write);
+/* The calling thread's step read or wrote plain memory the caller cannot
+ * name (a string behind an argument it could not pair): the step is
+ * dependent with everything. As lu_sched_plain_access otherwise. */
+void lu_sched_plain_unknown(void);
 /* Nonzero while an execution whose reduction counts plain accesses runs in
  * this process (one at a time), and another value in each such execution:
  * the hooks call lu_sched_plain_access only then, so that sampled and

@@ -383,6 +383,16 @@ void lu_sched_plain_access(const void *addr, size_t size, bool write)
         lu__sig_add(g, lu__por_key(t->s, (const void *)a), write, false);
 }
 
+void lu_sched_plain_unknown(void)
+{
+    struct lu__thread *t = lu__self;
+    if (!t || !t->s->x_por)
+        return;
+    struct lu__por_sig *g = lu__por_running_step(t);
+    if (g)
+        g->flags |= LU__PS_ALL;
+}
+
 static void lu__por_touch_allocator(void)
 {
     lu__por_touch_hidden(lu__self, &lu__allocator_word);

@@ -21,7 +21,12 @@
  *   format  rename_to() as in name; formatted() copies the name with
  *           snprintf's "%.*s" and counts what it got
  *   format_pos  the same with a positional "%2$.*1$s"
- *   edge    snprintf's "%.3s" and "%2$.*1$s" of three letters with no
+ *   format_pct  the same with "%5%%s%s": "%5%" prints a '%' and takes no
+ *           argument (the walk took one and paired the name with "")
+ *   format_custom  the same with "%W%s", %W a conversion this file
+ *           registers that takes two arguments: the step is taken as
+ *           dependent with everything
+ *   edge    snprintf's "%.3s", "%2$.*1$s" and "%5%%s%.3s" of three letters with no
  *           terminator, the last bytes before an inaccessible page: what a
  *           precision bounds must not be read past (a pass, not a crash)
  *   sort    resort() qsorts three numbers up, then down; first() reads the
@@ -42,6 +47,7 @@
 #endif
 #include <lineup.h>
 
+#include <printf.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -283,7 +289,47 @@ static int64_t edge(void *p, int64_t unused)
     char b[16];
     int n = snprintf(b, sizeof b, "%.3s", abc);
     n += snprintf(b, sizeof b, "%2$.*1$s", (int)opaque(3), abc);
+    n += snprintf(b, sizeof b, opaque_str("%5%%s%.3s"), "x", abc);
     return n;
+}
+
+static int64_t formatted_pct(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    char b[64];
+    return snprintf(b, sizeof b, opaque_str("%5%%s%s"), o->name, "") - 5;
+}
+
+/* %W: an int and a string, printed as <int:string> */
+static int w_arginfo(const struct printf_info *info, size_t n, int *types, int *size)
+{
+    (void)info;
+    (void)size;
+    if (n >= 2) {
+        types[0] = PA_INT;
+        types[1] = PA_STRING;
+    }
+    return 2;
+}
+
+static int w_print(FILE *f, const struct printf_info *info, const void *const *args)
+{
+    (void)info;
+    return fprintf(f, "<%d:%s>", *(const int *)args[0], *(const char *const *)args[1]);
+}
+
+__attribute__((constructor)) static void register_w(void)
+{
+    register_printf_specifier('W', w_print, w_arginfo);
+}
+
+static int64_t formatted_custom(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    char b[64];
+    return snprintf(b, sizeof b, opaque_str("%W%s"), 1, "", o->name) - 5;
 }
 
 LINEUP_HARNESS(copy, create, destroy, LINEUP_OP(set, 1), LINEUP_OP(get, 0));
@@ -296,4 +342,6 @@ LINEUP_HARNESS(scan, create, destroy, LINEUP_OP(print, 7), LINEUP_OP(scan, 0));
 LINEUP_HARNESS(format, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted, 0));
 LINEUP_HARNESS(format_pos, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_pos, 0));
 LINEUP_HARNESS(edge, create, destroy, LINEUP_OP(edge, 0));
+LINEUP_HARNESS(format_pct, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_pct, 0));
+LINEUP_HARNESS(format_custom, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_custom, 0));
 LINEUP_HARNESS(sort, create, destroy, LINEUP_OP(resort, 0), LINEUP_OP(first, 0));
