@@ -187,6 +187,11 @@ static int lu__por_block(const struct lu__por_blocks *bl, uintptr_t a)
     return -1;
 }
 
+/* The rank of a block allocated before the execution: its words are keyed
+ * by address, as before it was freed, also when a new block reuses them
+ * (lu__por_block_forget). */
+#define LU__RANK_ADDR UINT32_MAX
+
 #define LU__KEY_HEAP (1ULL << 63)  /* a word of a block allocated in this execution */
 #define LU__KEY_WHOLE (1ULL << 62) /* with LU__KEY_HEAP: every word of the block */
 #define LU__KEY_OFF 0xffffffULL
@@ -214,6 +219,8 @@ static uint64_t lu__por_key(const struct lu_sched *s, const void *p)
             return (uint64_t)a >> 3;
         bl->hint = (uint32_t)i;
     }
+    if (bl->b[i].rank == LU__RANK_ADDR)
+        return (uint64_t)a >> 3;
     uint64_t off = (uint64_t)(a - bl->b[i].lo) >> 3;
     return LU__KEY_HEAP | (uint64_t)bl->b[i].rank << 24 | (off & LU__KEY_OFF);
 }
@@ -223,7 +230,7 @@ static bool lu__por_whole_key(const struct lu_sched *s, uintptr_t a, uintptr_t e
 {
     const struct lu__por_blocks *bl = &s->por->blocks;
     int i = bl->n ? lu__por_block(bl, a) : -1;
-    if (i < 0 || end > bl->b[i].hi)
+    if (i < 0 || end > bl->b[i].hi || bl->b[i].rank == LU__RANK_ADDR)
         return false;
     *key = LU__KEY_HEAP | LU__KEY_WHOLE | (uint64_t)bl->b[i].rank << 24;
     return true;
@@ -286,6 +293,28 @@ static void lu__por_block_add(struct lu__por_blocks *bl, uintptr_t a, size_t n, 
     bl->b[i].hi = hi;
     bl->b[i].rank = rank;
     bl->b[i].freed = false;
+    bl->n++;
+}
+
+/* A block from before the execution is freed: its start is kept, freed and
+ * keyed by address, so that a new block that reuses the memory from there
+ * keeps the address keys its stale readers use (a review: with a rank of
+ * its own, a stale read of such a node was lost). Its size is unknown: a
+ * new block that starts elsewhere in it is not recognized. */
+static void lu__por_block_forget(struct lu__por_blocks *bl, uintptr_t a)
+{
+    uint32_t i = lu__por_block_slot(bl, a);
+    if ((i < bl->n && bl->b[i].lo == a) || (i > 0 && bl->b[i - 1].hi > a))
+        return; /* inside a block of this execution: not one from before */
+    if (bl->n == LU__POR_BLOCKS) {
+        bl->lost = true;
+        return;
+    }
+    memmove(&bl->b[i + 1], &bl->b[i], (bl->n - i) * sizeof bl->b[0]);
+    bl->b[i].lo = a;
+    bl->b[i].hi = a + 1;
+    bl->b[i].rank = LU__RANK_ADDR;
+    bl->b[i].freed = true;
     bl->n++;
 }
 
@@ -426,7 +455,8 @@ void lu_sched_note_free(const void *p)
 {
     struct lu__por_blocks *bl = lu__por_blocks_of_caller();
     if (bl && p) {
-        lu__por_block_remove(bl, (uintptr_t)p);
+        if (lu__por_block_remove(bl, (uintptr_t)p) < 0)
+            lu__por_block_forget(bl, (uintptr_t)p);
         lu__por_touch_allocator();
     }
 }
@@ -438,6 +468,8 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n)
         return;
     lu__por_touch_allocator();
     int64_t rank = old ? lu__por_block_remove(bl, (uintptr_t)old) : -1;
+    if (old && rank < 0)
+        lu__por_block_forget(bl, (uintptr_t)old); /* from before: in place, it stays keyed by address */
     lu__por_block_add(bl, (uintptr_t)p, n, old == p && rank >= 0 ? (uint32_t)rank : bl->ranks++);
 }
 

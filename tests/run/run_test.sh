@@ -213,6 +213,14 @@ exit)
     run 1 --strategy dfs -- "$P/main_exit"
     has "FAIL: assertion failure: \`atomic_load(&x) == 0' in thread 1"
     has "  main thread  finished"
+    # a stale read of a node whose memory malloc hands out again, the node
+    # from main or from before main's execution: found with reduction on
+    for v in node_reuse node_reuse_ctor; do
+        for red in on off; do
+            run 1 --strategy dfs --preemptions -1 --budget 0 --reduction $red -- "$P/$v"
+            has "FAIL: abort() called by thread 1 at reader (node_reuse.c:"
+        done
+    done
     # C++ names are demangled
     run 1 --strategy dfs -- "$P/mangled"
     has "FAIL: assertion failure: \`atomic_load(&state) != 1' in the main thread at G::check() (mangled.c:"
