@@ -1382,8 +1382,15 @@ static bool lu__ipose_to_process(int sig, uint16_t label)
     for (int tid = 0; tid < LU_SCHED_MAX_THREADS; tid++)
         if (tid != self && lu_sched_live(tid) && !(lu_sched_sigmask_of(tid) >> (sig - 1) & 1))
             takers[n++] = tid;
-    if (n == 0)
-        return false;
+    if (n == 0) {
+        /* every thread blocks it: pending on the process, for the first
+         * thread that unblocks it (lu__ipose_unheld) */
+        uint64_t *proc = lu_sched_process_sigs();
+        if (!proc)
+            return false;
+        *proc |= 1ULL << (sig - 1);
+        return true;
+    }
     int k = n == 1 ? 0 : lu_sched_choose(n, label);
     return lu_sched_kill(takers[k], sig, label, LU_IPOSE_L_take_signal) == 0;
 }
@@ -1724,10 +1731,16 @@ static bool lu__ipose_deliver(int sig, int code)
 /* Delivers the held signals the thread no longer blocks, lowest first. */
 static void lu__ipose_unheld(struct lu_sched_sigstate *st)
 {
-    uint64_t ready;
+    uint64_t ready, *proc = lu_sched_process_sigs();
     while ((ready = st->held & ~st->mask) != 0) {
         int sig = __builtin_ctzll(ready) + 1;
         st->held &= ~(1ULL << (sig - 1));
+        lu__ipose_take_signal(sig);
+    }
+    /* and the process's, now that this thread takes them */
+    while (proc && (ready = *proc & ~st->mask) != 0) {
+        int sig = __builtin_ctzll(ready) + 1;
+        *proc &= ~(1ULL << (sig - 1));
         lu__ipose_take_signal(sig);
     }
 }

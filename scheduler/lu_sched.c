@@ -546,6 +546,12 @@ bool lu_sched_live(int tid)
     return self && tid >= 0 && tid < self->s->nthreads && self->s->threads[tid].state != LU__T_FINISHED;
 }
 
+uint64_t *lu_sched_process_sigs(void)
+{
+    struct lu__thread *t = lu__self;
+    return t && !t->async_depth ? &t->s->proc_sigs : NULL;
+}
+
 uint64_t lu_sched_sigmask_of(int tid)
 {
     return lu_sched_live(tid) ? lu__self->s->threads[tid].sigs.mask : ~0ULL;
@@ -1507,6 +1513,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->nlive = 1;
     s->alone_steps = 0;
     s->clock_ns = 0;
+    s->proc_sigs = 0;
     lu__objs_reset(s);
     s->robust_used = false;
     if (s->keys_created) {

@@ -897,6 +897,11 @@ bool lu_sched_live(int tid);
  * a signal sent to the process, which any thread that does not block it
  * may take. Not a scheduling point. */
 uint64_t lu_sched_sigmask_of(int tid);
+/* The signals pending on the calling thread's process (bit sig - 1): sent
+ * to it while every thread blocked them, for the first thread that
+ * unblocks one to take; empty at the start of every execution. NULL on a
+ * thread no scheduler controls. Not a scheduling point. */
+uint64_t *lu_sched_process_sigs(void);
 uint32_t lu_sched_clock(void);
 
 /* True when the model holds synchronization-object state for addr in this

@@ -405,6 +405,7 @@ struct lu_sched {
     int nlive;            /* of those, not finished */
     bool robust_used;     /* a robust mutex was initialized in this execution */
     uint64_t clock_ns;    /* the execution's virtual time (lu_sched_time) */
+    uint64_t proc_sigs;   /* signals pending on the process, every thread blocking them */
     uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
     int npool;            /* pool slots ready: a pool thread's, or a stack of their own */
     int fork_threads;     /* fork server: the most threads an execution in a child had */

@@ -756,7 +756,7 @@ threads)
     # the signals lineup delivers follow each thread's own mask, not the
     # kernel thread's they all share: a thread's raise is handled at once
     # while another blocks the signal or is in its handler
-    for v in signal_mask raise_both signal_nested kill_blocked; do
+    for v in signal_mask raise_both signal_nested kill_blocked kill_all_blocked; do
         run 0 --strategy dfs --preemptions -1 -- "$P/$v"
         has "every schedule of the program was explored"
     done
