@@ -660,14 +660,15 @@ struct lu__fmt_str {
     int prec; /* -1: none; >= 0: the precision; <= -2: from argument -prec - 2 */
 };
 
-/* A number at *p, and whether "$" follows it (then *p moves past it). */
+/* A position at *p: a number from 1 and "$" (then *p moves past them);
+ * glibc takes "0$" for a flag and a conversion of no argument. */
 static bool lu__fmt_pos(const char **p, int *v)
 {
     const char *q = *p;
     int n = 0;
-    while (*q >= '0' && *q <= '9' && n < 100000)
-        n = n * 10 + (*q++ - '0');
-    if (q == *p || *q != '$')
+    for (; *q >= '0' && *q <= '9'; q++)
+        n = n < 100000 ? n * 10 + (*q - '0') : n;
+    if (q == *p || *q != '$' || n < 1)
         return false;
     *v = n - 1;
     *p = q + 1;
@@ -713,8 +714,8 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out, int *nargs)
                 prec = -pa - 2;
             } else {
                 prec = 0;
-                while (*p >= '0' && *p <= '9' && prec < 100000000)
-                    prec = prec * 10 + (*p++ - '0');
+                for (; *p >= '0' && *p <= '9'; p++)
+                    prec = prec < 100000000 ? prec * 10 + (*p - '0') : prec;
             }
         }
         bool wide = false;
@@ -729,7 +730,9 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out, int *nargs)
             continue; /* no argument ("%5%" prints a '%') */
         int arg = pos >= 0 ? pos : next++;
         LU__FMT_USES(arg);
-        if (*p == 's' && !wide) {
+        if ((*p == 's' && wide) || *p == 'S')
+            return -1; /* a wide string: what it reads is not named here */
+        if (*p == 's') {
             if (n == LU__FMT_ARGS || arg < 0 || arg >= LU__FMT_ARGS || prec < -LU__FMT_ARGS - 1)
                 return -1;
             out[n].arg = arg;
@@ -748,10 +751,12 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
     struct lu__fmt_str strs[LU__FMT_ARGS];
     int walked = 0;
     int ns = lu__fmt_walk(fmt, strs, &walked);
-    if (ns == 0)
-        return;
+    if (ns == 0 && walked == 0)
+        return; /* no argument: nothing a conversion could read (a registered one takes some) */
     int types[LU__FMT_ARGS];
-    size_t na = ns > 0 ? parse_printf_format(fmt, LU__FMT_ARGS, types) : 0;
+    for (int i = 0; i < LU__FMT_ARGS; i++)
+        types[i] = -1; /* a gap in the positions stays unknown */
+    size_t na = ns >= 0 ? parse_printf_format(fmt, LU__FMT_ARGS, types) : 0;
     /* a format the walk cannot follow, with more arguments than fit here,
      * or a count of its own (a conversion a program registered would pair
      * a %s with another argument): what its strings read is unknown, so
@@ -761,6 +766,8 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
             lu_sched_plain_unknown();
         return;
     }
+    if (ns == 0)
+        return;
     /* each argument's value, as far as a string or a precision needs it */
     const char *ptr[LU__FMT_ARGS];
     long num[LU__FMT_ARGS];
@@ -770,6 +777,12 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
         int t = types[i];
         ptr[i] = NULL;
         num[i] = 0;
+        if (t < 0) { /* a position the format skips: the arguments after it are unknown */
+            va_end(aq);
+            if (!lu__from_self(pc))
+                lu_sched_plain_unknown();
+            return;
+        }
         if (t & PA_FLAG_PTR) {
             (void)va_arg(aq, void *);
             continue;
@@ -805,6 +818,8 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
             break;
         default: /* a type a program registered: its size is unknown */
             va_end(aq);
+            if (!lu__from_self(pc))
+                lu_sched_plain_unknown();
             return;
         }
     }

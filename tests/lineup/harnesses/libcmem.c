@@ -25,8 +25,11 @@
  *           argument (the walk took one and paired the name with "")
  *   format_custom  the same with "%W%s", %W a conversion this file
  *           registers that takes two arguments: the step is taken as
- *           dependent with everything
- *   edge    snprintf's "%.3s", "%2$.*1$s" and "%5%%s%.3s" of three letters with no
+ *           dependent with everything; format_w with "%W" alone
+ *   format_big  the same with "%.1000000000s" (a precision of ten digits
+ *           ended the walk's digits, and the %s was lost)
+ *   edge    snprintf's "%.3s", "%2$.*1$s", "%5%%s%.3s" and "%1$.3s%0$s" (no
+ *           position: glibc prints the "%0$s") of three letters with no
  *           terminator, the last bytes before an inaccessible page: what a
  *           precision bounds must not be read past (a pass, not a crash)
  *   sort    resort() qsorts three numbers up, then down; first() reads the
@@ -290,6 +293,7 @@ static int64_t edge(void *p, int64_t unused)
     int n = snprintf(b, sizeof b, "%.3s", abc);
     n += snprintf(b, sizeof b, "%2$.*1$s", (int)opaque(3), abc);
     n += snprintf(b, sizeof b, opaque_str("%5%%s%.3s"), "x", abc);
+    n += snprintf(b, sizeof b, opaque_str("%1$.3s%0$s"), abc);
     return n;
 }
 
@@ -332,6 +336,22 @@ static int64_t formatted_custom(void *p, int64_t unused)
     return snprintf(b, sizeof b, opaque_str("%W%s"), 1, "", o->name) - 5;
 }
 
+static int64_t formatted_w(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    char b[64];
+    return snprintf(b, sizeof b, opaque_str("%W"), 1, o->name) - 4;
+}
+
+static int64_t formatted_big(void *p, int64_t unused)
+{
+    struct obj *o = p;
+    (void)unused;
+    char b[64];
+    return snprintf(b, sizeof b, opaque_str("%.1000000000s"), o->name);
+}
+
 LINEUP_HARNESS(copy, create, destroy, LINEUP_OP(set, 1), LINEUP_OP(get, 0));
 LINEUP_HARNESS(halves, create, destroy, LINEUP_OP(fill, 'a'), LINEUP_OP(same, 0));
 LINEUP_HARNESS(name, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(length, 0));
@@ -344,4 +364,6 @@ LINEUP_HARNESS(format_pos, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(f
 LINEUP_HARNESS(edge, create, destroy, LINEUP_OP(edge, 0));
 LINEUP_HARNESS(format_pct, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_pct, 0));
 LINEUP_HARNESS(format_custom, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_custom, 0));
+LINEUP_HARNESS(format_w, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_w, 0));
+LINEUP_HARNESS(format_big, create, destroy, LINEUP_OP(rename_to, 6), LINEUP_OP(formatted_big, 0));
 LINEUP_HARNESS(sort, create, destroy, LINEUP_OP(resort, 0), LINEUP_OP(first, 0));
