@@ -85,6 +85,22 @@ static bool lu__rt_op_name_ok(const char *s)
     return true;
 }
 
+/* s for a message: control characters and bytes past ASCII as \xNN, so
+ * that a name cannot drive the terminal; at most 160 bytes of s. */
+static const char *lu__rt_printable(const char *s, char *buf, size_t n)
+{
+    size_t o = 0;
+    for (size_t i = 0; s[i] && i < 160 && o + 5 < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < ' ' || c >= 0x7f)
+            o += (size_t)snprintf(buf + o, n - o, "\\x%02x", c);
+        else
+            buf[o++] = (char)c;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
 int lu_rt_check(char *msg, size_t n, const void *at[2])
 {
     at[0] = at[1] = NULL;
@@ -114,10 +130,13 @@ int lu_rt_check(char *msg, size_t n, const void *at[2])
         for (unsigned k = 0; h->ops && k < h->nops; k++) {
             const struct lineup_op *op = &h->ops[k];
             if (!op->name || !lu__rt_op_name_ok(op->name)) {
+                char shown[700];
                 snprintf(msg, n,
-                         "harness %s (%s:%d): operation %u has the name \"%.160s\", which --test cannot "
-                         "write (empty, longer than 100 characters, or with whitespace, '|', '(' or ')')",
-                         h->name, file, h->line, k, op->name ? op->name : "(null)");
+                         "harness %s (%s:%d): operation %u has the name \"%s\", which --test cannot write "
+                         "(empty, longer than 100 characters, or with white space, control characters, '|', "
+                         "'(' or ')')",
+                         h->name, file, h->line, k,
+                         op->name ? lu__rt_printable(op->name, shown, sizeof shown) : "(null)");
                 return -1;
             }
             /* enqueue(200) and enqueue(400) are one function: legal */

@@ -54,6 +54,8 @@ static __attribute__((unused)) int64_t reg_read_twice(void *o, int64_t unused)
 #define OPNAME ""
 #elif BAD_OP_NAME == 5
 #define OPNAME "wr)ite"
+#elif BAD_OP_NAME == 6
+#define OPNAME "a\033[2Jb" /* an escape sequence: shown as \x1b, never sent to the terminal */
 #else
 #define OPNAME "write"
 #endif
