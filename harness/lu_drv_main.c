@@ -828,6 +828,7 @@ static unsigned lu__timeout;
 struct lu__slot {
     struct lu_drv_shm *shm;
     struct lu_drv_job job; /* the parent's copy of shm->job */
+    bool stopped;          /* timed out stopped by a signal (lu__proc_stopped) */
     pid_t pid;
     double start;      /* of the test (what --json's "seconds" counts from) */
     double progress;   /* the test's start or its last finished execution (--timeout) */
@@ -929,7 +930,8 @@ static void lu__render_tid(struct lu_hist_buf *b, const struct lu_drv_fatal *f)
 
 /* The report of a worker that died: the parent writes it from what the
  * worker left in the shared region. */
-static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res *r, bool timed_out)
+static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res *r, bool timed_out,
+                             bool stopped)
 {
     struct lu_hist_buf b;
     lu_hist_buf_init(&b);
@@ -952,10 +954,18 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
             lu_hist_buf_printf(&b, "exited with status %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     } else if (timed_out) {
         r->verdict = LU_DRV_V_TIMEOUT;
-        lu_hist_buf_printf(&b,
-                           "timeout: no execution of the test finished for %u s (phase %d); an operation may "
-                           "block in a call lineup does not control (I/O, an uninstrumented lock)\n",
-                           lu__timeout, phase);
+        if (stopped)
+            lu_hist_buf_printf(
+                &b,
+                "timeout: no execution of the test finished for %u s (phase %d): its process was "
+                "stopped (SIGSTOP, or SIGTSTP, SIGTTIN or SIGTTOU with the default action) and "
+                "ran no more\n",
+                lu__timeout, phase);
+        else
+            lu_hist_buf_printf(&b,
+                               "timeout: no execution of the test finished for %u s (phase %d); an operation "
+                               "may block in a call lineup does not control (I/O, an uninstrumented lock)\n",
+                               lu__timeout, phase);
         if (f->kind == LU_SCHED_FATAL_BLOCKED) {
             lu_hist_buf_puts(&b, "    ");
             lu__render_tid(&b, f);
@@ -967,8 +977,10 @@ static void lu__death_report(struct lu_drv_shm *shm, int status, struct lu__res 
             lu_hist_buf_puts(&b, "\n");
         }
         /* lineup cannot tell a real hang from its own limitation */
-        lu_hist_buf_puts(
-            &b, "not checked: lineup does not control I/O, pipes, poll or select, sleeps in the kernel or "
+        if (!stopped)
+            lu_hist_buf_puts(
+                &b,
+                "not checked: lineup does not control I/O, pipes, poll or select, sleeps in the kernel or "
                 "uninstrumented locks, and while one thread blocks in one no other runs, so threads that "
                 "talk through the kernel block for good under lineup even when the code is correct; if "
                 "the code is only slow, raise --timeout\n");
@@ -1203,7 +1215,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
         if (!r->nf && r->verdict != LU_DRV_V_PASS)
             lu__add_finding(r, r->verdict, r->report, shm->trace.steps, r->sched_len, 0);
     } else {
-        lu__death_report(shm, status, r, timed_out);
+        lu__death_report(shm, status, r, timed_out, timed_out && sl->stopped);
         int death = r->verdict;
         /* bugs phase 2 found before the test timed out stay results: they
          * come first and are the test's verdict (lu_drv_outcome_of) */
@@ -1316,6 +1328,7 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
         lu_drv_worker(shm);
     }
     sl->pid = pid;
+    sl->stopped = false;
     sl->start = sl->progress = lu__now();
     sl->finished = 0;
     sl->index = index;
@@ -1324,6 +1337,25 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
 /* A test that timed out is blocked in a call lineup does not control: ask
  * the process running its executions where (LU_SCHED_WHERE_SIGVAL), and give
  * it a moment to answer, so that the report can name the place. */
+/* Whether process pid is stopped (state T in /proc/PID/stat): by the code
+ * under test's own SIGSTOP, or SIGTSTP, SIGTTIN, SIGTTOU with the default
+ * action. */
+static bool lu__proc_stopped(pid_t pid)
+{
+    if (pid <= 0)
+        return false;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *rp = strrchr(buf, ')'); /* "pid (comm) S ...": comm may hold ')' */
+    return rp && rp[1] == ' ' && rp[2] == 'T';
+}
+
 static void lu__ask_where(struct lu_drv_shm *shm)
 {
     pid_t pid = atomic_load(&shm->lane.pid);
@@ -1417,7 +1449,10 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
             sl->start += stopped;
             sl->progress += stopped;
             if (lu__timeout && now - sl->progress > lu__timeout) {
-                lu__ask_where(sl->shm);
+                /* a process the code under test stopped (raise(SIGSTOP)) answers nothing */
+                sl->stopped = lu__proc_stopped(sl->pid) || lu__proc_stopped(atomic_load(&sl->shm->lane.pid));
+                if (!sl->stopped)
+                    lu__ask_where(sl->shm);
                 kill(sl->pid, SIGKILL);
                 waitpid(sl->pid, &status, 0);
                 lu__collect(sl, status, r, true);

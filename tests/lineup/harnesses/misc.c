@@ -25,6 +25,8 @@
  *   nochld    an operation that ignores SIGCHLD, as daemons do: the kernel
  *             must not reap lineup's phase-2 processes (it did: "internal
  *             error: waitpid: No child processes");
+ *   selfstop  an operation that stops its own process (raise(SIGSTOP)):
+ *             a timeout that says so, not a call that may block in I/O;
  *   smash     an operation with a wild write: it fills the first 4 KB of
  *             every shared writable mapping of its process with 0x41, as a
  *             stray pointer could; lineup must report it, not crash (it did,
@@ -570,3 +572,13 @@ static int64_t smash(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(smash, create, free, LINEUP_OP(smash, 0));
+
+static int64_t stop_self(void *o, int64_t unused)
+{
+    (void)o;
+    (void)unused;
+    raise(SIGSTOP);
+    return 0;
+}
+
+LINEUP_HARNESS(selfstop, create, free, LINEUP_OP(stop_self, 0));
