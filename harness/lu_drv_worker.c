@@ -304,9 +304,16 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
     lu_hist_buf_init(&b);
     switch (res->outcome) {
     case LU_SCHED_OUT_TOO_LONG:
+        /* lineup cannot tell the two apart: a poll loop's lock and unlock
+         * (or a timed wait that gives up) count as progress, so it never
+         * counts as spinning, and a wait that never ends runs into the cap */
         lu_hist_buf_printf(&b,
                            "an execution of phase %d ran more than %u scheduling points without finishing: "
-                           "an operation loops forever while changing shared memory\n",
+                           "an operation loops forever while changing shared memory, or waits by polling "
+                           "(taking and releasing a lock, or retrying a timed wait, in a loop), which lineup "
+                           "takes for progress and so never for a wait that may block for good (a thread of "
+                           "the object's own that keeps changing memory, a ticker, does the same to a call "
+                           "that blocks); a wait on a condition variable or a semaphore is seen as one\n",
                            phase, LU_DRV_TRACE_CAP);
         lu__report_test(&b);
         lu__set_report(&b);
