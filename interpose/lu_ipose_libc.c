@@ -316,30 +316,67 @@ static size_t lu__cmp_extent(const char *a, const char *b, size_t n)
     return i < n ? i + 1 : n;
 }
 
+/* What reading a string of at most max bytes touches: up to its
+ * terminator, included, or max bytes. */
+static size_t lu__str_extent(const char *s, size_t max)
+{
+    size_t l = lu__strnlen(s, max);
+    return l < max ? l + 1 : max;
+}
+
+/* The accesses of the calls below, by kind; each is called only while
+ * something watches (lu__watched), pc being the exported function's
+ * caller. A copy of n bytes from s to d (of an array onto itself: qsort). */
+static void lu__copied(void *d, const void *s, size_t n, void *pc)
+{
+    lu__touch(s, n, false, pc);
+    lu__touch(d, n, true, pc);
+}
+
+/* A comparison reading n bytes of each. */
+static void lu__compared(const void *a, const void *b, size_t n, void *pc)
+{
+    lu__touch(a, n, false, pc);
+    lu__touch(b, n, false, pc);
+}
+
+/* strncpy and stpncpy: s up to its terminator or n bytes, and all n of d,
+ * padded with zeros. */
+static void lu__ncopied(char *d, const char *s, size_t n, void *pc)
+{
+    lu__touch(s, lu__str_extent(s, n), false, pc);
+    lu__touch(d, n, true, pc);
+}
+
+/* strcat and strncat (n is SIZE_MAX for strcat), before the call: d up to
+ * its terminator, then s (at most n bytes), written over d's terminator
+ * with a terminator of its own. */
+static void lu__catted(char *d, const char *s, size_t n, void *pc)
+{
+    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, n);
+    lu__touch(d, dl + 1, false, pc);
+    lu__touch(s, sl < n ? sl + 1 : n, false, pc);
+    lu__touch(d + dl, sl + 1, true, pc);
+}
+
 LU__API void *memcpy(void *restrict d, const void *restrict s, size_t n)
 {
-    if (lu__watched()) {
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, n, LU__PC());
     return LU__CALL(memcpy, lu__fb_memmove, d, s, n);
 }
 
 LU__API void *memmove(void *d, const void *s, size_t n)
 {
-    if (lu__watched()) {
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, n, LU__PC());
     return LU__CALL(memmove, lu__fb_memmove, d, s, n);
 }
 
 LU__API void *mempcpy(void *restrict d, const void *restrict s, size_t n)
 {
-    if (lu__watched()) {
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, n, LU__PC());
     if (__atomic_load_n(&lu__real_mempcpy, __ATOMIC_RELAXED))
         return lu__real_mempcpy(d, s, n);
     return (char *)lu__fb_memmove(d, s, n) + n;
@@ -356,19 +393,15 @@ LU__API int memcmp(const void *a, const void *b, size_t n)
 {
     /* all n bytes, as TSan's default (strict_memcmp): the C standard lets
      * memcmp read them all */
-    if (lu__watched()) {
-        lu__touch(a, n, false, LU__PC());
-        lu__touch(b, n, false, LU__PC());
-    }
+    if (lu__watched())
+        lu__compared(a, b, n, LU__PC());
     return LU__CALL(memcmp, lu__fb_memcmp, a, b, n);
 }
 
 LU__API int bcmp(const void *a, const void *b, size_t n)
 {
-    if (lu__watched()) {
-        lu__touch(a, n, false, LU__PC());
-        lu__touch(b, n, false, LU__PC());
-    }
+    if (lu__watched())
+        lu__compared(a, b, n, LU__PC());
     return LU__CALL(bcmp, lu__fb_memcmp, a, b, n);
 }
 
@@ -391,9 +424,7 @@ LU__API size_t strnlen(const char *s, size_t max)
 LU__API int strcmp(const char *a, const char *b)
 {
     if (lu__watched()) {
-        size_t e = lu__cmp_extent(a, b, SIZE_MAX);
-        lu__touch(a, e, false, LU__PC());
-        lu__touch(b, e, false, LU__PC());
+        lu__compared(a, b, lu__cmp_extent(a, b, SIZE_MAX), LU__PC());
     }
     return LU__CALL(strcmp, lu__fb_strcmp, a, b);
 }
@@ -401,34 +432,26 @@ LU__API int strcmp(const char *a, const char *b)
 LU__API int strncmp(const char *a, const char *b, size_t n)
 {
     if (lu__watched()) {
-        size_t e = lu__cmp_extent(a, b, n);
-        lu__touch(a, e, false, LU__PC());
-        lu__touch(b, e, false, LU__PC());
+        lu__compared(a, b, lu__cmp_extent(a, b, n), LU__PC());
     }
     return LU__CALL(strncmp, lu__fb_strncmp, a, b, n);
 }
 
 LU__API char *strcpy(char *restrict d, const char *restrict s)
 {
-    if (lu__watched()) {
-        size_t n = lu__strnlen(s, SIZE_MAX) + 1;
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, lu__str_extent(s, SIZE_MAX), LU__PC());
     if (__atomic_load_n(&lu__real_strcpy, __ATOMIC_RELAXED))
         return lu__real_strcpy(d, s);
-    return lu__fb_memmove(d, s, lu__strnlen(s, SIZE_MAX) + 1);
+    return lu__fb_memmove(d, s, lu__str_extent(s, SIZE_MAX));
 }
 
 /* strncpy reads up to n bytes of s (less at its terminator) and writes all
  * n of d, padding with zeros. */
 LU__API char *strncpy(char *restrict d, const char *restrict s, size_t n)
 {
-    if (lu__watched()) {
-        size_t l = lu__strnlen(s, n);
-        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__ncopied(d, s, n, LU__PC());
     if (__atomic_load_n(&lu__real_strncpy, __ATOMIC_RELAXED))
         return lu__real_strncpy(d, s, n);
     size_t len = lu__strnlen(s, n);
@@ -441,28 +464,22 @@ LU__API char *strncpy(char *restrict d, const char *restrict s, size_t n)
  * the above where it knows the destination's size. */
 LU__API void *__memcpy_chk(void *restrict d, const void *restrict s, size_t n, size_t dlen)
 {
-    if (lu__watched()) {
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, n, LU__PC());
     return LU__CALL(__memcpy_chk, lu__fb_chk, d, s, n, dlen);
 }
 
 LU__API void *__memmove_chk(void *d, const void *s, size_t n, size_t dlen)
 {
-    if (lu__watched()) {
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, n, LU__PC());
     return LU__CALL(__memmove_chk, lu__fb_chk, d, s, n, dlen);
 }
 
 LU__API void *__mempcpy_chk(void *restrict d, const void *restrict s, size_t n, size_t dlen)
 {
-    if (lu__watched()) {
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, n, LU__PC());
     if (__atomic_load_n(&lu__real___mempcpy_chk, __ATOMIC_RELAXED))
         return lu__real___mempcpy_chk(d, s, n, dlen);
     return (char *)lu__fb_chk(d, s, n, dlen) + n;
@@ -477,11 +494,9 @@ LU__API void *__memset_chk(void *d, int c, size_t n, size_t dlen)
 
 LU__API char *__strcpy_chk(char *restrict d, const char *restrict s, size_t dlen)
 {
-    size_t n = lu__strnlen(s, SIZE_MAX) + 1;
-    if (lu__watched()) {
-        lu__touch(s, n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    size_t n = lu__str_extent(s, SIZE_MAX);
+    if (lu__watched())
+        lu__copied(d, s, n, LU__PC());
     if (__atomic_load_n(&lu__real___strcpy_chk, __ATOMIC_RELAXED))
         return lu__real___strcpy_chk(d, s, dlen);
     return lu__fb_chk(d, s, n, dlen);
@@ -489,11 +504,8 @@ LU__API char *__strcpy_chk(char *restrict d, const char *restrict s, size_t dlen
 
 LU__API char *__strncpy_chk(char *restrict d, const char *restrict s, size_t n, size_t dlen)
 {
-    size_t len = lu__strnlen(s, n);
-    if (lu__watched()) {
-        lu__touch(s, len < n ? len + 1 : n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__ncopied(d, s, n, LU__PC());
     if (__atomic_load_n(&lu__real___strncpy_chk, __ATOMIC_RELAXED))
         return lu__real___strncpy_chk(d, s, n, dlen);
     if (dlen < n)
@@ -519,44 +531,31 @@ LU__API char *__strncpy_chk(char *restrict d, const char *restrict s, size_t n, 
 LU__API char *stpcpy(char *restrict d, const char *restrict s)
 {
     char *e = LU__REAL_NOW(stpcpy)(d, s);
-    if (lu__watched()) {
-        lu__touch(s, (size_t)(e - d) + 1, false, LU__PC());
-        lu__touch(d, (size_t)(e - d) + 1, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, (size_t)(e - d) + 1, LU__PC());
     return e;
 }
 
 /* strcat reads d up to its terminator, then s, and writes s over it. */
 LU__API char *strcat(char *restrict d, const char *restrict s)
 {
-    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, SIZE_MAX);
-    if (lu__watched()) {
-        lu__touch(d, dl + 1, false, LU__PC());
-        lu__touch(s, sl + 1, false, LU__PC());
-        lu__touch(d + dl, sl + 1, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__catted(d, s, SIZE_MAX, LU__PC());
     return LU__REAL_NOW(strcat)(d, s);
 }
 
 LU__API char *strncat(char *restrict d, const char *restrict s, size_t n)
 {
-    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, n);
-    if (lu__watched()) {
-        lu__touch(d, dl + 1, false, LU__PC());
-        lu__touch(s, sl < n ? sl + 1 : n, false, LU__PC());
-        lu__touch(d + dl, sl + 1, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__catted(d, s, n, LU__PC());
     return LU__REAL_NOW(strncat)(d, s, n);
 }
 
 /* stpncpy, as strncpy: it writes all n bytes of d, padding with zeros. */
 LU__API char *stpncpy(char *restrict d, const char *restrict s, size_t n)
 {
-    if (lu__watched()) {
-        size_t l = lu__strnlen(s, n);
-        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__ncopied(d, s, n, LU__PC());
     return LU__REAL_NOW(stpncpy)(d, s, n);
 }
 
@@ -566,42 +565,29 @@ LU__API char *stpncpy(char *restrict d, const char *restrict s, size_t n)
 LU__API char *__stpcpy_chk(char *restrict d, const char *restrict s, size_t dlen)
 {
     char *e = LU__REAL_NOW(__stpcpy_chk)(d, s, dlen);
-    if (lu__watched()) {
-        lu__touch(s, (size_t)(e - d) + 1, false, LU__PC());
-        lu__touch(d, (size_t)(e - d) + 1, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(d, s, (size_t)(e - d) + 1, LU__PC());
     return e;
 }
 
 LU__API char *__stpncpy_chk(char *restrict d, const char *restrict s, size_t n, size_t dlen)
 {
-    if (lu__watched()) {
-        size_t l = lu__strnlen(s, n);
-        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
-        lu__touch(d, n, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__ncopied(d, s, n, LU__PC());
     return LU__REAL_NOW(__stpncpy_chk)(d, s, n, dlen);
 }
 
 LU__API char *__strcat_chk(char *restrict d, const char *restrict s, size_t dlen)
 {
-    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, SIZE_MAX);
-    if (lu__watched()) {
-        lu__touch(d, dl + 1, false, LU__PC());
-        lu__touch(s, sl + 1, false, LU__PC());
-        lu__touch(d + dl, sl + 1, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__catted(d, s, SIZE_MAX, LU__PC());
     return LU__REAL_NOW(__strcat_chk)(d, s, dlen);
 }
 
 LU__API char *__strncat_chk(char *restrict d, const char *restrict s, size_t n, size_t dlen)
 {
-    size_t dl = lu__strnlen(d, SIZE_MAX), sl = lu__strnlen(s, n);
-    if (lu__watched()) {
-        lu__touch(d, dl + 1, false, LU__PC());
-        lu__touch(s, sl < n ? sl + 1 : n, false, LU__PC());
-        lu__touch(d + dl, sl + 1, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__catted(d, s, n, LU__PC());
     return LU__REAL_NOW(__strncat_chk)(d, s, n, dlen);
 }
 
@@ -610,7 +596,7 @@ LU__API char *strchr(const char *s, int c)
 {
     char *r = LU__REAL_NOW(strchr)(s, c);
     if (lu__watched())
-        lu__touch(s, r ? (size_t)(r - s) + 1 : lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());
+        lu__touch(s, r ? (size_t)(r - s) + 1 : lu__str_extent(s, SIZE_MAX), false, LU__PC());
     return r;
 }
 
@@ -618,7 +604,7 @@ LU__API char *strrchr(const char *s, int c)
 {
     char *r = LU__REAL_NOW(strrchr)(s, c);
     if (lu__watched())
-        lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());
+        lu__touch(s, lu__str_extent(s, SIZE_MAX), false, LU__PC());
     return r;
 }
 
@@ -633,16 +619,14 @@ LU__API void *memchr(const void *s, int c, size_t n)
 LU__API char *strdup(const char *s)
 {
     if (lu__watched())
-        lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());
+        lu__touch(s, lu__str_extent(s, SIZE_MAX), false, LU__PC());
     return LU__REAL_NOW(strdup)(s);
 }
 
 LU__API char *strndup(const char *s, size_t n)
 {
-    if (lu__watched()) {
-        size_t l = lu__strnlen(s, n);
-        lu__touch(s, l < n ? l + 1 : n, false, LU__PC());
-    }
+    if (lu__watched())
+        lu__touch(s, lu__str_extent(s, n), false, LU__PC());
     return LU__REAL_NOW(strndup)(s, n);
 }
 
@@ -651,8 +635,9 @@ LU__API char *strndup(const char *s, size_t n)
  * glibc's parse_printf_format, which knows every conversion (and those a
  * program registers); the walk below only pairs each %s with its argument
  * and precision, and a string is read only where both agree that the
- * argument is one. A format they disagree on, or with more arguments than
- * fit here, has its strings' reads unseen, as wide strings (%ls) are. */
+ * argument is one. A format they disagree on, with more arguments than fit
+ * here, or with a wide string (%ls), makes the step dependent with
+ * everything (lu__fmt_reads). */
 #define LU__FMT_ARGS 32
 
 struct lu__fmt_str {
@@ -745,6 +730,14 @@ static int lu__fmt_walk(const char *fmt, struct lu__fmt_str *out, int *nargs)
     return n;
 }
 
+/* What a format's strings read is not known: the step is dependent with
+ * everything (unless the call is lineup's own). */
+static void lu__fmt_unknown(void *pc)
+{
+    if (!lu__from_self(pc))
+        lu_sched_plain_unknown();
+}
+
 /* Reports what the %s conversions of fmt read from the arguments ap. */
 static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
 {
@@ -762,8 +755,7 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
      * a %s with another argument): what its strings read is unknown, so
      * the step is dependent with everything */
     if (ns < 0 || na > LU__FMT_ARGS || na != (size_t)walked) {
-        if (!lu__from_self(pc))
-            lu_sched_plain_unknown();
+        lu__fmt_unknown(pc);
         return;
     }
     if (ns == 0)
@@ -779,8 +771,7 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
         num[i] = 0;
         if (t < 0) { /* a position the format skips: the arguments after it are unknown */
             va_end(aq);
-            if (!lu__from_self(pc))
-                lu_sched_plain_unknown();
+            lu__fmt_unknown(pc);
             return;
         }
         if (t & PA_FLAG_PTR) {
@@ -818,8 +809,7 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
             break;
         default: /* a type a program registered: its size is unknown */
             va_end(aq);
-            if (!lu__from_self(pc))
-                lu_sched_plain_unknown();
+            lu__fmt_unknown(pc);
             return;
         }
     }
@@ -838,8 +828,7 @@ static void lu__fmt_reads(const char *fmt, va_list ap, void *pc)
             if (num[pa] >= 0) /* a negative precision is none */
                 max = (size_t)num[pa];
         }
-        size_t l = lu__strnlen(ptr[a], max);
-        lu__touch(ptr[a], l < max ? l + 1 : l, false, pc);
+        lu__touch(ptr[a], lu__str_extent(ptr[a], max), false, pc);
     }
 }
 
@@ -926,8 +915,7 @@ static void lu__parsed(const char *s, const char *end, void *pc)
     while (*p == ' ' || (*p >= '\t' && *p <= '\r'))
         p++;
     size_t n = (size_t)((end > p ? end : p) - s) + 3;
-    size_t l = lu__strnlen(s, n);
-    lu__touch(s, l < n ? l + 1 : n, false, pc);
+    lu__touch(s, lu__str_extent(s, n), false, pc);
 }
 
 #define LU__PARSER(name, type)                                                                               \
@@ -980,20 +968,16 @@ LU__API long long atoll(const char *s)
  * instrumented or not. */
 LU__API void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-    if (lu__watched()) {
-        lu__touch(base, n * size, false, LU__PC());
-        lu__touch(base, n * size, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(base, base, n * size, LU__PC());
     LU__REAL_NOW(qsort)(base, n, size, cmp);
 }
 
 LU__API void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
                      void *arg)
 {
-    if (lu__watched()) {
-        lu__touch(base, n * size, false, LU__PC());
-        lu__touch(base, n * size, true, LU__PC());
-    }
+    if (lu__watched())
+        lu__copied(base, base, n * size, LU__PC());
     LU__REAL_NOW(qsort_r)(base, n, size, cmp, arg);
 }
 
@@ -1004,13 +988,13 @@ LU__API void qsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *,
     LU__API int vname(const char *restrict s, const char *restrict fmt, va_list ap)                          \
     {                                                                                                        \
         if (lu__watched())                                                                                   \
-            lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());                                     \
+            lu__touch(s, lu__str_extent(s, SIZE_MAX), false, LU__PC());                                      \
         return LU__REAL_NOW(vname)(s, fmt, ap);                                                              \
     }                                                                                                        \
     LU__API int name(const char *restrict s, const char *restrict fmt, ...)                                  \
     {                                                                                                        \
         if (lu__watched())                                                                                   \
-            lu__touch(s, lu__strnlen(s, SIZE_MAX) + 1, false, LU__PC());                                     \
+            lu__touch(s, lu__str_extent(s, SIZE_MAX), false, LU__PC());                                      \
         va_list ap;                                                                                          \
         va_start(ap, fmt);                                                                                   \
         int r = LU__REAL_NOW(vname)(s, fmt, ap);                                                             \
