@@ -136,8 +136,7 @@ static inline void *lu_ipose_real(int id)
  * fail if someone calls them. */
 static void lu__ipose_take_signal(int sig);
 static bool lu__ipose_deliver(int sig, int code);
-static bool lu__ipose_wrapped(int sig);
-static void lu__ipose_trampoline(int sig, siginfo_t *si, void *uc);
+static bool lu__ipose_handled(int sig);
 /* > 0 while a call that delivers signals where the schedule decides runs */
 static __thread int lu__ipose_sync __attribute__((tls_model("initial-exec")));
 
@@ -1373,10 +1372,8 @@ static inline bool lu_ipose_kills_self(pid_t pid)
 static bool lu__ipose_to_process(int sig, uint16_t label)
 {
     struct lu_sched_sigstate *st = lu_sched_sigstate();
-    struct sigaction cur;
     if (!st || !(st->mask >> (sig - 1) & 1) || sig == SIGKILL || sig == SIGSTOP || sig == SIGCONT ||
-        !lu__ipose_wrapped(sig) || LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0 ||
-        cur.sa_sigaction != lu__ipose_trampoline)
+        !lu__ipose_handled(sig))
         return false;
     int self = lu_sched_self(), takers[LU_SCHED_MAX_THREADS], n = 0;
     for (int tid = 0; tid < LU_SCHED_MAX_THREADS; tid++)
@@ -1714,12 +1711,19 @@ static void lu__ipose_run_handler(struct lu_sched_sigstate *st, int sig, int cod
  * thread's, which is every thread's. false: no such handler (the default
  * action, ignored, a handler installed before main); the caller raises it
  * for real. */
+/* Whether the program handles sig with a handler lineup delivers to (its
+ * trampoline is installed): then lineup takes the signal itself. */
+static bool lu__ipose_handled(int sig)
+{
+    struct sigaction cur;
+    return lu__ipose_wrapped(sig) && LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) == 0 &&
+           cur.sa_sigaction == lu__ipose_trampoline;
+}
+
 static bool lu__ipose_deliver(int sig, int code)
 {
     struct lu_sched_sigstate *st = lu_sched_sigstate();
-    struct sigaction cur;
-    if (!st || !lu__ipose_wrapped(sig) || LU_IPOSE_REAL(sigaction)(sig, NULL, &cur) != 0 ||
-        cur.sa_sigaction != lu__ipose_trampoline)
+    if (!st || !lu__ipose_handled(sig))
         return false;
     if (st->mask >> (sig - 1) & 1)
         st->held |= 1ULL << (sig - 1);
