@@ -289,12 +289,18 @@ static void lu__fail_sys(enum lu_sched_need need, const char *what, size_t bytes
     lu__fail(LU_DRV_V_RESOURCE, atomic_load(&W->phase), "%s\n", m);
 }
 
+/* b into a report field of cap bytes, cut to fit. */
+static void lu__copy_report(char *dst, size_t cap, const struct lu_hist_buf *b)
+{
+    size_t n = b->len < cap - 1 ? b->len : cap - 1;
+    memcpy(dst, b->s ? b->s : "", n);
+    dst[n] = 0;
+}
+
 static void lu__set_report(struct lu_hist_buf *b)
 {
     lu__claim();
-    size_t n = b->len < sizeof W->report - 1 ? b->len : sizeof W->report - 1;
-    memcpy(W->report, b->s ? b->s : "", n);
-    W->report[n] = 0;
+    lu__copy_report(W->report, sizeof W->report, b);
 }
 
 /* Findings of one execution that are not about histories. */
@@ -1028,9 +1034,7 @@ static bool lu__recheck(struct lu_lin_spec *spec)
                     "(seen when phase 2 had failed and the serial executions ran again, from the "
                     "state phase 1 left: phase 2's failure may come from this, and says nothing "
                     "of linearizability until the object is deterministic)\n");
-                size_t len = b.len < sizeof shared->report - 1 ? b.len : sizeof shared->report - 1;
-                memcpy(shared->report, b.s ? b.s : "", len);
-                shared->report[len] = 0;
+                lu__copy_report(shared->report, sizeof shared->report, &b);
                 _exit(1);
             }
         }
@@ -1219,9 +1223,7 @@ static void lu__found(struct lu_lin_spec *spec, const struct lu_lin_verdict *v,
     struct lu_drv_pool *p = &W->pool;
     lu_drv_pool_lock(p);
     if (fd->verdict == LU_DRV_V_PASS) {
-        size_t n = b.len < sizeof fd->report - 1 ? b.len : sizeof fd->report - 1;
-        memcpy(fd->report, b.s ? b.s : "", n);
-        fd->report[n] = 0;
+        lu__copy_report(fd->report, sizeof fd->report, &b);
         fd->sched_len = L->trace->len;
         fd->hist = lu_hist_hash_canon(&lu__hist);
         memcpy(fd->sched, L->trace->steps, L->trace->len * sizeof fd->sched[0]);

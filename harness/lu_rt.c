@@ -197,10 +197,10 @@ LU_EXPORT void lineup_result_bytes(const void *data, size_t len)
      * or the reduction takes the copy for independent of a writer's steps
      * (an audit: PASS with reduction on, FAIL off); lineup's memcpy below
      * is not the harness's */
-    if (b->len)
+    if (b->len) {
         lu__ipose_plain_range(data, b->len, false, __builtin_return_address(0));
-    if (b->len)
         memcpy(b->data, data, b->len);
+    }
 }
 
 /* Labels: 0-999 atomics (interpose/lu_ipose_tsan.def), 1000-2999 pthread

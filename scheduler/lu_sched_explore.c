@@ -266,6 +266,23 @@ static struct lu__por_blocks *lu__por_blocks_of_caller(void)
  * same bytes: with a new rank they never did, and a read of a reused node
  * commuted with the writes that filled it again; an audit). A new block
  * that overlaps freed ones any other way leaves the keys unknown. */
+/* A new entry at slot i (lu__por_block_slot's), or the table given up when
+ * it is full. */
+static void lu__por_block_insert(struct lu__por_blocks *bl, uint32_t i, uintptr_t lo, uintptr_t hi,
+                                 uint32_t rank, bool freed)
+{
+    if (bl->n == LU__POR_BLOCKS) {
+        bl->lost = true;
+        return;
+    }
+    memmove(&bl->b[i + 1], &bl->b[i], (bl->n - i) * sizeof bl->b[0]);
+    bl->b[i].lo = lo;
+    bl->b[i].hi = hi;
+    bl->b[i].rank = rank;
+    bl->b[i].freed = freed;
+    bl->n++;
+}
+
 static void lu__por_block_add(struct lu__por_blocks *bl, uintptr_t a, size_t n, uint32_t rank)
 {
     uintptr_t hi = a + (n ? n : 1);
@@ -284,16 +301,7 @@ static void lu__por_block_add(struct lu__por_blocks *bl, uintptr_t a, size_t n, 
         bl->lost = true; /* overlaps a live block (cannot happen) or freed ones in part */
         return;
     }
-    if (bl->n == LU__POR_BLOCKS) {
-        bl->lost = true;
-        return;
-    }
-    memmove(&bl->b[i + 1], &bl->b[i], (bl->n - i) * sizeof bl->b[0]);
-    bl->b[i].lo = a;
-    bl->b[i].hi = hi;
-    bl->b[i].rank = rank;
-    bl->b[i].freed = false;
-    bl->n++;
+    lu__por_block_insert(bl, i, a, hi, rank, false);
 }
 
 /* A block from before the execution is freed: its start is kept, freed and
@@ -306,16 +314,7 @@ static void lu__por_block_forget(struct lu__por_blocks *bl, uintptr_t a)
     uint32_t i = lu__por_block_slot(bl, a);
     if ((i < bl->n && bl->b[i].lo == a) || (i > 0 && bl->b[i - 1].hi > a))
         return; /* inside a block of this execution: not one from before */
-    if (bl->n == LU__POR_BLOCKS) {
-        bl->lost = true;
-        return;
-    }
-    memmove(&bl->b[i + 1], &bl->b[i], (bl->n - i) * sizeof bl->b[0]);
-    bl->b[i].lo = a;
-    bl->b[i].hi = a + 1;
-    bl->b[i].rank = LU__RANK_ADDR;
-    bl->b[i].freed = true;
-    bl->n++;
+    lu__por_block_insert(bl, i, a, a + 1, LU__RANK_ADDR, true);
 }
 
 /* Marks a live block freed; returns its rank, or -1 if it was not allocated
