@@ -375,6 +375,9 @@ void lu_drv_replay_put(FILE *f, const char *s);
  * print. Static storage: at most 4 such words per printf. */
 const char *lu_drv_shell_word(const char *s);
 
+/* Seconds on the monotonic clock, for the driver's timing. Any thread. */
+double lu_drv_now(void);
+
 /* For an unknown option ARG ("--name" or "--name=value"): a hint when it
  * is an option of the other mode (in_run: lineup run is parsing), else
  * NULL. */

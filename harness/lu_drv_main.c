@@ -816,13 +816,6 @@ static void lu__add_shm_finding(struct lu__res *r, const struct lu_drv_finding *
     lu__add_finding(r, fd->verdict, fd->report, fd->sched, fd->sched_len, fd->hist);
 }
 
-static double lu__now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static unsigned lu__timeout;
 
 struct lu__slot {
@@ -1157,7 +1150,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
     memset(r, 0, sizeof *r);
     if (shm->magic != LU_DRV_SHM_MAGIC || shm->magic_end != LU_DRV_SHM_MAGIC) {
         /* nothing in it can be trusted, counts included */
-        r->secs = lu__now() - sl->start;
+        r->secs = lu_drv_now() - sl->start;
         r->verdict = LU_DRV_V_CRASH;
         r->report =
             strdup("crash: the code under test overwrote the memory lineup shares with its process (a "
@@ -1166,7 +1159,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
         lu__add_finding(r, r->verdict, r->report, NULL, 0, 0);
         return;
     }
-    r->secs = lu__now() - sl->start;
+    r->secs = lu_drv_now() - sl->start;
     r->ex1 = atomic_load(&shm->executions[1]);
     r->ex2 = atomic_load(&shm->executions[2]);
     r->histories = atomic_load(&shm->histories);
@@ -1329,7 +1322,7 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
     }
     sl->pid = pid;
     sl->stopped = false;
-    sl->start = sl->progress = lu__now();
+    sl->start = sl->progress = lu_drv_now();
     sl->finished = 0;
     sl->index = index;
 }
@@ -1429,7 +1422,7 @@ static struct lu__slot *lu__wait_any(struct lu__res *r)
         }
         if (pid < 0 && errno == ECHILD)
             return NULL;
-        double now = lu__now();
+        double now = lu_drv_now();
         /* --timeout is for tests that hang: each execution that finishes
          * starts it again, and time lineup spent stopped (Ctrl-Z) does not
          * count (a poll is due every millisecond) */
@@ -1992,7 +1985,7 @@ static void lu__progress(const struct lu__opts *o, unsigned done, unsigned total
 {
     if (o->quiet || !isatty(STDERR_FILENO))
         return;
-    double el = lu__now() - t0;
+    double el = lu_drv_now() - t0;
     fprintf(stderr, "\r[%u/%u tests] %.0f executions/s, %.1f s, %u failing   ", done, total,
             el > 0 ? (double)(tt->ex1 + tt->ex2) / el : 0.0, el, tt->failed);
     if (done == total)
@@ -2263,7 +2256,7 @@ int main(int argc, char **argv)
 
     struct lu__totals tt;
     memset(&tt, 0, sizeof tt);
-    double t0 = lu__now();
+    double t0 = lu_drv_now();
     lu_drv_graceful = 1;
     unsigned hi = 0;
     for (; hi < nh && !lu_drv_interrupted; hi++) {
@@ -2728,7 +2721,7 @@ int main(int argc, char **argv)
                                            : 0;
         tt.not_run += (nh - hi) * per;
     }
-    double el = lu__now() - t0;
+    double el = lu_drv_now() - t0;
     unsigned passed = tt.tests - tt.failed - tt.inconclusive;
     printf("\nsummary: %u test%s, %u passed, %u failed", tt.tests, tt.tests == 1 ? "" : "s", passed,
            tt.failed);

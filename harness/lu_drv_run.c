@@ -437,13 +437,6 @@ static bool lu__find(const char *name, char *out, size_t outlen)
     return w > 0 && (size_t)w < outlen && access(out, F_OK) == 0;
 }
 
-static double lu__now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct lu__server {
     pid_t pid;
     int cmd, rep; /* our ends */
@@ -642,7 +635,7 @@ static void lu__progress(struct lu__ctx *x, const struct lu_run_shm *m, double t
 {
     if (x->o->quiet || !isatty(STDERR_FILENO))
         return;
-    double el = lu__now() - t0;
+    double el = lu_drv_now() - t0;
     uint64_t n = atomic_load(&((struct lu_run_shm *)m)->executions);
     fprintf(stderr, "\r[lineup run] %" PRIu64 " executions, %.0f/s, %.1f s, %" PRIu64 " failing   ", n,
             el > 0 ? (double)n / el : 0.0, el, atomic_load(&((struct lu_run_shm *)m)->failing));
@@ -1044,7 +1037,7 @@ static int lu__json_end(struct lu__ctx *x, int outcome, int sig, int rc, const c
             execs, execs > settled ? execs - settled : 0, s ? s->discarded : 0, s ? s->redundant : 0,
             s ? s->dropped : 0, s ? s->failing - s->errors : 0, s ? s->errors : 0, s ? s->timeouts : 0,
             s && s->secs > 0 ? s->secs
-            : x->t0 > 0      ? lu__now() - x->t0
+            : x->t0 > 0      ? lu_drv_now() - x->t0
                              : 0.0);
     fputs(", \"distinct\": [", f);
     for (uint32_t i = 0; s && i < s->nsig && i < LU_RUN_MAX_SIGS; i++) {
@@ -1405,7 +1398,7 @@ int lu_drv_run_main(int argc, char **argv)
     lu__on_signals();
     lu__start(&sv, abs, pargv, &cfg, rp.steps);
     struct lu_run_shm *m = sv.m;
-    double t0 = lu__now();
+    double t0 = lu_drv_now();
     x.m = m;
     x.t0 = t0;
     bool hello = false, done = false, eof = false, forwarded = false;
@@ -1463,7 +1456,7 @@ int lu_drv_run_main(int argc, char **argv)
         }
         if (hello)
             lu__progress(&x, m, t0);
-        else if (lu__now() - t0 > (o.timeout_ms ? o.timeout_ms / 1000.0 : 30.0) + 5.0) {
+        else if (lu_drv_now() - t0 > (o.timeout_ms ? o.timeout_ms / 1000.0 : 30.0) + 5.0) {
             /* constructors that never return */
             kill(sv.pid, SIGKILL);
             eof = true;
@@ -1494,7 +1487,7 @@ int lu_drv_run_main(int argc, char **argv)
             died_of = status;
             done = true;
             m->sum.executions = atomic_load(&m->executions);
-            m->sum.secs = lu__now() - t0;
+            m->sum.secs = lu_drv_now() - t0;
             m->sum.interrupted = sig;
         }
     }

@@ -853,3 +853,10 @@ void lu_drv_json_str(FILE *f, const char *s)
     }
     fputc('"', f);
 }
+
+double lu_drv_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

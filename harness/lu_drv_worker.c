@@ -860,13 +860,6 @@ static void lu__note_returned(void)
     }
 }
 
-static double lu__mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static double lu__phase1_secs; /* phase 1's wall time (lu__recheck's limit) */
 
 /* The report of two serial executions that disagree. */
@@ -889,7 +882,7 @@ static void lu__nondet_report(struct lu_hist_buf *b, const struct lu_hist *first
 
 static struct lu_lin_spec *lu__phase1(void)
 {
-    double t0 = lu__mono();
+    double t0 = lu_drv_now();
     atomic_store(&W->phase, 1);
     lu__serial = true;
     struct lu_lin_spec *spec = lu_lin_spec_create(&lu__htest);
@@ -976,7 +969,7 @@ static struct lu_lin_spec *lu__phase1(void)
     W->serial_full = lu_lin_spec_full_count(spec);
     W->serial_stuck = lu_lin_spec_stuck_count(spec);
     W->phase1_done = true;
-    lu__phase1_secs = lu__mono() - t0;
+    lu__phase1_secs = lu_drv_now() - t0;
     return spec;
 }
 
@@ -1041,7 +1034,7 @@ static bool lu__recheck(struct lu_lin_spec *spec)
         _exit(0);
     }
     /* the limit: phase 1's time a few times over, and well within --timeout */
-    double limit = 3 * lu__phase1_secs + 2, t0 = lu__mono();
+    double limit = 3 * lu__phase1_secs + 2, t0 = lu_drv_now();
     int st = 0;
     for (;;) {
         pid_t r = waitpid(pid, &st, WNOHANG);
@@ -1049,7 +1042,7 @@ static bool lu__recheck(struct lu_lin_spec *spec)
             break;
         if (r < 0 && errno != EINTR)
             return false;
-        if (lu__mono() - t0 > limit) {
+        if (lu_drv_now() - t0 > limit) {
             kill(pid, SIGKILL);
             waitpid(pid, &st, 0);
             return false;
