@@ -204,6 +204,7 @@ static void lu__report_test(struct lu_hist_buf *b)
 
 static void lu__report_threads(struct lu_hist_buf *b, const struct lu_sched_result *res)
 {
+    bool spins = false;
     for (int i = 0; i < res->nthreads; i++) {
         const struct lu_sched_thread_info *ti = &res->threads[i];
         if (ti->state != LU_SCHED_TS_BLOCKED && ti->state != LU_SCHED_TS_SPINNING)
@@ -221,7 +222,14 @@ static void lu__report_threads(struct lu_hist_buf *b, const struct lu_sched_resu
                            lu_sched_label_name(ti->label));
         lu__where(b, ti->pc);
         lu_hist_buf_puts(b, "\n");
+        spins |= ti->state == LU_SCHED_TS_SPINNING;
     }
+    /* a loop that waits longer than the bound looks the same */
+    if (spins)
+        lu_hist_buf_printf(b,
+                           "    (spinning: it went round %" PRIu32 " times and nothing it waits for changed; "
+                           "a loop that ends after more rounds needs a larger --spin-bound)\n",
+                           W->job.spin_bound);
 }
 
 /* ---- ending ---- */
@@ -310,16 +318,16 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
     lu_hist_buf_init(&b);
     switch (res->outcome) {
     case LU_SCHED_OUT_TOO_LONG:
-        /* lineup cannot tell the two apart: a poll loop's lock and unlock
-         * (or a timed wait that gives up) count as progress, so it never
-         * counts as spinning, and a wait that never ends runs into the cap */
+        /* a wait that only looks ends as stuck after --spin-bound turns
+         * (lu__settled_spin in the scheduler): this is a loop that keeps
+         * changing something */
         lu_hist_buf_printf(&b,
                            "an execution of phase %d ran more than %u scheduling points without finishing: "
-                           "an operation loops forever while changing shared memory, or waits by polling "
-                           "(taking and releasing a lock, or retrying a timed wait, in a loop), which lineup "
-                           "takes for progress and so never for a wait that may block for good (a thread of "
-                           "the object's own that keeps changing memory, a ticker, does the same to a call "
-                           "that blocks); a wait on a condition variable or a semaphore is seen as one\n",
+                           "a thread loops forever while changing shared memory (it writes an atomic, or "
+                           "plain memory under a lock it takes, at every turn), which lineup takes for "
+                           "progress rather than for a wait that may block for good; a loop that only looks "
+                           "(reads, takes and gives back a lock, yields, sleeps, retries a timed wait) is "
+                           "seen as a wait\n",
                            phase, LU_DRV_TRACE_CAP);
         lu__report_test(&b);
         lu__set_report(&b);

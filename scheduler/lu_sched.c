@@ -677,7 +677,7 @@ static void lu__fill_result(struct lu_sched *s)
             ti->state = LU_SCHED_TS_FINISHED;
         else if (!lu__enabled(s, t))
             ti->state = LU_SCHED_TS_BLOCKED;
-        else if (lu__spinning(s, t))
+        else if (lu__spinning_q(s, t))
             ti->state = LU_SCHED_TS_SPINNING;
         else
             ti->state = LU_SCHED_TS_ENABLED;
@@ -1145,6 +1145,9 @@ static void lu__thread_reset(struct lu__thread *t)
     t->section_seq = 0;
     t->turns = false;
     t->nreads = 0;
+    t->idle = t->settled = t->quiet_step = t->wrote = false;
+    t->nseen = t->seen_next = 0;
+    t->look_news = UINT64_MAX;
     t->signalled = false;
     t->sig_pending = 0;
     memset(&t->sigs, 0, sizeof t->sigs);
@@ -1535,7 +1538,8 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     }
 
     lu__explore_begin(s);
-    if (s->x_por) {
+    {
+        /* with reduction or not: livelock detection asks for plain writes */
         static uint32_t gen;
         __atomic_store_n(&lu_sched_footprint, ++gen ? gen : ++gen, __ATOMIC_RELAXED);
     }

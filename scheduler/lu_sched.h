@@ -234,7 +234,7 @@ struct lu_sched_config {
     int pct_depth;                /* PCT: bug depth d (d - 1 priority change points); 0 = 3 */
     uint32_t pct_steps;           /* PCT: expected steps per execution; 0 = learn from earlier executions */
     uint64_t seed;                /* RANDOM, PCT, POS */
-    uint32_t spin_bound;          /* consecutive spinning steps before livelock; 0 = default 1000 */
+    uint32_t spin_bound;          /* spinning steps with no news before livelock; 0 = default 1000 */
     uint32_t watchdog_ms;         /* CPU time without a scheduling point = divergence; 0 = default 1000 */
     struct lu_sched_trace *trace; /* required: holds the DFS stack / current schedule */
     const struct lu_sched_step *replay; /* REPLAY: the schedule to follow; DFS: a prefix to start from */
@@ -278,7 +278,11 @@ struct lu_sched_config {
      * marked by lu_sched_takes_turns: the others (an object's own threads,
      * started before the marked ones or left running by a section) run
      * beside it, as they would beside a serial call. Off: a section keeps
-     * out every thread but those created in it. */
+     * out every thread but those created in it. With turns, the others'
+     * steps while none that takes turns can go on do not start the
+     * livelock count again, and an execution in which only they went
+     * round for spin_bound looks ends as a DEADLOCK (docs/strategies.md,
+     * "Idle threads"). */
     bool turns;
     /* With turns: the threads that take no turns go on only when none that
      * takes turns (or was created in the section under way) can go on
@@ -624,19 +628,20 @@ void lu_sched_note_realloc(const void *old, const void *p, size_t n);
  * are not taken for independent ones. Without it a schedule's trace would
  * not name its state when plain fields race, and the reduction could skip a
  * distinct history (an audit found the contract queue's lost wakeup missed
- * with reduction on). Called by the instrumentation's plain-access hooks;
- * does nothing on other threads, outside a recorded step or when reduction
- * is off. Not a scheduling point. */
+ * with reduction on). A write also tells livelock detection that the step
+ * changed memory (a poll loop that takes a lock and writes under it makes
+ * progress). Called by the instrumentation's plain-access hooks; does
+ * nothing on other threads, and only the latter outside a recorded step or
+ * when reduction is off. Not a scheduling point. */
 void lu_sched_plain_access(const void *addr, size_t size, bool write);
 /* The calling thread's step read or wrote plain memory the caller cannot
  * name (a string behind an argument it could not pair): the step is
  * dependent with everything. As lu_sched_plain_access otherwise. */
 void lu_sched_plain_unknown(void);
-/* Nonzero while an execution whose reduction counts plain accesses runs in
- * this process (one at a time), and another value in each such execution:
- * the hooks call lu_sched_plain_access only then, so that sampled and
- * unreduced executions pay a load, and know when what they keep per thread
- * (lu_sched_private_stack) is from an earlier execution. */
+/* Nonzero while an execution runs in this process (one at a time), and
+ * another value in each: the hooks call lu_sched_plain_access only then,
+ * so that code outside executions pays a load, and know when what they
+ * keep per thread (lu_sched_private_stack) is from an earlier execution. */
 extern uint32_t lu_sched_footprint;
 /* The part [lo, lo+len) of the calling controlled thread's stack that only
  * its own frames use, or len 0: plain accesses there are private, and the

@@ -381,7 +381,10 @@ void lu__por_touch_sync(struct lu__thread *t, const void *obj)
 void lu_sched_plain_access(const void *addr, size_t size, bool write)
 {
     struct lu__thread *t = lu__self;
-    if (!t || !t->s->x_por)
+    if (!t)
+        return;
+    t->wrote |= write; /* for idleness (lu__idle_wrote), reduction or not */
+    if (!t->s->x_por)
         return;
     struct lu__por_sig *g = lu__por_running_step(t);
     if (!g || (g->flags & LU__PS_ALL))
@@ -414,7 +417,10 @@ void lu_sched_plain_access(const void *addr, size_t size, bool write)
 void lu_sched_plain_unknown(void)
 {
     struct lu__thread *t = lu__self;
-    if (!t || !t->s->x_por)
+    if (!t)
+        return;
+    t->wrote = true;
+    if (!t->s->x_por)
         return;
     struct lu__por_sig *g = lu__por_running_step(t);
     if (g)
@@ -836,6 +842,20 @@ static void lu__por_arrive(struct lu_sched *s, struct lu__thread *cur, bool cand
         lu__por_end_run(s, cur, false);
 }
 
+/* Whether some thread may spin by lu__settled_spin now, or once another
+ * thread's quiet step frees what it waits for: the exchange argument and
+ * the prefix-trace cache assume that only a look spins, and that another
+ * thread's step cannot make one (docs/por.md), so neither applies then. */
+static bool lu__settled_any(const struct lu_sched *s)
+{
+    for (int i = 0; i < s->nthreads; i++) {
+        const struct lu__thread *t = &s->threads[i];
+        if (t->settled && t->look_news == s->news && t->state == LU__T_RUNNING)
+            return true;
+    }
+    return false;
+}
+
 /* The sleep set at step i: the previous thread step's entries that its
  * operation did not wake, the alternatives explored there before the chosen
  * one (when the bound allows the exchange), minus those the state here
@@ -855,7 +875,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
     ps->rtid = -1;
     ps->rrem = 0;
     int j = p->last;
-    if (j < 0 || all_spin)
+    if (j < 0 || all_spin || lu__settled_any(s))
         return 0;
     const struct lu__por_step *pj = &p->step[j];
     const struct lu_sched_step *sj = &tr->steps[j];
@@ -1354,6 +1374,192 @@ static int lu__por_cut(struct lu_sched *s)
     return -1;
 }
 
+/* ---- livelock: idle threads ---- */
+
+static int lu__seen_find(const struct lu__thread *t, const void *addr)
+{
+    for (int i = 0; i < t->nseen; i++)
+        if (t->seen[i].addr == addr)
+            return i;
+    return -1;
+}
+
+/* Whether idle thread t's pending step, which is not a look (lu__spinning),
+ * brings t nothing it did not know and changes nothing another thread
+ * could wait for. Such steps keep the livelock count going: a wait that
+ * polls a flag under a lock (lock, look, unlock, yield) goes round through
+ * them, and its lock and unlock would otherwise start the count again at
+ * every turn, so that the wait never ended as stuck. Taking and giving
+ * back a lock is quiet whoever held it last: what the holder changed under
+ * it is in its steps, whose plain writes end their quietness (lu__idle_wrote),
+ * and two threads that poll one lock for a flag nobody sets pass it back
+ * and forth for ever. What other threads changed reaches t by a version of
+ * a location t has not seen, or by waking it: neither is quiet. Does not
+ * change t (lu__seen_note does). */
+static bool lu__quiet_step(struct lu_sched *s, const struct lu__thread *t)
+{
+    const struct lu__obj *o = lu__obj_find(s, t->obj);
+    int me = t->id;
+    switch (t->k) {
+    case LU_SCHED_K_MUTEX_LOCK:
+    case LU_SCHED_K_MUTEX_TRYLOCK:
+    case LU_SCHED_K_MUTEX_TIMEDLOCK:
+        /* one that takes it (a failed trylock, not spinning, is a first look) */
+        return !o || (o->type == LU__O_MUTEX && (o->u.mutex.owner == -1 || o->u.mutex.owner == me));
+    case LU_SCHED_K_MUTEX_UNLOCK:
+        return o && o->type == LU__O_MUTEX && o->u.mutex.owner == me;
+    case LU_SCHED_K_RW_RDLOCK:
+    case LU_SCHED_K_RW_WRLOCK:
+    case LU_SCHED_K_RW_TRY:
+    case LU_SCHED_K_RW_TIMED_RD:
+    case LU_SCHED_K_RW_TIMED_WR:
+        /* one that takes it, without turning readers away (a writer's
+         * registration on a writer-preferring lock) */
+        return !o || (o->type == LU__O_RW && o->u.rw.writer == -1 && !o->u.rw.writers_waiting &&
+                      (t->k == LU_SCHED_K_RW_RDLOCK || t->k == LU_SCHED_K_RW_TIMED_RD ||
+                       o->u.rw.readers == o->u.rw.held[me]));
+    case LU_SCHED_K_RW_UNLOCK:
+        return o && o->type == LU__O_RW && (o->u.rw.writer == me || o->u.rw.held[me]);
+    case LU_SCHED_K_COND_WAIT:
+        /* gives up the lock and waits: being woken is the news */
+        return true;
+    case LU_SCHED_K_COND_SIGNAL:
+    case LU_SCHED_K_COND_BROADCAST:
+        return !o || (o->type == LU__O_COND && !o->u.cond.waiters);
+    case LU_SCHED_K_READ: {
+        int i = lu__seen_find(t, t->obj);
+        return i >= 0 && t->seen[i].version == (o ? o->version : 0);
+    }
+    default:
+        return false;
+    }
+}
+
+/* Records the version idle thread t's pending read is about to see. */
+static void lu__seen_note(struct lu_sched *s, struct lu__thread *t)
+{
+    const struct lu__obj *o = lu__obj_find(s, t->obj);
+    int i = lu__seen_find(t, t->obj);
+    if (i < 0) {
+        if (t->nseen < LU__MAX_SEEN)
+            i = t->nseen++;
+        else
+            i = t->seen_next++ % LU__MAX_SEEN;
+        t->seen[i].addr = t->obj;
+    }
+    t->seen[i].version = o ? o->version : 0;
+}
+
+/* With config.turns, a step of a thread that takes no turns (the object's
+ * own: a timer, a worker) while none that takes turns can go on counts as
+ * quiet: what the test waits for happens only when such a step wakes one
+ * of its threads, whose step then is not quiet. Without it, a timer that
+ * counts its ticks beside a call blocked for good would keep the execution
+ * going until the length limit, and a specified stuck history would be
+ * reported as divergence. */
+static bool lu__any_turns(const struct lu_sched *s, uint64_t threads)
+{
+    for (uint64_t m = threads; m; m &= m - 1)
+        if (s->threads[__builtin_ctzll(m)].turns)
+            return true;
+    return false;
+}
+
+static bool lu__background_quiet(struct lu_sched *s, const struct lu__thread *t, uint64_t runnable)
+{
+    return s->cfg.turns && !t->turns && !lu__any_turns(s, runnable);
+}
+
+/* Whether some thread in runnable could take a quiet step now: if none
+ * can, the livelock count starts again whoever goes on. */
+static bool lu__quiet_possible(struct lu_sched *s, uint64_t runnable)
+{
+    for (uint64_t m = runnable; m; m &= m - 1) {
+        const struct lu__thread *t = &s->threads[__builtin_ctzll(m)];
+        if ((t->idle && lu__quiet_step(s, t)) || lu__background_quiet(s, t, runnable))
+            return true;
+    }
+    return false;
+}
+
+/* A quiet step of idle thread t that went round once already with no
+ * news anywhere (it looked twice, and nothing that was not quiet happened
+ * since the first look) is as good as a look: the state it acts on is the
+ * one its last round acted on, and that round changed nothing. It spins
+ * then, as a re-read of an unchanged location does, so that pollers take
+ * turns without branching until the livelock count ends them (two threads
+ * polling one lock for a flag nobody sets passed it back and forth in
+ * every order their preemptions allowed). Its first round after news is
+ * scheduled as any step, so that which poller sees the news first is
+ * explored; and a step that turns out to write plain memory ends the
+ * idleness (lu__idle_wrote). */
+bool lu__settled_spin(struct lu_sched *s, const struct lu__thread *t)
+{
+    return t->settled && t->idle && t->look_news == s->news && lu__quiet_step(s, t);
+}
+
+/* Something happened that a waiting thread may see: the livelock count
+ * starts again, and every idle thread's next round is scheduled as any
+ * step (lu__settled_spin). */
+static inline void lu__news(struct lu_sched *s)
+{
+    s->spin_run = 0;
+    s->news++;
+}
+
+/* Thread t goes on from this point (runnable: the threads that could, not
+ * spinning; spins: t is one that spins, all_spin: everyone does). A look
+ * makes it idle; a step that is not quiet ends its idleness and is news. */
+static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, bool all_spin,
+                          uint64_t runnable)
+{
+    t->quiet_step = false;
+    if (spins) {
+        /* a quiet step taken for a look is quiet only if it writes no
+         * plain memory; a real look's writes (a count of its tries) do
+         * not make a spin loop progress, as before */
+        bool quiet = !lu__looking_q(s, t);
+        t->idle = true;
+        t->settled = t->look_news == s->news;
+        t->look_news = s->news;
+        if (!all_spin)
+            s->spin_run = 0; /* chosen at a cost, or forced: bounded by those */
+        if (quiet) {
+            t->quiet_step = true;
+            t->wrote = false;
+        }
+        return;
+    }
+    bool quiet = t->idle && lu__quiet_step(s, t);
+    if (t->idle && t->k == LU_SCHED_K_READ)
+        lu__seen_note(s, t); /* news or not, known at its next turn */
+    if (!quiet)
+        t->idle = t->settled = false;
+    if (lu__background_quiet(s, t, runnable))
+        return;
+    if (!quiet) {
+        lu__news(s);
+    } else {
+        /* quiet unless it writes plain memory: known at its next point */
+        t->quiet_step = true;
+        t->wrote = false;
+    }
+}
+
+/* At cur's point after a step judged quiet: one that wrote plain memory
+ * (a shared field, under the lock it took) was not, and another thread
+ * may be waiting for what it wrote. */
+static inline void lu__idle_wrote(struct lu_sched *s, struct lu__thread *cur)
+{
+    if (!cur->quiet_step)
+        return;
+    cur->quiet_step = false;
+    if (cur->wrote) {
+        cur->idle = cur->settled = false;
+        lu__news(s);
+    }
+}
+
 /* Decides the thread that performs its pending operation next; cur is the
  * thread asking (it may be finished). Returns -1 when nobody can run: the
  * execution is then over, complete or stuck, and s->res says which. */
@@ -1362,12 +1568,15 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t enabled = 0, spinning = 0;
     struct lu_sched_trace *tr = s->cfg.trace;
     bool cur_live = cur->state == LU__T_RUNNING;
+    lu__idle_wrote(s, cur);
     if (cur_live && s->nlive == 1 && lu__enabled_q(s, cur) && !lu__spinning_q(s, cur)) {
         /* Alone (before the first thread starts, after the last one
          * finished): nothing to choose, so nothing is recorded; a schedule
          * lists only the steps where another thread exists. */
         if (++s->alone_steps > tr->cap)
             lu__end_execution(cur, LU_SCHED_OUT_TOO_LONG, "the execution exceeded the trace capacity");
+        if (cur->idle)
+            lu__idle_step(s, cur, false, false, 1ULL << cur->id);
         cur->chosen_at = 0;
         return cur->id;
     }
@@ -1452,6 +1661,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     }
 
     uint64_t cand = enabled & ~spinning;
+    const uint64_t runnable = cand;
     bool all_spin = cand == 0;
     /* A spinning thread chosen at a cost goes on alone while it spins: a
      * bounded wait (look N times, then give up), or a read loop that only
@@ -1483,16 +1693,21 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * loops that each end within the bound must not add up to one. A
          * thread that just ended made progress: the count starts again. */
         if (!cur_live)
-            s->spin_run = 0;
+            lu__news(s);
         if (++s->spin_run > (uint64_t)s->cfg.spin_bound * (uint64_t)__builtin_popcountll(enabled)) {
-            s->res->outcome = LU_SCHED_OUT_LIVELOCK;
+            /* only threads that take no turns went round: those that do
+             * are blocked for good (lu__background_quiet) */
+            bool blocked = s->cfg.turns && !lu__any_turns(s, enabled);
+            s->res->outcome = blocked ? LU_SCHED_OUT_DEADLOCK : LU_SCHED_OUT_LIVELOCK;
             return -1;
         }
         int pick = lu__pick_default(enabled, cur_live ? me : -1, s->nthreads);
         if (cur_live && pick == me && lu__several(enabled))
             pick = lu__pick_default(enabled & ~(1ULL << me), me, s->nthreads);
         cand = 1ULL << pick;
-    } else {
+    } else if (s->spin_run && !lu__quiet_possible(s, runnable)) {
+        /* whoever goes on ends the count (lu__idle_step): known now, so
+         * that the state below depends on the trace alone again */
         s->spin_run = 0;
     }
 
@@ -1545,7 +1760,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * replayed step, where DFS takes a new alternative */
         por_known = len + 1 < s->replay_len;
     } else if (por) {
-        s->por->step[len].pcok = owner < 0 && !all_spin && s->ff_tid < 0;
+        bool settled = lu__settled_any(s);
+        s->por->step[len].pcok = owner < 0 && !all_spin && s->ff_tid < 0 && !s->spin_run && !settled;
         /* a new node (below the replayed prefix) in a state where no
          * scheduler state outside the trace matters: not everyone spins
          * (turns among spinners follow counters), no atomic section,
@@ -1553,8 +1769,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * (its thread may not give up again at once, which depends on
          * more than the trace and prev) */
         bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !all_spin && owner < 0 &&
-                  s->ff_tid < 0 && !(tr->steps[len - 1].flags & LU_SCHED_STEP_TIMEOUT) &&
-                  (bound < 0 || bound - base < 255);
+                  s->ff_tid < 0 && !s->spin_run && !settled &&
+                  !(tr->steps[len - 1].flags & LU_SCHED_STEP_TIMEOUT) && (bound < 0 || bound - base < 255);
         /* ... and where DFS may go another way: two candidates within the
          * bound, or a spinning thread at a cost of 1 (whatever sleeps, so
          * that every node of one trace, prev and budget is alike). Below a
@@ -1653,6 +1869,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     if (strategy == LU_SCHED_PCT || strategy == LU_SCHED_POS)
         lu__strat_executed(s, chosen);
     struct lu__thread *ct = &s->threads[chosen];
+    lu__idle_step(s, ct, all_spin || (spinning >> chosen & 1), all_spin, runnable);
     st->op = (uint8_t)ct->k;
     st->label = ct->label;
     if (por && len < LU__POR_DEPTH)

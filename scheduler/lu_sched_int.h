@@ -51,6 +51,7 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 #define LU__MAX_KEYS 1024         /* glibc's PTHREAD_KEYS_MAX */
 #define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
 #define LU__MAX_READS 8
+#define LU__MAX_SEEN 8 /* locations an idle thread remembers (lu__thread.seen) */
 
 enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };
 
@@ -360,6 +361,19 @@ struct lu__thread {
     } reads[LU__MAX_READS];
     uint64_t oparg; /* operand of the pending access (see LU_SCHED_SET_ARG) */
     int nreads;
+    /* livelock detection: the thread looked (spun) and has learnt nothing
+     * new since, nor changed anything but locks it took and gave back
+     * (lu__quiet_step); seen[] holds the versions it read meanwhile */
+    bool idle;
+    bool settled;    /* two looks in a row with no news between (lu__settled_spin) */
+    bool quiet_step; /* its last step was judged quiet before it ran ... */
+    bool wrote;      /* ... and wrote plain memory (lu_sched_plain_access) */
+    uint8_t nseen, seen_next;
+    uint64_t look_news; /* lu_sched.news at its last look */
+    struct {
+        const void *addr;
+        uint64_t version;
+    } seen[LU__MAX_SEEN];
 
     /* signals sent by other threads (lu_sched_kill): bit sig - 1, and the
      * operation the thread was at when the first came */
@@ -425,6 +439,7 @@ struct lu_sched {
     int cur;             /* thread that runs */
     uint32_t replay_len; /* steps of trace to follow */
     uint64_t spin_run;
+    uint64_t news; /* steps that were not quiet (lu__idle_step), threads that ended */
     /* a spinning thread chosen at a cost (lu_sched_step.spin) runs alone
      * until it stops spinning, for at most config.spin_bound more looks */
     int ff_tid;
@@ -618,11 +633,21 @@ static inline bool lu__enabled_q(struct lu_sched *s, struct lu__thread *t)
     return lu__enabled(s, t);
 }
 
-static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
+/* A look: a re-read, a spin hint, a timed wait that gives up (lu__spinning). */
+static inline bool lu__looking_q(struct lu_sched *s, struct lu__thread *t)
 {
     /* a re-read needs an earlier read; a spin hint or a timed wait does not */
     uint64_t kinds = t->nreads ? LU__KINDS_MAY_SPIN : LU__KINDS_MAY_SPIN & ~LU__KINDS_REREAD;
     return lu__kind_in(t->k, kinds) && lu__spinning(s, t);
+}
+
+bool lu__settled_spin(struct lu_sched *s, const struct lu__thread *t);
+
+/* A look, or a quiet step of a thread that went round once without news
+ * (lu__settled_spin): either way, running it changes nothing. */
+static inline bool lu__spinning_q(struct lu_sched *s, struct lu__thread *t)
+{
+    return lu__looking_q(s, t) || (__builtin_expect(t->settled, 0) && lu__settled_spin(s, t));
 }
 
 /* An execution ended (here or in a forked child): count it and move the

@@ -540,6 +540,19 @@ livelock)
     has "spinning in atomic_load(32) at polite (livelock.c:15)"
     # the report says what to do when the loop would end after more looks
     has "(200 looks each without progress; a loop that ends after more looks needs a larger --spin-bound)"
+    # a thread that polls under a lock for a flag nobody sets: a livelock,
+    # where every lock and unlock counted as progress before session 28 and
+    # the run went on to the limit of scheduling points
+    run 1 -- "$P/poll_stuck"
+    has "FAIL: livelock"
+    has "spinning in sched_yield at poller (poll_progress.c:"
+    # ... but handing a turn back and forth under a lock (a plain write
+    # under it), or storing to an atomic between yields, is progress,
+    # however often it happens
+    run 0 --spin-bound 20 --budget 200 -- "$P/poll_progress"
+    has "verdict: PASS"
+    run 0 --spin-bound 20 --budget 200 -- "$P/poll_progress_ticker"
+    has "verdict: PASS"
     ;;
 diverge)
     run 1 --watchdog-ms 200 -- "$P/diverge"

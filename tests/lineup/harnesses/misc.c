@@ -25,11 +25,6 @@
  *   nochld    an operation that ignores SIGCHLD, as daemons do: the kernel
  *             must not reap lineup's phase-2 processes (it did: "internal
  *             error: waitpid: No child processes");
- *   pollwait  a wait that polls a flag under a lock with lineup_yield()
- *             between looks: in the serial order where it runs first it
- *             never ends, and lineup, which takes the lock's use for
- *             progress, reports a divergence that names the poll loop as a
- *             possible cause (a known limit: an audit found it false);
  *   selfstop  an operation that stops its own process (raise(SIGSTOP)):
  *             a timeout that says so, not a call that may block in I/O;
  *   smash     an operation with a wild write: it fills the first 4 KB of
@@ -587,42 +582,3 @@ static int64_t stop_self(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(selfstop, create, free, LINEUP_OP(stop_self, 0));
-
-struct pollwait {
-    pthread_mutex_t m;
-    int ready;
-};
-
-static void *pollwait_create(void)
-{
-    struct pollwait *p = calloc(1, sizeof *p);
-    if (p)
-        pthread_mutex_init(&p->m, NULL);
-    return p;
-}
-
-static int64_t poll_wait(void *o, int64_t unused)
-{
-    struct pollwait *p = o;
-    (void)unused;
-    for (;;) {
-        pthread_mutex_lock(&p->m);
-        int r = p->ready;
-        pthread_mutex_unlock(&p->m);
-        if (r)
-            return 0;
-        lineup_yield();
-    }
-}
-
-static int64_t poll_set(void *o, int64_t unused)
-{
-    struct pollwait *p = o;
-    (void)unused;
-    pthread_mutex_lock(&p->m);
-    p->ready = 1;
-    pthread_mutex_unlock(&p->m);
-    return 0;
-}
-
-LINEUP_HARNESS(pollwait, pollwait_create, free, LINEUP_OP(poll_wait, 0), LINEUP_OP(poll_set, 0));

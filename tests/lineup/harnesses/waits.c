@@ -1,0 +1,284 @@
+/*
+ * Waits that poll, and objects with a thread of their own beside a wait:
+ * lineup must see a wait that never ends as stuck (a serial order where it
+ * runs first is specified behaviour), not run it until the cap of
+ * scheduling points and report a divergence. Until session 28 every one of
+ * the correct harnesses below was reported as a divergence (exit 1).
+ * Each is selected with --harness:
+ *   event       a one-shot event; wait_yield() takes and releases the lock to
+ *               look at the flag and calls lineup_yield() between looks;
+ *               wait_timed() retries a pthread_cond_timedwait that gives up.
+ *               Correct: two waiters that poll one lock at once, with
+ *               nobody to set the flag, pass it back and forth for good;
+ *   event_lost  set() forgets the flag on its contended path (trylock
+ *               fails): a wait that never ends where serially it returns;
+ *   token       take() polls under the lock until a token is there and takes
+ *               it; put() adds one. Correct: of two takers, either one gets
+ *               the token (both orders are distinct histories);
+ *   token_race  take() looks for the token and takes it under two separate
+ *               holds of the lock: two takers polling when put() comes can
+ *               both see it and both take it, which only a schedule where
+ *               both look at the news before either takes shows;
+ *   ticker      create() starts a thread that counts ticks (an atomic add,
+ *               then usleep) until destroy() stops it; wait_flag() blocks on
+ *               a condition variable until set_flag(). Correct;
+ *   tickleak    the same ticker, and bump() leaks its lock on the contended
+ *               path: get() after it blocks for good while the ticker runs,
+ *               a deadlock of the test's calls, not a livelock;
+ *   churn       an operation that raises a counter and yields, for good:
+ *               it changes memory at every turn, a divergence.
+ */
+#include <lineup.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- event, event_lost ---- */
+
+struct event {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int ready;
+};
+
+static void *event_create(void)
+{
+    struct event *e = calloc(1, sizeof *e);
+    if (e) {
+        pthread_mutex_init(&e->m, NULL);
+        pthread_cond_init(&e->c, NULL);
+    }
+    return e;
+}
+
+static int64_t event_set(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    pthread_mutex_lock(&e->m);
+    e->ready = 1;
+    pthread_cond_broadcast(&e->c);
+    pthread_mutex_unlock(&e->m);
+    return 0;
+}
+
+static int64_t event_set_lost(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    if (pthread_mutex_trylock(&e->m) == 0) {
+        e->ready = 1;
+        pthread_mutex_unlock(&e->m);
+        return 0;
+    }
+    pthread_mutex_lock(&e->m); /* BUG: the flag is not set on this path */
+    pthread_mutex_unlock(&e->m);
+    return 0;
+}
+
+static int64_t event_wait_yield(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&e->m);
+        int r = e->ready;
+        pthread_mutex_unlock(&e->m);
+        if (r)
+            return 1;
+        lineup_yield();
+    }
+}
+
+static int64_t event_wait_timed(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    pthread_mutex_lock(&e->m);
+    while (!e->ready) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += 1;
+        pthread_cond_timedwait(&e->c, &e->m, &ts);
+    }
+    pthread_mutex_unlock(&e->m);
+    return 2;
+}
+
+static void event_destroy(void *o)
+{
+    struct event *e = o;
+    pthread_cond_destroy(&e->c);
+    pthread_mutex_destroy(&e->m);
+    free(e);
+}
+
+LINEUP_HARNESS(event, event_create, event_destroy, LINEUP_OP(event_wait_yield, 0),
+               LINEUP_OP(event_wait_timed, 0), LINEUP_OP(event_set, 0));
+LINEUP_HARNESS(event_lost, event_create, event_destroy, LINEUP_OP(event_wait_yield, 0),
+               LINEUP_OP(event_set_lost, 0));
+
+/* ---- token, token_race ---- */
+
+static int64_t token_take(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&e->m);
+        if (e->ready > 0) {
+            e->ready--;
+            pthread_mutex_unlock(&e->m);
+            return 1;
+        }
+        pthread_mutex_unlock(&e->m);
+        lineup_yield();
+    }
+}
+
+static int64_t token_take_race(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&e->m);
+        int seen = e->ready;
+        pthread_mutex_unlock(&e->m);
+        if (seen > 0) {
+            pthread_mutex_lock(&e->m); /* BUG: another taker may have taken it meanwhile */
+            e->ready--;
+            pthread_mutex_unlock(&e->m);
+            return 1;
+        }
+        lineup_yield();
+    }
+}
+
+static int64_t token_put(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    pthread_mutex_lock(&e->m);
+    e->ready++;
+    pthread_mutex_unlock(&e->m);
+    return 0;
+}
+
+LINEUP_HARNESS(token, event_create, event_destroy, LINEUP_OP(token_take, 0), LINEUP_OP(token_put, 0));
+LINEUP_HARNESS(token_race, event_create, event_destroy, LINEUP_OP(token_take_race, 0),
+               LINEUP_OP(token_put, 0));
+
+/* ---- ticker, tickleak ---- */
+
+struct ticker {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int flag;
+    long v;
+    atomic_int stop;
+    atomic_long ticks;
+    pthread_t th;
+};
+
+static void *ticker_tick(void *arg)
+{
+    struct ticker *t = arg;
+    while (!atomic_load(&t->stop)) {
+        atomic_fetch_add(&t->ticks, 1);
+        usleep(1000);
+    }
+    return NULL;
+}
+
+static void *ticker_create(void)
+{
+    struct ticker *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    pthread_mutex_init(&t->m, NULL);
+    pthread_cond_init(&t->c, NULL);
+    if (pthread_create(&t->th, NULL, ticker_tick, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void ticker_destroy(void *o)
+{
+    struct ticker *t = o;
+    atomic_store(&t->stop, 1);
+    pthread_join(t->th, NULL);
+    free(t);
+}
+
+static int64_t ticker_wait_flag(void *o, int64_t unused)
+{
+    struct ticker *t = o;
+    (void)unused;
+    pthread_mutex_lock(&t->m);
+    while (!t->flag)
+        pthread_cond_wait(&t->c, &t->m);
+    pthread_mutex_unlock(&t->m);
+    return 1;
+}
+
+static int64_t ticker_set_flag(void *o, int64_t unused)
+{
+    struct ticker *t = o;
+    (void)unused;
+    pthread_mutex_lock(&t->m);
+    t->flag = 1;
+    pthread_cond_broadcast(&t->c);
+    pthread_mutex_unlock(&t->m);
+    return 0;
+}
+
+static int64_t ticker_bump(void *o, int64_t unused)
+{
+    struct ticker *t = o;
+    (void)unused;
+    if (pthread_mutex_trylock(&t->m) == 0) {
+        t->v++;
+        pthread_mutex_unlock(&t->m);
+        return 0;
+    }
+    pthread_mutex_lock(&t->m);
+    t->v++; /* BUG: no unlock on the contended path */
+    return 0;
+}
+
+static int64_t ticker_get(void *o, int64_t unused)
+{
+    struct ticker *t = o;
+    (void)unused;
+    pthread_mutex_lock(&t->m);
+    long v = t->v;
+    pthread_mutex_unlock(&t->m);
+    return v;
+}
+
+LINEUP_HARNESS(ticker, ticker_create, ticker_destroy, LINEUP_OP(ticker_wait_flag, 0),
+               LINEUP_OP(ticker_set_flag, 0));
+LINEUP_HARNESS(tickleak, ticker_create, ticker_destroy, LINEUP_OP(ticker_bump, 0), LINEUP_OP(ticker_get, 0));
+
+/* ---- churn ---- */
+
+static void *churn_create(void)
+{
+    return calloc(1, sizeof(atomic_long));
+}
+
+static int64_t churn(void *o, int64_t unused)
+{
+    (void)unused;
+    /* a count that starts at 0 never comes back to -1 */
+    while (atomic_fetch_add((atomic_long *)o, 1) != -1)
+        lineup_yield();
+    return 0;
+}
+
+LINEUP_HARNESS(churn, churn_create, free, LINEUP_OP(churn, 0));
