@@ -10,8 +10,9 @@
 #
 # Environment: REPS (default 3), CONTRACT_DIR (default /work/shared/contract),
 # ONLY (grep -E on harness names), VARIANTS (default "on off baseline": the
-# ones to run; baseline only with a baseline build; pertls: reduction on
-# with --tls per-thread, each test thread on TLS of its own).
+# ones to run; baseline only with a baseline build; baseoff: the baseline
+# build with reduction off; pertls: reduction on with --tls per-thread,
+# each test thread on TLS of its own).
 set -euo pipefail
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd -- "$here/.." && pwd)
@@ -36,7 +37,8 @@ variants=()
 [[ $want == *" off "* ]] && variants+=("off|$build/bin/lineup --reduction off")
 [[ $want == *" pertls "* ]] && variants+=("pertls|$build/bin/lineup --tls per-thread")
 [[ -n $base && $want == *" baseline "* ]] && variants+=("baseline|$base/bin/lineup")
-[[ ${#variants[@]} -gt 0 ]] || { echo "matrix.sh: VARIANTS='${VARIANTS:-}' names none of on, off, pertls, baseline" >&2; exit 2; }
+[[ -n $base && $want == *" baseoff "* ]] && variants+=("baseoff|$base/bin/lineup --reduction off")
+[[ ${#variants[@]} -gt 0 ]] || { echo "matrix.sh: VARIANTS='${VARIANTS:-}' names none of on, off, pertls, baseline, baseoff" >&2; exit 2; }
 printf '%-9s %-9s %8s %8s   %s\n' harness variant wall cpu "runs (wall)"
 for h in queue stack msqueue treiber; do
     echo "$h" | grep -Eq -- "$ONLY" || continue

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -852,6 +853,32 @@ void lu_drv_json_str(FILE *f, const char *s)
         p += n ? n : 1;
     }
     fputc('"', f);
+}
+
+/* lineup's own frames (a report's, the run loop's) take tens of KB, and a
+ * soft `ulimit -s` of 64 KB crashed it: before main's frame is touched,
+ * the soft limit goes up (the stack grows against the limit of the
+ * moment). A program that `lineup run` starts keeps the raised limit:
+ * lineup's runtime runs on its main thread too. */
+#define LU__STACK_NEED (128u << 10)
+#define LU__STACK_WANT (8u << 20)
+
+__attribute__((constructor)) static void lu__stack_init(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= LU__STACK_NEED)
+        return;
+    rl.rlim_cur =
+        rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= LU__STACK_WANT ? LU__STACK_WANT : rl.rlim_max;
+    if (rl.rlim_cur < LU__STACK_NEED || setrlimit(RLIMIT_STACK, &rl) != 0) {
+        /* no stdio: this frame is all the stack there may be */
+        static const char msg[] =
+            "lineup: the stack size limit (ulimit -s) is below the 128 KB lineup needs, "
+            "and its hard limit does not let lineup raise it: raise it with ulimit -s\n";
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
+        _exit(3);
+    }
 }
 
 double lu_drv_now(void)

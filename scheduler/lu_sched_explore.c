@@ -1450,13 +1450,6 @@ static void lu__seen_note(struct lu_sched *s, struct lu__thread *t)
     t->seen[i].version = o ? o->version : 0;
 }
 
-/* With config.turns, a step of a thread that takes no turns (the object's
- * own: a timer, a worker) while none that takes turns can go on counts as
- * quiet: what the test waits for happens only when such a step wakes one
- * of its threads, whose step then is not quiet. Without it, a timer that
- * counts its ticks beside a call blocked for good would keep the execution
- * going until the length limit, and a specified stuck history would be
- * reported as divergence. */
 static bool lu__any_turns(const struct lu_sched *s, uint64_t threads)
 {
     for (uint64_t m = threads; m; m &= m - 1)
@@ -1465,6 +1458,13 @@ static bool lu__any_turns(const struct lu_sched *s, uint64_t threads)
     return false;
 }
 
+/* With config.turns, a step of a thread that takes no turns (the object's
+ * own: a timer, a worker) while none that takes turns can go on counts as
+ * quiet: what the test waits for happens only when such a step wakes one
+ * of its threads, whose step then is not quiet. Without it, a timer that
+ * counts its ticks beside a call blocked for good would keep the execution
+ * going until the length limit, and a specified stuck history would be
+ * reported as divergence. */
 static bool lu__background_quiet(struct lu_sched *s, const struct lu__thread *t, uint64_t runnable)
 {
     return s->cfg.turns && !t->turns && !lu__any_turns(s, runnable);

@@ -100,6 +100,21 @@ files)
     has "^lineup run: cannot .*: Too many open files \(RLIMIT_NOFILE is 6, and lineup's own descriptors count against it: raise it with ulimit -n\)"
     lacks_verdict
     ;;
+stack)
+    # lineup's own frames take tens of KB: under a soft stack limit of
+    # 32 KB it crashed (SIGSEGV, exit 139); it raises the soft limit now,
+    # and the verdicts are the program's
+    rc=0
+    (ulimit -Ss 32 && exec timeout 100 "$LU_BIN" run --quiet --budget 50 -- "$P/lost_update") >"$out" 2>&1 || rc=$?
+    [[ $rc == 1 ]] || fail "lineup run under ulimit -Ss 32 exited $rc, expected 1"
+    has "^FAIL: assertion failure"
+    # where the hard limit is as low, it says so
+    rc=0
+    (ulimit -s 32 && exec timeout 100 "$LU_BIN" run --quiet --budget 5 -- "$P/correct") >"$out" 2>&1 || rc=$?
+    [[ $rc == 3 ]] || fail "lineup run under ulimit -s 32 exited $rc, expected 3"
+    has "^lineup: the stack size limit \(ulimit -s\) is below the 128 KB lineup needs"
+    lacks_verdict
+    ;;
 *)
     echo "unknown case $case_"
     exit 1
