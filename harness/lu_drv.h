@@ -269,6 +269,8 @@ struct lu_drv_shm {
     uint64_t spec_checks;      /* phase 1: serial histories checked for determinism */
     uint64_t called_cells;     /* phase 1: bit i when invocation i was called in some serial execution */
     uint64_t returned_cells;   /* phase 1: bit i when invocation i returned in some serial execution */
+    uint64_t bounded_cells;    /* ... and was left pending by one taken for stuck at --spin-bound while
+                                * the object's own threads still changed memory */
     bool phase1_done;          /* phase 1 ran every serial order (the two above are complete) */
     struct lu_hist_test htest; /* the worker's operation table, for reports */
 

@@ -783,6 +783,7 @@ struct lu__res {
     uint64_t explorer_ex[LU_DRV_MAX_EXPLORERS];
     bool phase1_done;
     uint64_t called_cells, returned_cells; /* invocations 0..63 called, and returned, in phase 1 */
+    uint64_t bounded_cells;                /* lu_drv_shared.bounded_cells */
     uint64_t followed_cells;               /* invocations with a call after them in their thread */
     double secs;
     char *report; /* for verdicts without findings (errors) */
@@ -1175,6 +1176,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
     r->phase1_done = shm->phase1_done;
     r->returned_cells = shm->returned_cells;
     r->called_cells = shm->called_cells;
+    r->bounded_cells = shm->bounded_cells;
     /* invocations with a call after them in their thread */
     for (unsigned i = 0; i < shm->job.test.nthreads; i++)
         for (unsigned k = 0; k + 1 < shm->job.test.len[i]; k++)
@@ -2443,7 +2445,7 @@ int main(int argc, char **argv)
         }
         bool first_json = true;
         /* invocations, over the tests whose phase 1 ran in full */
-        uint64_t called = 0, returned = 0, followed = 0;
+        uint64_t called = 0, returned = 0, followed = 0, bounded = 0;
         for (unsigned i = 0; i < ntests; i++) {
             if (!finished[i])
                 continue;
@@ -2451,6 +2453,7 @@ int main(int argc, char **argv)
             if (r->phase1_done) {
                 called |= r->called_cells;
                 returned |= r->returned_cells;
+                bounded |= r->bounded_cells;
                 followed |= r->followed_cells & r->called_cells;
             }
             /* a test with findings of two kinds counts under each, so that
@@ -2690,13 +2693,19 @@ int main(int argc, char **argv)
                        "see --max-reports)\n",
                        unreported[v], unreported[v] == 1 ? "" : "s", h->name, lu_drv_verdict_name(v));
         for (unsigned k = 0; k < h->nops && k < 64; k++)
-            if ((called & ~returned) >> k & 1)
+            if ((called & ~returned) >> k & 1) {
                 printf(
                     "\nnote: harness %s: %s never returned in a serial execution of any test that called it "
                     "(phase 1): it blocks or spins whatever calls run before it%s. If it should return, add "
                     "the operation it waits for, or a LINEUP_SETUP sequence that lets it.\n",
                     h->name, labels[k],
                     followed >> k & 1 ? ", so the calls after it in its thread were never checked" : "");
+                if (bounded >> k & 1)
+                    printf("  It was taken for stuck while the object's own threads still ran: after they "
+                           "made %" PRIu32 " looks (yields, sleeps, re-reads) with nothing else going on. "
+                           "If they wake it after more, raise --spin-bound.\n",
+                           o.spin_bound);
+            }
         for (unsigned s = 0; s < nseen; s++) {
             free(seen[s]);
             free(seen_test[s]);

@@ -852,9 +852,12 @@ static void lu__report_divergence(struct lu_hist_buf *b, const struct lu_hist *f
  * in this serial execution: one called but never returning in any test is
  * worth a note (a call that blocks whatever ran before it leaves the calls
  * after it unchecked). One never called (behind such a call in its
- * thread) says nothing. */
-static void lu__note_returned(void)
+ * thread) says nothing. bounded: the execution was taken for stuck while
+ * the object's own threads still changed memory (lu_sched_result.bounded),
+ * which the note also says of the calls it left pending. */
+static void lu__note_returned(bool bounded)
 {
+    uint64_t pending = bounded ? lu_hist_pending(&lu__hist) : 0;
     for (size_t i = 0; i < lu__hist.len; i++) {
         const struct lu_hist_event *e = &lu__hist.ev[i];
         if (e->kind != LU_HIST_RETURN && e->kind != LU_HIST_CALL)
@@ -863,8 +866,11 @@ static void lu__note_returned(void)
         if (op->thread >= W->job.test.nthreads) /* setup and teardown calls */
             continue;
         unsigned cell = W->job.test.cell[op->thread][op->pos];
-        if (cell < 64)
-            *(e->kind == LU_HIST_RETURN ? &W->returned_cells : &W->called_cells) |= 1ULL << cell;
+        if (cell >= 64)
+            continue;
+        *(e->kind == LU_HIST_RETURN ? &W->returned_cells : &W->called_cells) |= 1ULL << cell;
+        if (e->kind == LU_HIST_CALL && e->op < 64 && (pending >> e->op & 1))
+            W->bounded_cells |= 1ULL << cell;
     }
 }
 
@@ -913,7 +919,8 @@ static struct lu_lin_spec *lu__phase1(void)
         if (res.nthreads > most_threads)
             most_threads = res.nthreads;
         lu__outcome_finding(&res, 1);
-        lu__note_returned();
+        lu__note_returned(res.bounded &&
+                          (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK));
         /* a spinning thread chosen at a cost kept spinning: another schedule
          * has what this one would (an object's own thread that polls) */
         if (res.outcome == LU_SCHED_OUT_DISCARDED)

@@ -1145,7 +1145,8 @@ static void lu__thread_reset(struct lu__thread *t)
     t->section_seq = 0;
     t->turns = false;
     t->nreads = 0;
-    t->idle = t->settled = t->quiet_step = t->wrote = false;
+    t->idle = t->settled = t->wrote = false;
+    t->quiet_step = 0;
     t->nseen = t->seen_next = 0;
     t->look_news = UINT64_MAX;
     t->signalled = false;
@@ -1507,6 +1508,7 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->res = res;
     s->ended = false;
     s->spin_run = 0;
+    s->bg_changed = false;
     s->ff_tid = -1;
     s->section_spawns = 0;
     s->serial_owner = -1;

@@ -441,6 +441,10 @@ struct lu_sched_result {
      * traces, the least any trace-preserving reduction must run. */
     bool trace_named;
     uint64_t trace_name[2];
+    /* DEADLOCK or LIVELOCK declared at spin_bound looks while threads that
+     * take no turns (config.turns) kept changing memory: they might still
+     * have woken a thread after more (docs/strategies.md, "Idle threads") */
+    bool bounded;
     struct lu_sched_thread_info threads[LU_SCHED_MAX_THREADS];
 };
 

@@ -1401,16 +1401,20 @@ static bool lu__quiet_step(struct lu_sched *s, const struct lu__thread *t)
     const struct lu__obj *o = lu__obj_find(s, t->obj);
     int me = t->id;
     switch (t->k) {
-    case LU_SCHED_K_MUTEX_LOCK:
     case LU_SCHED_K_MUTEX_TRYLOCK:
+        /* one that fails changes nothing: a look (not a re-read when the
+         * thread's own lock and unlock came between) */
+        return true;
+    case LU_SCHED_K_MUTEX_LOCK:
     case LU_SCHED_K_MUTEX_TIMEDLOCK:
-        /* one that takes it (a failed trylock, not spinning, is a first look) */
+        /* one that takes it */
         return !o || (o->type == LU__O_MUTEX && (o->u.mutex.owner == -1 || o->u.mutex.owner == me));
     case LU_SCHED_K_MUTEX_UNLOCK:
         return o && o->type == LU__O_MUTEX && o->u.mutex.owner == me;
+    case LU_SCHED_K_RW_TRY:
+        return true; /* taking it (as below) or failing */
     case LU_SCHED_K_RW_RDLOCK:
     case LU_SCHED_K_RW_WRLOCK:
-    case LU_SCHED_K_RW_TRY:
     case LU_SCHED_K_RW_TIMED_RD:
     case LU_SCHED_K_RW_TIMED_WR:
         /* one that takes it, without turning readers away (a writer's
@@ -1426,6 +1430,9 @@ static bool lu__quiet_step(struct lu_sched *s, const struct lu__thread *t)
     case LU_SCHED_K_COND_SIGNAL:
     case LU_SCHED_K_COND_BROADCAST:
         return !o || (o->type == LU__O_COND && !o->u.cond.waiters);
+    case LU_SCHED_K_SEM_TRYWAIT:
+        /* one that fails; taking a token another thread posted is news */
+        return o && o->type == LU__O_SEM && o->u.sem.value == 0;
     case LU_SCHED_K_READ: {
         int i = lu__seen_find(t, t->obj);
         return i >= 0 && t->seen[i].version == (o ? o->version : 0);
@@ -1505,6 +1512,7 @@ static inline void lu__news(struct lu_sched *s)
 {
     s->spin_run = 0;
     s->news++;
+    s->bg_changed = false;
 }
 
 /* Thread t goes on from this point (runnable: the threads that could, not
@@ -1513,7 +1521,8 @@ static inline void lu__news(struct lu_sched *s)
 static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, bool all_spin,
                           uint64_t runnable)
 {
-    t->quiet_step = false;
+    bool bg = lu__background_quiet(s, t, runnable);
+    t->quiet_step = 0;
     if (spins) {
         /* a quiet step taken for a look is quiet only if it writes no
          * plain memory; a real look's writes (a count of its tries) do
@@ -1525,7 +1534,7 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
         if (!all_spin)
             s->spin_run = 0; /* chosen at a cost, or forced: bounded by those */
         if (quiet) {
-            t->quiet_step = true;
+            t->quiet_step = bg ? 2 : 1;
             t->wrote = false;
         }
         return;
@@ -1535,29 +1544,35 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
         lu__seen_note(s, t); /* news or not, known at its next turn */
     if (!quiet)
         t->idle = t->settled = false;
-    if (lu__background_quiet(s, t, runnable))
-        return;
-    if (!quiet) {
+    if (bg && !quiet) {
+        s->bg_changed = true;
+    } else if (!quiet) {
         lu__news(s);
     } else {
         /* quiet unless it writes plain memory: known at its next point */
-        t->quiet_step = true;
+        t->quiet_step = bg ? 2 : 1;
         t->wrote = false;
     }
 }
 
 /* At cur's point after a step judged quiet: one that wrote plain memory
  * (a shared field, under the lock it took) was not, and another thread
- * may be waiting for what it wrote. */
+ * may be waiting for what it wrote. A thread that takes no turns, while
+ * every call waits, only changed memory (lu__background_quiet). */
 static inline void lu__idle_wrote(struct lu_sched *s, struct lu__thread *cur)
 {
     if (!cur->quiet_step)
         return;
-    cur->quiet_step = false;
-    if (cur->wrote) {
-        cur->idle = cur->settled = false;
-        lu__news(s);
+    uint8_t q = cur->quiet_step;
+    cur->quiet_step = 0;
+    if (!cur->wrote)
+        return;
+    if (q == 2) {
+        s->bg_changed = true;
+        return;
     }
+    cur->idle = cur->settled = false;
+    lu__news(s);
 }
 
 /* Decides the thread that performs its pending operation next; cur is the
@@ -1699,6 +1714,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
              * are blocked for good (lu__background_quiet) */
             bool blocked = s->cfg.turns && !lu__any_turns(s, enabled);
             s->res->outcome = blocked ? LU_SCHED_OUT_DEADLOCK : LU_SCHED_OUT_LIVELOCK;
+            s->res->bounded = s->bg_changed;
             return -1;
         }
         int pick = lu__pick_default(enabled, cur_live ? me : -1, s->nthreads);

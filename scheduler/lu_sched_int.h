@@ -365,9 +365,10 @@ struct lu__thread {
      * new since, nor changed anything but locks it took and gave back
      * (lu__quiet_step); seen[] holds the versions it read meanwhile */
     bool idle;
-    bool settled;    /* two looks in a row with no news between (lu__settled_spin) */
-    bool quiet_step; /* its last step was judged quiet before it ran ... */
-    bool wrote;      /* ... and wrote plain memory (lu_sched_plain_access) */
+    bool settled;       /* two looks in a row with no news between (lu__settled_spin) */
+    uint8_t quiet_step; /* its last step was judged quiet before it ran (1; 2: a
+                         * thread that takes no turns, lu__background_quiet) ... */
+    bool wrote;         /* ... and wrote plain memory (lu_sched_plain_access) */
     uint8_t nseen, seen_next;
     uint64_t look_news; /* lu_sched.news at its last look */
     struct {
@@ -439,7 +440,8 @@ struct lu_sched {
     int cur;             /* thread that runs */
     uint32_t replay_len; /* steps of trace to follow */
     uint64_t spin_run;
-    uint64_t news; /* steps that were not quiet (lu__idle_step), threads that ended */
+    uint64_t news;   /* steps that were not quiet (lu__idle_step), threads that ended */
+    bool bg_changed; /* since the last news: a thread that takes no turns changed memory */
     /* a spinning thread chosen at a cost (lu_sched_step.spin) runs alone
      * until it stops spinning, for at most config.spin_bound more looks */
     int ff_tid;

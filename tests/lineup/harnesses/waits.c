@@ -7,7 +7,8 @@
  * Each is selected with --harness:
  *   event       a one-shot event; wait_yield() takes and releases the lock to
  *               look at the flag and calls lineup_yield() between looks;
- *               wait_timed() retries a pthread_cond_timedwait that gives up.
+ *               wait_timed() retries a pthread_cond_timedwait that gives up;
+ *               wait_try() looks only when a trylock takes the lock.
  *               Correct: two waiters that poll one lock at once, with
  *               nobody to set the flag, pass it back and forth for good;
  *   event_lost  set() forgets the flag on its contended path (trylock
@@ -25,6 +26,13 @@
  *   tickleak    the same ticker, and bump() leaks its lock on the contended
  *               path: get() after it blocks for good while the ticker runs,
  *               a deadlock of the test's calls, not a livelock;
+ *               tickleak_plain: its ticks are a plain count under the lock;
+ *   deadline    a timer whose thread ticks (an atomic add, then usleep) and
+ *               wakes sleep_for() calls DEADLINE ticks after they began,
+ *               with pthread_cond_signal where two sleepers need a
+ *               broadcast (a bug). A wait of 600 ticks is taken for stuck
+ *               at the default --spin-bound (the note says so), and the bug
+ *               is found under --spin-bound 2000;
  *   churn       an operation that raises a counter and yields, for good:
  *               it changes memory at every turn, a divergence.
  */
@@ -32,6 +40,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -108,6 +117,21 @@ static int64_t event_wait_timed(void *o, int64_t unused)
     return 2;
 }
 
+static int64_t event_wait_try(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    for (;;) {
+        if (pthread_mutex_trylock(&e->m) == 0) {
+            int r = e->ready;
+            pthread_mutex_unlock(&e->m);
+            if (r)
+                return 3;
+        }
+        lineup_yield();
+    }
+}
+
 static void event_destroy(void *o)
 {
     struct event *e = o;
@@ -117,7 +141,7 @@ static void event_destroy(void *o)
 }
 
 LINEUP_HARNESS(event, event_create, event_destroy, LINEUP_OP(event_wait_yield, 0),
-               LINEUP_OP(event_wait_timed, 0), LINEUP_OP(event_set, 0));
+               LINEUP_OP(event_wait_timed, 0), LINEUP_OP(event_wait_try, 0), LINEUP_OP(event_set, 0));
 LINEUP_HARNESS(event_lost, event_create, event_destroy, LINEUP_OP(event_wait_yield, 0),
                LINEUP_OP(event_set_lost, 0));
 
@@ -180,6 +204,9 @@ struct ticker {
     long v;
     atomic_int stop;
     atomic_long ticks;
+    bool plain; /* ticks counted in plain_ticks, under tm */
+    pthread_mutex_t tm;
+    long plain_ticks;
     pthread_t th;
 };
 
@@ -187,17 +214,25 @@ static void *ticker_tick(void *arg)
 {
     struct ticker *t = arg;
     while (!atomic_load(&t->stop)) {
-        atomic_fetch_add(&t->ticks, 1);
+        if (t->plain) {
+            pthread_mutex_lock(&t->tm);
+            t->plain_ticks++;
+            pthread_mutex_unlock(&t->tm);
+        } else {
+            atomic_fetch_add(&t->ticks, 1);
+        }
         usleep(1000);
     }
     return NULL;
 }
 
-static void *ticker_create(void)
+static void *ticker_start(bool plain)
 {
     struct ticker *t = calloc(1, sizeof *t);
     if (!t)
         return NULL;
+    t->plain = plain;
+    pthread_mutex_init(&t->tm, NULL);
     pthread_mutex_init(&t->m, NULL);
     pthread_cond_init(&t->c, NULL);
     if (pthread_create(&t->th, NULL, ticker_tick, t) != 0) {
@@ -205,6 +240,16 @@ static void *ticker_create(void)
         return NULL;
     }
     return t;
+}
+
+static void *ticker_create(void)
+{
+    return ticker_start(false);
+}
+
+static void *ticker_create_plain(void)
+{
+    return ticker_start(true);
 }
 
 static void ticker_destroy(void *o)
@@ -264,6 +309,76 @@ static int64_t ticker_get(void *o, int64_t unused)
 LINEUP_HARNESS(ticker, ticker_create, ticker_destroy, LINEUP_OP(ticker_wait_flag, 0),
                LINEUP_OP(ticker_set_flag, 0));
 LINEUP_HARNESS(tickleak, ticker_create, ticker_destroy, LINEUP_OP(ticker_bump, 0), LINEUP_OP(ticker_get, 0));
+LINEUP_HARNESS(tickleak_plain, ticker_create_plain, ticker_destroy, LINEUP_OP(ticker_bump, 0),
+               LINEUP_OP(ticker_get, 0));
+
+/* ---- deadline ---- */
+
+#define DEADLINE 600
+
+struct deadline {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    long next; /* the earliest deadline asked for, 0: none */
+    atomic_long ticks;
+    atomic_int stop;
+    pthread_t th;
+};
+
+static void *deadline_tick(void *arg)
+{
+    struct deadline *d = arg;
+    while (!atomic_load(&d->stop)) {
+        atomic_fetch_add(&d->ticks, 1);
+        pthread_mutex_lock(&d->m);
+        if (d->next && atomic_load(&d->ticks) >= d->next) {
+            d->next = 0;
+            pthread_cond_signal(&d->c); /* BUG: two sleepers with one deadline need a broadcast */
+        }
+        pthread_mutex_unlock(&d->m);
+        usleep(1000);
+    }
+    return NULL;
+}
+
+static void *deadline_create(void)
+{
+    struct deadline *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    pthread_mutex_init(&d->m, NULL);
+    pthread_cond_init(&d->c, NULL);
+    if (pthread_create(&d->th, NULL, deadline_tick, d) != 0) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static void deadline_destroy(void *o)
+{
+    struct deadline *d = o;
+    atomic_store(&d->stop, 1);
+    pthread_join(d->th, NULL);
+    free(d);
+}
+
+static int64_t sleep_for(void *o, int64_t unused)
+{
+    struct deadline *d = o;
+    (void)unused;
+    pthread_mutex_lock(&d->m);
+    long due = atomic_load(&d->ticks) + DEADLINE;
+    while (atomic_load(&d->ticks) < due) {
+        if (!d->next || due < d->next)
+            d->next = due;
+        pthread_cond_wait(&d->c, &d->m);
+    }
+    pthread_mutex_unlock(&d->m);
+    return 1;
+}
+
+LINEUP_HARNESS(deadline, deadline_create, deadline_destroy, LINEUP_OP(sleep_for, 0));
 
 /* ---- churn ---- */
 
