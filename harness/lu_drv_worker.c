@@ -736,6 +736,7 @@ static struct lu_sched *lu__sched_new(const struct lu__sched_opts *o)
     cfg.on_fatal = lu__on_fatal;
     cfg.turns = true;             /* the object's own threads run beside a serial call (lu__main_body) */
     cfg.turns_first = lu__serial; /* ... when it waits for them: phase 1 is unbounded */
+    cfg.quiet_waits = true;       /* a wait that polls under a lock is stuck, not a divergence */
     cfg.por = o->por;
     cfg.cache = o->por ? lu__cache : NULL;
     cfg.no_clocks = true; /* Line-Up checks histories, not data races */

@@ -63,8 +63,8 @@ typedef uint64_t lu__a64;
 typedef unsigned __int128 lu__a128;
 
 /* The footprint of the running step (lu_sched_plain_access), for the
- * reduction and livelock detection: only while an execution runs, on its
- * threads, and not on
+ * reduction and livelock detection: only while lu_sched_footprint says so,
+ * on an execution's threads, and not on
  * the thread's own stack, whose bounds each thread keeps for the execution
  * (lu__own.gen is the execution's lu_sched_footprint). */
 struct lu__own_stack {

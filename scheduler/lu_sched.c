@@ -1148,7 +1148,8 @@ static void lu__thread_reset(struct lu__thread *t)
     t->idle = t->settled = t->wrote = false;
     t->quiet_step = 0;
     t->nseen = t->seen_next = 0;
-    t->look_news = UINT64_MAX;
+    t->look_news = t->looks_news = UINT64_MAX;
+    t->looks = 0;
     t->signalled = false;
     t->sig_pending = 0;
     memset(&t->sigs, 0, sizeof t->sigs);
@@ -1541,9 +1542,13 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
 
     lu__explore_begin(s);
     {
-        /* with reduction or not: livelock detection asks for plain writes */
+        /* with reduction, for the whole execution; without, only while a
+         * step judged quiet runs (lu__idle_step), whose plain writes end
+         * its quietness */
         static uint32_t gen;
-        __atomic_store_n(&lu_sched_footprint, ++gen ? gen : ++gen, __ATOMIC_RELAXED);
+        s->fp_gen = ++gen ? gen : ++gen;
+        if (s->x_por)
+            __atomic_store_n(&lu_sched_footprint, s->fp_gen, __ATOMIC_RELAXED);
     }
     struct lu__thread *t0 = &s->threads[0];
     lu__thread_reset(t0);

@@ -291,6 +291,15 @@ struct lu_sched_config {
      * that take turns wait for it. For a layer above that explores every
      * schedule of its serial executions without a bound. */
     bool turns_first;
+    /* Waits that poll under a lock count as spinning (docs/strategies.md,
+     * "Idle threads"): an idle thread's quiet steps (a lock taken back, a
+     * look at what it saw) do not restart the livelock count, and spin
+     * once it went round with no news. For a layer above whose code under
+     * test keeps its shared state where lineup sees the writes (a Line-Up
+     * object on the heap); whole programs share state on stacks and
+     * through calls lineup does not see, which would make progress look
+     * quiet. */
+    bool quiet_waits;
 };
 
 /* Each controlled thread runs on the thread pointer of a real pool thread:
@@ -642,10 +651,12 @@ void lu_sched_plain_access(const void *addr, size_t size, bool write);
  * name (a string behind an argument it could not pair): the step is
  * dependent with everything. As lu_sched_plain_access otherwise. */
 void lu_sched_plain_unknown(void);
-/* Nonzero while an execution runs in this process (one at a time), and
- * another value in each: the hooks call lu_sched_plain_access only then,
- * so that code outside executions pays a load, and know when what they
- * keep per thread (lu_sched_private_stack) is from an earlier execution. */
+/* Nonzero while an execution whose reduction counts plain accesses runs in
+ * this process (one at a time), or while a step whose plain writes matter
+ * to livelock detection runs in another (config.quiet_waits), and another
+ * value in each execution: the hooks call lu_sched_plain_access only then,
+ * so that other code pays a load, and know when what they keep per thread
+ * (lu_sched_private_stack) is from an earlier execution. */
 extern uint32_t lu_sched_footprint;
 /* The part [lo, lo+len) of the calling controlled thread's stack that only
  * its own frames use, or len 0: plain accesses there are private, and the

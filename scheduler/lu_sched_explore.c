@@ -1481,6 +1481,8 @@ static bool lu__background_quiet(struct lu_sched *s, const struct lu__thread *t,
  * can, the livelock count starts again whoever goes on. */
 static bool lu__quiet_possible(struct lu_sched *s, uint64_t runnable)
 {
+    if (!s->cfg.quiet_waits)
+        return false;
     for (uint64_t m = runnable; m; m &= m - 1) {
         const struct lu__thread *t = &s->threads[__builtin_ctzll(m)];
         if ((t->idle && lu__quiet_step(s, t)) || lu__background_quiet(s, t, runnable))
@@ -1515,14 +1517,36 @@ static inline void lu__news(struct lu_sched *s)
     s->bg_changed = false;
 }
 
+/* Plain writes of the step about to run decide whether it was quiet: with
+ * reduction the hooks report them anyway; without, only for such a step. */
+static inline void lu__watch_writes(struct lu_sched *s, bool on)
+{
+    if (!s->x_por)
+        __atomic_store_n(&lu_sched_footprint, on ? s->fp_gen : 0, __ATOMIC_RELAXED);
+}
+
 /* Thread t goes on from this point (runnable: the threads that could, not
  * spinning; spins: t is one that spins, all_spin: everyone does). A look
  * makes it idle; a step that is not quiet ends its idleness and is news. */
 static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, bool all_spin,
                           uint64_t runnable)
 {
-    bool bg = lu__background_quiet(s, t, runnable);
     t->quiet_step = 0;
+    if (all_spin) {
+        /* a turn among spinners: counted for the livelock (lu__looked) */
+        if (t->looks_news != s->news) {
+            t->looks = 0;
+            t->looks_news = s->news;
+        }
+        t->looks++;
+    }
+    if (!s->cfg.quiet_waits) {
+        /* any step but a turn among spinners is news */
+        if (!all_spin)
+            lu__news(s);
+        return;
+    }
+    bool bg = lu__background_quiet(s, t, runnable);
     if (spins) {
         /* a quiet step taken for a look is quiet only if it writes no
          * plain memory; a real look's writes (a count of its tries) do
@@ -1536,6 +1560,7 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
         if (quiet) {
             t->quiet_step = bg ? 2 : 1;
             t->wrote = false;
+            lu__watch_writes(s, true);
         }
         return;
     }
@@ -1552,6 +1577,7 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
         /* quiet unless it writes plain memory: known at its next point */
         t->quiet_step = bg ? 2 : 1;
         t->wrote = false;
+        lu__watch_writes(s, true);
     }
 }
 
@@ -1565,6 +1591,7 @@ static inline void lu__idle_wrote(struct lu_sched *s, struct lu__thread *cur)
         return;
     uint8_t q = cur->quiet_step;
     cur->quiet_step = 0;
+    lu__watch_writes(s, false);
     if (!cur->wrote)
         return;
     if (q == 2) {
@@ -1573,6 +1600,21 @@ static inline void lu__idle_wrote(struct lu_sched *s, struct lu__thread *cur)
     }
     cur->idle = cur->settled = false;
     lu__news(s);
+}
+
+/* Whether every thread in enabled took spin_bound turns while everyone
+ * spun, since the last news: per thread, not in all, since a thread that
+ * blocks on a lock a spinner holds drops out of the turns (three pollers
+ * and a sleeping setter were a livelock when the count of all their turns
+ * was held against the one thread left running). */
+static bool lu__looked(const struct lu_sched *s, uint64_t enabled)
+{
+    for (uint64_t m = enabled; m; m &= m - 1) {
+        const struct lu__thread *t = &s->threads[__builtin_ctzll(m)];
+        if (t->looks_news != s->news || t->looks < s->cfg.spin_bound)
+            return false;
+    }
+    return true;
 }
 
 /* Decides the thread that performs its pending operation next; cur is the
@@ -1709,7 +1751,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * thread that just ended made progress: the count starts again. */
         if (!cur_live)
             lu__news(s);
-        if (++s->spin_run > (uint64_t)s->cfg.spin_bound * (uint64_t)__builtin_popcountll(enabled)) {
+        if (++s->spin_run > s->cfg.spin_bound && lu__looked(s, enabled)) {
             /* only threads that take no turns went round: those that do
              * are blocked for good (lu__background_quiet) */
             bool blocked = s->cfg.turns && !lu__any_turns(s, enabled);

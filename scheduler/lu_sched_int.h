@@ -370,7 +370,9 @@ struct lu__thread {
                          * thread that takes no turns, lu__background_quiet) ... */
     bool wrote;         /* ... and wrote plain memory (lu_sched_plain_access) */
     uint8_t nseen, seen_next;
-    uint64_t look_news; /* lu_sched.news at its last look */
+    uint64_t look_news;  /* lu_sched.news at its last look */
+    uint32_t looks;      /* turns it took while everyone spun, since news ... */
+    uint64_t looks_news; /* ... that is, while lu_sched.news was this */
     struct {
         const void *addr;
         uint64_t version;
@@ -442,6 +444,7 @@ struct lu_sched {
     uint64_t spin_run;
     uint64_t news;   /* steps that were not quiet (lu__idle_step), threads that ended */
     bool bg_changed; /* since the last news: a thread that takes no turns changed memory */
+    uint32_t fp_gen; /* this execution's lu_sched_footprint, while it watches writes */
     /* a spinning thread chosen at a cost (lu_sched_step.spin) runs alone
      * until it stops spinning, for at most config.spin_bound more looks */
     int ff_tid;

@@ -8,7 +8,10 @@
  *   event       a one-shot event; wait_yield() takes and releases the lock to
  *               look at the flag and calls lineup_yield() between looks;
  *               wait_timed() retries a pthread_cond_timedwait that gives up;
- *               wait_try() looks only when a trylock takes the lock.
+ *               wait_try() looks only when a trylock takes the lock;
+ *               set_slow() sleeps 400 times before it sets the flag (the
+ *               pollers' turns meanwhile were counted against the one
+ *               poller left running, and the test was a livelock).
  *               Correct: two waiters that poll one lock at once, with
  *               nobody to set the flag, pass it back and forth for good;
  *   event_lost  set() forgets the flag on its contended path (trylock
@@ -72,6 +75,13 @@ static int64_t event_set(void *o, int64_t unused)
     pthread_cond_broadcast(&e->c);
     pthread_mutex_unlock(&e->m);
     return 0;
+}
+
+static int64_t event_set_slow(void *o, int64_t unused)
+{
+    for (int i = 0; i < 400; i++)
+        usleep(1000);
+    return event_set(o, unused);
 }
 
 static int64_t event_set_lost(void *o, int64_t unused)
@@ -141,7 +151,8 @@ static void event_destroy(void *o)
 }
 
 LINEUP_HARNESS(event, event_create, event_destroy, LINEUP_OP(event_wait_yield, 0),
-               LINEUP_OP(event_wait_timed, 0), LINEUP_OP(event_wait_try, 0), LINEUP_OP(event_set, 0));
+               LINEUP_OP(event_wait_timed, 0), LINEUP_OP(event_wait_try, 0), LINEUP_OP(event_set, 0),
+               LINEUP_OP(event_set_slow, 0));
 LINEUP_HARNESS(event_lost, event_create, event_destroy, LINEUP_OP(event_wait_yield, 0),
                LINEUP_OP(event_set_lost, 0));
 

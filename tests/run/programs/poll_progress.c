@@ -9,8 +9,14 @@
  * TICKER: one thread stores to an atomic between yields ROUNDS times
  * while main waits for it: progress too.
  *
+ * STACK: main counts to ROUNDS under a lock in a struct on its own stack,
+ * yielding between counts, while a thread polls the count: progress too,
+ * though main's writes to its own stack are not reported (the reason
+ * lineup run does not take waits that poll under a lock for spinning).
+ *
  * STUCK: a thread polls under the lock for a flag nobody sets; main joins
- * it. A livelock, not a run that goes on until a limit.
+ * it. Under lineup run, an execution that runs into the limit of
+ * scheduling points (a Line-Up test takes such a wait for stuck).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -41,6 +47,40 @@ int main(void)
     pthread_t a;
     pthread_create(&a, 0, poller, 0);
     pthread_join(a, 0);
+    return 0;
+}
+#elif defined(STACK)
+struct shared {
+    pthread_mutex_t m;
+    int count;
+};
+
+static void *poller(void *arg)
+{
+    struct shared *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->m);
+        int c = s->count;
+        pthread_mutex_unlock(&s->m);
+        if (c == ROUNDS)
+            return 0;
+        sched_yield();
+    }
+}
+
+int main(void)
+{
+    struct shared s = {PTHREAD_MUTEX_INITIALIZER, 0};
+    pthread_t a;
+    pthread_create(&a, 0, poller, &s);
+    for (int i = 0; i < ROUNDS; i++) {
+        pthread_mutex_lock(&s.m);
+        s.count++;
+        pthread_mutex_unlock(&s.m);
+        sched_yield();
+    }
+    pthread_join(a, 0);
+    assert(s.count == ROUNDS);
     return 0;
 }
 #elif defined(TICKER)
