@@ -1504,7 +1504,34 @@ static bool lu__quiet_possible(struct lu_sched *s, uint64_t runnable)
  * idleness (lu__idle_wrote). */
 bool lu__settled_spin(struct lu_sched *s, const struct lu__thread *t)
 {
-    return t->settled && t->idle && t->look_news == s->news && lu__quiet_step(s, t);
+    if (!t->settled || !t->idle || t->look_news != s->news || t->nprev > LU__MAX_ROUND)
+        return false;
+    /* a repetition of its last round, not a loop's first pass: a thread
+     * that slept twice and then sums 16 striped counters under their locks
+     * 40 times was taken for a livelock */
+    bool again = false;
+    for (int i = 0; i < t->nprev && !again; i++)
+        again = t->prev[i].pc == t->pc && t->prev[i].obj == t->obj;
+    return again && lu__quiet_step(s, t);
+}
+
+/* Notes a quiet step of t's current round (lu__settled_spin). */
+static void lu__round_note(struct lu__thread *t)
+{
+    if (t->nround < LU__MAX_ROUND) {
+        t->round[t->nround].pc = t->pc;
+        t->round[t->nround].obj = t->obj;
+    }
+    if (t->nround <= LU__MAX_ROUND)
+        t->nround++;
+}
+
+/* t looks: its round ends, and becomes the one a settled spin repeats. */
+static void lu__round_end(struct lu__thread *t)
+{
+    t->nprev = t->nround;
+    memcpy(t->prev, t->round, sizeof t->round[0] * (t->nround < LU__MAX_ROUND ? t->nround : LU__MAX_ROUND));
+    t->nround = 0;
 }
 
 /* Something happened that a waiting thread may see: the livelock count
@@ -1553,8 +1580,13 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
          * not make a spin loop progress, as before */
         bool quiet = !lu__looking_q(s, t);
         t->idle = true;
-        t->settled = t->look_news == s->news;
-        t->look_news = s->news;
+        if (quiet) {
+            lu__round_note(t); /* a settled spin: a step of the round */
+        } else {
+            t->settled = t->look_news == s->news;
+            t->look_news = s->news;
+            lu__round_end(t);
+        }
         if (!all_spin)
             s->spin_run = 0; /* chosen at a cost, or forced: bounded by those */
         if (quiet) {
@@ -1569,6 +1601,8 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
         lu__seen_note(s, t); /* news or not, known at its next turn */
     if (!quiet)
         t->idle = t->settled = false;
+    else
+        lu__round_note(t);
     if (bg && !quiet) {
         s->bg_changed = true;
     } else if (!quiet) {

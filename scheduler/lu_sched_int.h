@@ -51,7 +51,8 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 #define LU__MAX_KEYS 1024         /* glibc's PTHREAD_KEYS_MAX */
 #define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
 #define LU__MAX_READS 8
-#define LU__MAX_SEEN 8 /* locations an idle thread remembers (lu__thread.seen) */
+#define LU__MAX_SEEN 8  /* locations an idle thread remembers (lu__thread.seen) */
+#define LU__MAX_ROUND 8 /* quiet steps of a round an idle thread remembers (lu__thread.round) */
 
 enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };
 
@@ -370,7 +371,16 @@ struct lu__thread {
                          * thread that takes no turns, lu__background_quiet) ... */
     bool wrote;         /* ... and wrote plain memory (lu_sched_plain_access) */
     uint8_t nseen, seen_next;
-    uint64_t look_news;  /* lu_sched.news at its last look */
+    uint64_t look_news; /* lu_sched.news at its last look */
+    /* the quiet steps (instruction, object) it took since its last look,
+     * and in the round before (between its last two looks): only a step
+     * that repeats one of the round before is a settled spin; nround or
+     * nprev past LU__MAX_ROUND: too many to tell */
+    uint8_t nround, nprev;
+    struct {
+        uintptr_t pc;
+        const void *obj;
+    } round[LU__MAX_ROUND], prev[LU__MAX_ROUND];
     uint32_t looks;      /* turns it took while everyone spun, since news ... */
     uint64_t looks_news; /* ... that is, while lu_sched.news was this */
     struct {

@@ -36,6 +36,11 @@
  *               broadcast (a bug). A wait of 600 ticks is taken for stuck
  *               at the default --spin-bound (the note says so), and the bug
  *               is found under --spin-bound 2000;
+ *   scan        total() backs off twice (two sleeps: two looks with no news
+ *               between), then sums 16 striped counters under their locks
+ *               40 times: 1,280 quiet steps that a first take at settled
+ *               threads counted as spins, a livelock of a correct object;
+ *               bump() yields, then counts under a lock total() leaves;
  *   churn       an operation that raises a counter and yields, for good:
  *               it changes memory at every turn, a divergence.
  */
@@ -390,6 +395,63 @@ static int64_t sleep_for(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(deadline, deadline_create, deadline_destroy, LINEUP_OP(sleep_for, 0));
+
+/* ---- scan ---- */
+
+#define SCAN_STRIPES 16
+
+struct scan {
+    pthread_mutex_t m[SCAN_STRIPES];
+    long c[SCAN_STRIPES];
+    pthread_mutex_t bm;
+    long b;
+};
+
+static void *scan_create(void)
+{
+    struct scan *sc = calloc(1, sizeof *sc);
+    if (!sc)
+        return NULL;
+    for (int i = 0; i < SCAN_STRIPES; i++) {
+        pthread_mutex_init(&sc->m[i], NULL);
+        sc->c[i] = 1;
+    }
+    pthread_mutex_init(&sc->bm, NULL);
+    return sc;
+}
+
+static int64_t scan_total(void *o, int64_t unused)
+{
+    struct scan *sc = o;
+    (void)unused;
+    usleep(10); /* back off, twice */
+    usleep(10);
+    long least = 0;
+    for (int r = 0; r < 40; r++) {
+        long sum = 0;
+        for (int i = 0; i < SCAN_STRIPES; i++) {
+            pthread_mutex_lock(&sc->m[i]);
+            sum += sc->c[i];
+            pthread_mutex_unlock(&sc->m[i]);
+        }
+        if (r == 0 || sum < least)
+            least = sum;
+    }
+    return least;
+}
+
+static int64_t scan_bump(void *o, int64_t unused)
+{
+    struct scan *sc = o;
+    (void)unused;
+    lineup_yield();
+    pthread_mutex_lock(&sc->bm);
+    long r = ++sc->b;
+    pthread_mutex_unlock(&sc->bm);
+    return r;
+}
+
+LINEUP_HARNESS(scan, scan_create, free, LINEUP_OP(scan_total, 0), LINEUP_OP(scan_bump, 0));
 
 /* ---- churn ---- */
 
