@@ -1794,7 +1794,12 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             return -1;
         }
         int pick = lu__pick_default(enabled, cur_live ? me : -1, s->nthreads);
-        if (cur_live && pick == me && lu__several(enabled))
+        /* turns change at looks: a settled thread's quiet steps (its lock,
+         * its unlock) run on to its next look, or a switch at every step
+         * could set another thread's trylock right after its lock at every
+         * turn, and nobody would ever get the lock (an unfair livelock of a
+         * correct worker) */
+        if (cur_live && pick == me && lu__several(enabled) && lu__looking_q(s, cur))
             pick = lu__pick_default(enabled & ~(1ULL << me), me, s->nthreads);
         cand = 1ULL << pick;
     } else if (s->spin_run && !lu__quiet_possible(s, runnable)) {

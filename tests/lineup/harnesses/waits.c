@@ -36,6 +36,16 @@
  *               broadcast (a bug). A wait of 600 ticks is taken for stuck
  *               at the default --spin-bound (the note says so), and the bug
  *               is found under --spin-bound 2000;
+ *   worker      create() starts a worker that serves requests: each round
+ *               it takes the lock with a trylock (skipping the round when
+ *               it is busy), serves what is pending, and sleeps twice;
+ *               request() registers a request under the lock and polls
+ *               for it. Correct: a first take at turns among settled
+ *               threads switched at every step, which put the worker's
+ *               trylock right after the poller's lock at every turn, a
+ *               livelock of a schedule no fair scheduler keeps up;
+ *               worker_drop: the worker drops the pending request when its
+ *               trylock finds the lock busy (racy), a request never served;
  *   scan        total() backs off twice (two sleeps: two looks with no news
  *               between), then sums 16 striped counters under their locks
  *               40 times: 1,280 quiet steps that a first take at settled
@@ -452,6 +462,88 @@ static int64_t scan_bump(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(scan, scan_create, free, LINEUP_OP(scan_total, 0), LINEUP_OP(scan_bump, 0));
+
+/* ---- worker, worker_drop ---- */
+
+struct worker {
+    pthread_mutex_t m;
+    int pending, done;
+    bool drop;
+    atomic_int stop;
+    pthread_t th;
+};
+
+static void *worker_serve(void *arg)
+{
+    struct worker *w = arg;
+    while (!atomic_load(&w->stop)) {
+        if (pthread_mutex_trylock(&w->m) == 0) {
+            if (w->pending) {
+                w->pending = 0;
+                w->done++;
+            }
+            pthread_mutex_unlock(&w->m);
+        } else if (w->drop) {
+            w->pending = 0; /* BUG: a request dropped, unlocked, when the lock is busy */
+        }
+        usleep(1000);
+        usleep(1000);
+    }
+    return NULL;
+}
+
+static void *worker_start(bool drop)
+{
+    struct worker *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->drop = drop;
+    pthread_mutex_init(&w->m, NULL);
+    if (pthread_create(&w->th, NULL, worker_serve, w) != 0) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void *worker_create(void)
+{
+    return worker_start(false);
+}
+
+static void *worker_create_drop(void)
+{
+    return worker_start(true);
+}
+
+static void worker_destroy(void *o)
+{
+    struct worker *w = o;
+    atomic_store(&w->stop, 1);
+    pthread_join(w->th, NULL);
+    free(w);
+}
+
+static int64_t worker_request(void *o, int64_t unused)
+{
+    struct worker *w = o;
+    (void)unused;
+    pthread_mutex_lock(&w->m);
+    int want = w->done + 1;
+    w->pending = 1;
+    pthread_mutex_unlock(&w->m);
+    for (;;) {
+        pthread_mutex_lock(&w->m);
+        int d = w->done;
+        pthread_mutex_unlock(&w->m);
+        if (d >= want)
+            return 1;
+        lineup_yield();
+    }
+}
+
+LINEUP_HARNESS(worker, worker_create, worker_destroy, LINEUP_OP(worker_request, 0));
+LINEUP_HARNESS(worker_drop, worker_create_drop, worker_destroy, LINEUP_OP(worker_request, 0));
 
 /* ---- churn ---- */
 
