@@ -1636,6 +1636,31 @@ static inline void lu__idle_wrote(struct lu_sched *s, struct lu__thread *cur)
     lu__news(s);
 }
 
+/* Whether the thread whose turn ends keeps it for one more look: at the
+ * triangular counts of turns (1, 3, 6, 10, ...), while some thread is
+ * settled. Fixed turns are one fair schedule, but a periodic one: a thread
+ * that holds a lock across a look (a sleep in its critical section) and a
+ * trylock poller with two looks a round met the lock held at every turn,
+ * a livelock no fair scheduler keeps up; an extra turn at irregular
+ * intervals shifts their phases. Turns among looks alone, where nobody is
+ * settled, are as they were. */
+static bool lu__extra_turn(const struct lu_sched *s)
+{
+    /* n is triangular when 8n + 1 is a square (integer square root) */
+    uint64_t k = 8 * s->spin_run + 1, n = k, r = 0, b = 1ULL << 62;
+    while (b > n)
+        b >>= 2;
+    for (; b; b >>= 2) {
+        if (n >= r + b) {
+            n -= r + b;
+            r = (r >> 1) + b;
+        } else {
+            r >>= 1;
+        }
+    }
+    return r * r == k && lu__settled_any(s);
+}
+
 /* Whether every thread in enabled took spin_bound turns while everyone
  * spun, since the last news: per thread, not in all, since a thread that
  * blocks on a lock a spinner holds drops out of the turns (three pollers
@@ -1799,7 +1824,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * could set another thread's trylock right after its lock at every
          * turn, and nobody would ever get the lock (an unfair livelock of a
          * correct worker) */
-        if (cur_live && pick == me && lu__several(enabled) && lu__looking_q(s, cur))
+        if (cur_live && pick == me && lu__several(enabled) && lu__looking_q(s, cur) && !lu__extra_turn(s))
             pick = lu__pick_default(enabled & ~(1ULL << me), me, s->nthreads);
         cand = 1ULL << pick;
     } else if (s->spin_run && !lu__quiet_possible(s, runnable)) {

@@ -46,6 +46,11 @@
  *               livelock of a schedule no fair scheduler keeps up;
  *               worker_drop: the worker drops the pending request when its
  *               trylock finds the lock busy (racy), a request never served;
+ *   parity      hold() polls a flag with the lock held across a sleep (a
+ *               look inside its critical section), set_try2() retries a
+ *               trylock with two sleeps a round: fixed turns among the
+ *               spinners met the lock held at every trylock, a livelock
+ *               no fair scheduler keeps up (an audit's);
  *   scan        total() backs off twice (two sleeps: two looks with no news
  *               between), then sums 16 striped counters under their locks
  *               40 times: 1,280 quiet steps that a first take at settled
@@ -544,6 +549,53 @@ static int64_t worker_request(void *o, int64_t unused)
 
 LINEUP_HARNESS(worker, worker_create, worker_destroy, LINEUP_OP(worker_request, 0));
 LINEUP_HARNESS(worker_drop, worker_create_drop, worker_destroy, LINEUP_OP(worker_request, 0));
+
+/* ---- parity ---- */
+
+struct parity {
+    pthread_mutex_t m;
+    atomic_int flag;
+};
+
+static void *parity_create(void)
+{
+    struct parity *p = calloc(1, sizeof *p);
+    if (p)
+        pthread_mutex_init(&p->m, NULL);
+    return p;
+}
+
+static int64_t parity_hold(void *o, int64_t unused)
+{
+    struct parity *p = o;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&p->m);
+        int f = atomic_load(&p->flag);
+        usleep(10); /* a look, the lock held */
+        pthread_mutex_unlock(&p->m);
+        if (f)
+            return 1;
+        usleep(10);
+    }
+}
+
+static int64_t parity_set_try2(void *o, int64_t unused)
+{
+    struct parity *p = o;
+    (void)unused;
+    for (;;) {
+        if (pthread_mutex_trylock(&p->m) == 0) {
+            atomic_store(&p->flag, 1);
+            pthread_mutex_unlock(&p->m);
+            return 0;
+        }
+        usleep(10);
+        usleep(10);
+    }
+}
+
+LINEUP_HARNESS(parity, parity_create, free, LINEUP_OP(parity_hold, 0), LINEUP_OP(parity_set_try2, 0));
 
 /* ---- churn ---- */
 
