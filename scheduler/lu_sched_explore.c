@@ -861,9 +861,10 @@ static bool lu__settled_any(const struct lu_sched *s)
  * one (when the bound allows the exchange), minus those the state here
  * wakes; plus, while a thread chosen with a partial entry has not run the
  * steps that entry covers, every other candidate. Returns the sleeping
- * threads. */
+ * threads. no_exchange: everyone spins, or some thread is settled
+ * (lu__settled_any), and nothing sleeps. */
 static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32_t i, uint64_t enabled,
-                              uint64_t cand, bool all_spin)
+                              uint64_t cand, bool no_exchange)
 {
     struct lu__por *p = s->por;
     const struct lu_sched_trace *tr = s->cfg.trace;
@@ -875,7 +876,7 @@ static uint64_t lu__por_sleep(struct lu_sched *s, struct lu__thread *cur, uint32
     ps->rtid = -1;
     ps->rrem = 0;
     int j = p->last;
-    if (j < 0 || all_spin || lu__settled_any(s))
+    if (j < 0 || no_exchange)
         return 0;
     const struct lu__por_step *pj = &p->step[j];
     const struct lu_sched_step *sj = &tr->steps[j];
@@ -1908,7 +1909,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * before the sleep set is worked out, read it after */
         if (pc)
             __builtin_prefetch(lu__pc_bucket(s->pc, s->por->pc_h1 | 1));
-        sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin);
+        sleep = lu__por_sleep(s, cur, len, enabled, cand, all_spin || settled);
         if (pc && lu__pc_covered(s, me, budget)) {
             s->stats.pc_pruned++;
             return lu__por_cut(s);
