@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "lu_sched_int.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* ---- choosing ---- */
@@ -1432,8 +1433,18 @@ static bool lu__quiet_step(struct lu_sched *s, const struct lu__thread *t)
     case LU_SCHED_K_COND_BROADCAST:
         return !o || (o->type == LU__O_COND && !o->u.cond.waiters);
     case LU_SCHED_K_SEM_TRYWAIT:
-        /* one that fails; taking a token another thread posted is news */
-        return o && o->type == LU__O_SEM && o->u.sem.value == 0;
+    case LU_SCHED_K_SEM_WAIT:
+    case LU_SCHED_K_SEM_TIMEDWAIT:
+        /* one that fails (a timed wait that gives up is a look), or that
+         * takes a token given back: a semaphore used as a lock is taken
+         * and given back as a mutex is. Taking a token another thread
+         * posted as a signal (fresh) is news; tokens being alike, any
+         * fresh one there is taken first. */
+        return o && o->type == LU__O_SEM && (o->u.sem.value == 0 || !o->u.sem.fresh);
+    case LU_SCHED_K_SEM_POST:
+        /* giving back a token the thread took; a post that adds one is a
+         * signal, news */
+        return o && o->type == LU__O_SEM && o->u.sem.taken[me] && o->u.sem.value < SEM_VALUE_MAX;
     case LU_SCHED_K_READ: {
         int i = lu__seen_find(t, t->obj);
         return i >= 0 && t->seen[i].version == (o ? o->version : 0);

@@ -88,6 +88,11 @@ struct lu__obj {
         } cond;
         struct {
             unsigned value;
+            /* for idle threads (lu__quiet_step): tokens posted by a thread
+             * that gave back none it took (a signal, not a lock handed
+             * back), and tokens each thread took and has not posted */
+            unsigned fresh;
+            uint16_t taken[LU_SCHED_MAX_THREADS];
         } sem;
         struct {
             unsigned count, arrived;

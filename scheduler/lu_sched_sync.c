@@ -555,6 +555,7 @@ void lu_sched_sem_init(void *sem, unsigned value)
 {
     struct lu__thread *t = lu__me();
     struct lu__obj *o = lu__obj_get(t->s, sem, LU__O_SEM);
+    memset(&o->u.sem, 0, sizeof o->u.sem);
     o->u.sem.value = value;
 }
 
@@ -572,6 +573,11 @@ static int lu__sem_take(struct lu__thread *t, void *sem, int busy_rc)
         return busy_rc;
     }
     o->u.sem.value--;
+    /* a token that may be a signal is taken first (lu__quiet_step) */
+    if (o->u.sem.fresh)
+        o->u.sem.fresh--;
+    if (o->u.sem.taken[t->id] < UINT16_MAX)
+        o->u.sem.taken[t->id]++;
     lu__sync_changed(t, o);
     return 0;
 }
@@ -617,6 +623,10 @@ int lu_sched_sem_post(void *sem, uint16_t label)
         return EOVERFLOW;
     }
     o->u.sem.value++;
+    if (o->u.sem.taken[t->id])
+        o->u.sem.taken[t->id]--; /* one it took, given back */
+    else
+        o->u.sem.fresh++;
     lu__sync_changed(t, o);
     return 0;
 }

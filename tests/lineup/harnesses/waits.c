@@ -57,11 +57,17 @@
  *               threads counted as spins, a livelock of a correct object;
  *               bump() yields, then counts under a lock total() leaves;
  *   churn       an operation that raises a counter and yields, for good:
- *               it changes memory at every turn, a divergence.
+ *               it changes memory at every turn, a divergence;
+ *   semlock     the event with a binary semaphore as its lock (sem_wait,
+ *               look, sem_post, lineup_yield()). Correct: a divergence
+ *               until session 29, when only a failing sem_trywait was quiet;
+ *               semlock_lost: set forgets the flag when its sem_trywait
+ *               fails, a wait that never ends.
  */
 #include <lineup.h>
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -614,3 +620,68 @@ static int64_t churn(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(churn, churn_create, free, LINEUP_OP(churn, 0));
+
+/* ---- semlock, semlock_lost ---- */
+
+struct semlock {
+    sem_t s; /* a binary semaphore used as the flag's lock */
+    int ready;
+};
+
+static void *semlock_create(void)
+{
+    struct semlock *e = calloc(1, sizeof *e);
+    if (e)
+        sem_init(&e->s, 0, 1);
+    return e;
+}
+
+static int64_t semlock_wait(void *o, int64_t unused)
+{
+    struct semlock *e = o;
+    (void)unused;
+    for (;;) {
+        sem_wait(&e->s);
+        int r = e->ready;
+        sem_post(&e->s);
+        if (r)
+            return 1;
+        lineup_yield();
+    }
+}
+
+static int64_t semlock_set(void *o, int64_t unused)
+{
+    struct semlock *e = o;
+    (void)unused;
+    sem_wait(&e->s);
+    e->ready = 1;
+    sem_post(&e->s);
+    return 0;
+}
+
+static int64_t semlock_set_lost(void *o, int64_t unused)
+{
+    struct semlock *e = o;
+    (void)unused;
+    if (sem_trywait(&e->s) == 0) {
+        e->ready = 1;
+        sem_post(&e->s);
+        return 0;
+    }
+    sem_wait(&e->s); /* BUG: the flag is not set on this path */
+    sem_post(&e->s);
+    return 0;
+}
+
+static void semlock_destroy(void *o)
+{
+    struct semlock *e = o;
+    sem_destroy(&e->s);
+    free(e);
+}
+
+LINEUP_HARNESS(semlock, semlock_create, semlock_destroy, LINEUP_OP(semlock_wait, 0),
+               LINEUP_OP(semlock_set, 0));
+LINEUP_HARNESS(semlock_lost, semlock_create, semlock_destroy, LINEUP_OP(semlock_wait, 0),
+               LINEUP_OP(semlock_set_lost, 0));
