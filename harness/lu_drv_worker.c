@@ -324,10 +324,11 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
         lu_hist_buf_printf(&b,
                            "an execution of phase %d ran more than %u scheduling points without finishing: "
                            "a thread loops forever while changing shared memory (it writes an atomic, or "
-                           "plain memory under a lock it takes, at every turn), which lineup takes for "
-                           "progress rather than for a wait that may block for good; a loop that only looks "
-                           "(reads, takes and gives back a lock, yields, sleeps, retries a timed wait) is "
-                           "seen as a wait\n",
+                           "plain memory under a lock it takes, at every turn), or with no look at all (a "
+                           "lock, a read and an unlock, again and again), which lineup takes for progress "
+                           "rather than for a wait that may block for good; a loop that looks at every turn "
+                           "(yields, sleeps, re-reads an unchanged atomic, retries a timed wait) and between "
+                           "looks only reads and takes and gives back locks is seen as a wait\n",
                            phase, LU_DRV_TRACE_CAP);
         lu__report_test(&b);
         lu__set_report(&b);

@@ -62,7 +62,11 @@
  *               look, sem_post, lineup_yield()). Correct: a divergence
  *               until session 29, when only a failing sem_trywait was quiet;
  *               semlock_lost: set forgets the flag when its sem_trywait
- *               fails, a wait that never ends.
+ *               fails, a wait that never ends;
+ *   nolook      the event's wait with no look at all (lock, look at the
+ *               flag, unlock, again): nothing tells it from a loop that
+ *               makes progress, and it is still a divergence (a known
+ *               limit: the report says what loops are seen as waits).
  */
 #include <lineup.h>
 
@@ -685,3 +689,20 @@ LINEUP_HARNESS(semlock, semlock_create, semlock_destroy, LINEUP_OP(semlock_wait,
                LINEUP_OP(semlock_set, 0));
 LINEUP_HARNESS(semlock_lost, semlock_create, semlock_destroy, LINEUP_OP(semlock_wait, 0),
                LINEUP_OP(semlock_set_lost, 0));
+
+/* ---- nolook ---- */
+
+static int64_t nolook_wait(void *o, int64_t unused)
+{
+    struct event *e = o;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&e->m);
+        int r = e->ready;
+        pthread_mutex_unlock(&e->m);
+        if (r)
+            return 1;
+    }
+}
+
+LINEUP_HARNESS(nolook, event_create, event_destroy, LINEUP_OP(nolook_wait, 0), LINEUP_OP(event_set, 0));
