@@ -1148,7 +1148,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->idle = t->settled = t->wrote = false;
     t->quiet_step = 0;
     t->nseen = t->seen_next = 0;
-    t->look_news = t->looks_news = UINT64_MAX;
+    t->look_stirs = t->looks_news = UINT64_MAX;
     t->nround = t->nprev = 0;
     t->looks = 0;
     t->signalled = false;

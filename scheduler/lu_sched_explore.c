@@ -851,7 +851,7 @@ static bool lu__settled_any(const struct lu_sched *s)
 {
     for (int i = 0; i < s->nthreads; i++) {
         const struct lu__thread *t = &s->threads[i];
-        if (t->settled && t->look_news == s->news && t->state == LU__T_RUNNING)
+        if (t->settled && t->look_stirs == s->stirs && t->state == LU__T_RUNNING)
             return true;
     }
     return false;
@@ -1516,7 +1516,7 @@ static bool lu__quiet_possible(struct lu_sched *s, uint64_t runnable)
  * idleness (lu__idle_wrote). */
 bool lu__settled_spin(struct lu_sched *s, const struct lu__thread *t)
 {
-    if (!t->settled || !t->idle || t->look_news != s->news || t->nprev > LU__MAX_ROUND)
+    if (!t->settled || !t->idle || t->look_stirs != s->stirs || t->nprev > LU__MAX_ROUND)
         return false;
     /* a repetition of its last round, not a loop's first pass: a thread
      * that slept twice and then sums 16 striped counters under their locks
@@ -1553,7 +1553,23 @@ static inline void lu__news(struct lu_sched *s)
 {
     s->spin_run = 0;
     s->news++;
+    s->stirs++;
     s->bg_changed = false;
+}
+
+/* A thread that takes no turns changed memory while no test thread could go
+ * on (lu__background_quiet). Not news: a ticker beside a call blocked for
+ * good would keep the livelock count from ever ending. But it stirs settled
+ * threads, whose next round is scheduled as any step: a worker that counts
+ * its progress and then publishes a result and a state, beside a poller
+ * that reads the two under two holds of its lock, must be able to publish
+ * between the poller's reads (with settled pollers, whose rounds then ran
+ * whole between the worker's steps, an audit's future that read its result
+ * before its state passed). */
+static inline void lu__bg_stir(struct lu_sched *s)
+{
+    s->bg_changed = true;
+    s->stirs++;
 }
 
 /* Plain writes of the step about to run decide whether it was quiet: with
@@ -1595,8 +1611,8 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
         if (quiet) {
             lu__round_note(t); /* a settled spin: a step of the round */
         } else {
-            t->settled = t->look_news == s->news;
-            t->look_news = s->news;
+            t->settled = t->look_stirs == s->stirs;
+            t->look_stirs = s->stirs;
             lu__round_end(t);
         }
         if (!all_spin)
@@ -1616,7 +1632,7 @@ static void lu__idle_step(struct lu_sched *s, struct lu__thread *t, bool spins, 
     else
         lu__round_note(t);
     if (bg && !quiet) {
-        s->bg_changed = true;
+        lu__bg_stir(s);
     } else if (!quiet) {
         lu__news(s);
     } else {
@@ -1641,7 +1657,7 @@ static inline void lu__idle_wrote(struct lu_sched *s, struct lu__thread *cur)
     if (!cur->wrote)
         return;
     if (q == 2) {
-        s->bg_changed = true;
+        lu__bg_stir(s);
         return;
     }
     cur->idle = cur->settled = false;

@@ -371,12 +371,12 @@ struct lu__thread {
      * new since, nor changed anything but locks it took and gave back
      * (lu__quiet_step); seen[] holds the versions it read meanwhile */
     bool idle;
-    bool settled;       /* two looks in a row with no news between (lu__settled_spin) */
+    bool settled;       /* two looks in a row with no stir between (lu__settled_spin) */
     uint8_t quiet_step; /* its last step was judged quiet before it ran (1; 2: a
                          * thread that takes no turns, lu__background_quiet) ... */
     bool wrote;         /* ... and wrote plain memory (lu_sched_plain_access) */
     uint8_t nseen, seen_next;
-    uint64_t look_news; /* lu_sched.news at its last look */
+    uint64_t look_stirs; /* lu_sched.stirs at its last look */
     /* the quiet steps (instruction, object) it took since its last look,
      * and in the round before (between its last two looks): only a step
      * that repeats one of the round before is a settled spin; nround or
@@ -458,6 +458,7 @@ struct lu_sched {
     uint32_t replay_len; /* steps of trace to follow */
     uint64_t spin_run;
     uint64_t news;   /* steps that were not quiet (lu__idle_step), threads that ended */
+    uint64_t stirs;  /* news, and changes by threads that take no turns (lu__bg_stir) */
     bool bg_changed; /* since the last news: a thread that takes no turns changed memory */
     uint32_t fp_gen; /* this execution's lu_sched_footprint, while it watches writes */
     /* a spinning thread chosen at a cost (lu_sched_step.spin) runs alone

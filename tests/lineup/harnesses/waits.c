@@ -33,7 +33,7 @@
  *   deadline    a timer whose thread ticks (an atomic add, then usleep) and
  *               wakes sleep_for() calls DEADLINE ticks after they began,
  *               with pthread_cond_signal where two sleepers need a
- *               broadcast (a bug). A wait of 600 ticks is taken for stuck
+ *               broadcast (a bug). A wait of 1500 ticks is taken for stuck
  *               at the default --spin-bound (the note says so), and the bug
  *               is found under --spin-bound 2000;
  *   worker      create() starts a worker that serves requests: each round
@@ -66,7 +66,16 @@
  *   nolook      the event's wait with no look at all (lock, look at the
  *               flag, unlock, again): nothing tells it from a loop that
  *               makes progress, and it is still a divergence (a known
- *               limit: the report says what loops are seen as waits).
+ *               limit: the report says what loops are seen as waits);
+ *   future      get() starts a thread that counts ten steps of work (an
+ *               atomic add, then usleep), then publishes a result and a
+ *               state; get() polls, reading the result and then the state
+ *               under two holds of its lock, and yields. The state can come
+ *               between the two reads, and get() returns the result it read
+ *               before (a bug): missed until session 29, the work being
+ *               steps of a thread that takes no turns, which left the
+ *               settled poller's rounds whole; future_ok reads the state
+ *               first. Correct.
  */
 #include <lineup.h>
 
@@ -355,7 +364,7 @@ LINEUP_HARNESS(tickleak_plain, ticker_create_plain, ticker_destroy, LINEUP_OP(ti
 
 /* ---- deadline ---- */
 
-#define DEADLINE 600
+#define DEADLINE 1500
 
 struct deadline {
     pthread_mutex_t m;
@@ -706,3 +715,84 @@ static int64_t nolook_wait(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(nolook, event_create, event_destroy, LINEUP_OP(nolook_wait, 0), LINEUP_OP(event_set, 0));
+
+/* ---- future, future_ok ---- */
+
+struct future {
+    pthread_mutex_t m;
+    atomic_int result, state, progress;
+    bool state_first; /* future_ok: the poller reads state, then result */
+};
+
+static void *future_work(void *arg)
+{
+    struct future *f = arg;
+    for (int i = 0; i < 10; i++) {
+        atomic_fetch_add(&f->progress, 1);
+        usleep(100);
+    }
+    atomic_store(&f->result, 42);
+    atomic_store(&f->state, 1);
+    return NULL;
+}
+
+static void *future_create(bool state_first)
+{
+    struct future *f = calloc(1, sizeof *f);
+    if (f) {
+        pthread_mutex_init(&f->m, NULL);
+        f->state_first = state_first;
+    }
+    return f;
+}
+
+static void *future_create_bug(void)
+{
+    return future_create(false);
+}
+
+static void *future_create_ok(void)
+{
+    return future_create(true);
+}
+
+static int load_locked(pthread_mutex_t *m, atomic_int *v)
+{
+    pthread_mutex_lock(m);
+    int r = atomic_load(v);
+    pthread_mutex_unlock(m);
+    return r;
+}
+
+static int64_t future_get(void *o, int64_t unused)
+{
+    struct future *f = o;
+    (void)unused;
+    pthread_t th;
+    if (pthread_create(&th, NULL, future_work, f) != 0)
+        return -1;
+    int r, done;
+    for (;;) {
+        if (f->state_first) {
+            done = load_locked(&f->m, &f->state);
+            r = load_locked(&f->m, &f->result);
+        } else {
+            r = load_locked(&f->m, &f->result); /* BUG: the state may come between */
+            done = load_locked(&f->m, &f->state);
+        }
+        if (done)
+            break;
+        sched_yield();
+    }
+    pthread_join(th, NULL);
+    return r;
+}
+
+static int64_t future_nop(void *o, int64_t v)
+{
+    (void)o;
+    return v;
+}
+
+LINEUP_HARNESS(future, future_create_bug, free, LINEUP_OP(future_get, 0), LINEUP_OP(future_nop, 0));
+LINEUP_HARNESS(future_ok, future_create_ok, free, LINEUP_OP(future_get, 0), LINEUP_OP(future_nop, 0));
