@@ -1063,13 +1063,36 @@ static int lu__slot_map(struct lu_sched *s, struct lu__thread *t, size_t size)
     return 0;
 }
 
+/* Widens the range that holds every slot's stack to t's: a slot's stack
+ * only grows the range, which may so hold stacks no longer mapped, and
+ * memory between them (lu_sched_plain_access looks closer there). */
+static void lu__stacks_note(struct lu_sched *s, const struct lu__thread *t)
+{
+    uintptr_t lo = t->stack_lo, hi = t->stack_top;
+    if (!lo || lo >= hi)
+        return;
+    if (s->stacks_span) {
+        uintptr_t old_hi = s->stacks_lo + s->stacks_span;
+        if (s->stacks_lo < lo)
+            lo = s->stacks_lo;
+        if (old_hi > hi)
+            hi = old_hi;
+    }
+    s->stacks_lo = lo;
+    s->stacks_span = hi - lo;
+}
+
 /* Readies slot t with a stack of size bytes for its controlled thread: a
  * pool thread's, or under a shared TLS one of its own (lu__slot_map). On
  * failure s->error says why. */
 static int lu__pool_start(struct lu_sched *s, struct lu__thread *t, size_t size)
 {
-    if (s->tls_shared)
-        return lu__slot_map(s, t, size);
+    if (s->tls_shared) {
+        int rc = lu__slot_map(s, t, size);
+        if (rc == 0)
+            lu__stacks_note(s, t);
+        return rc;
+    }
     lu__create_fn create = lu__real_create();
     if (!create) {
         snprintf(s->error, sizeof s->error, "cannot start a thread: pthread_create not found");
@@ -1089,6 +1112,7 @@ static int lu__pool_start(struct lu_sched *s, struct lu__thread *t, size_t size)
     }
     t->stack_size = size;
     lu__take(&s->pool_ready);
+    lu__stacks_note(s, t); /* the pool thread set its bounds before it gave pool_ready */
     return 0;
 }
 

@@ -395,11 +395,15 @@ void lu_sched_plain_access(const void *addr, size_t size, bool write)
      * dependent with everything, those included (a local passed by
      * address to a thread that races with its owner). */
     uintptr_t a0 = (uintptr_t)addr;
-    for (int u = 0; u < t->s->nthreads; u++) {
-        const struct lu__thread *o = &t->s->threads[u];
-        if (o != t && o->stack_lo && a0 >= o->stack_lo && a0 < o->stack_top) {
-            g->flags |= LU__PS_ALL;
-            return;
+    /* most accesses are to the heap, outside every slot's stack: one test
+     * (lu__stacks_note) instead of a look at each thread's */
+    if (a0 - t->s->stacks_lo < t->s->stacks_span) {
+        for (int u = 0; u < t->s->nthreads; u++) {
+            const struct lu__thread *o = &t->s->threads[u];
+            if (o != t && o->stack_lo && a0 >= o->stack_lo && a0 < o->stack_top) {
+                g->flags |= LU__PS_ALL;
+                return;
+            }
         }
     }
     uintptr_t a = (uintptr_t)addr & ~(uintptr_t)7, end = (uintptr_t)addr + (size ? size : 1);

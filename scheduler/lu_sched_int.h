@@ -441,6 +441,9 @@ struct lu_sched {
     uint32_t alone_steps; /* points passed alone (lu__choose), for the length limit */
     int npool;            /* pool slots ready: a pool thread's, or a stack of their own */
     int fork_threads;     /* fork server: the most threads an execution in a child had */
+    /* [stacks_lo, stacks_lo + stacks_span): every stack a slot of this
+     * scheduler was given, for lu_sched_plain_access's quick test (0: none) */
+    uintptr_t stacks_lo, stacks_span;
     _Atomic uint32_t pool_ready;
     char error[320]; /* why a pool thread could not start: res->message of an ERROR outcome */
     bool shutdown;
