@@ -111,17 +111,12 @@ static int lu__event_objs(const struct lu__thread *t, const void *o[2])
     return n;
 }
 
-/* POS's race: the same object, and not two plain reads (a write, a
- * read-modify-write or any synchronization operation conflicts). */
-static bool lu__race(const struct lu__thread *a, const struct lu__thread *b)
+/* Whether two events' objects (lu__event_objs) include a common one. */
+static bool lu__objs_meet(const void *const a[2], int na, const void *const b[2], int nb)
 {
-    if (a->k == LU_SCHED_K_READ && b->k == LU_SCHED_K_READ)
-        return false;
-    const void *oa[2], *ob[2];
-    int na = lu__event_objs(a, oa), nb = lu__event_objs(b, ob);
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++)
-            if (oa[i] == ob[j])
+            if (a[i] == b[j])
                 return true;
     return false;
 }
@@ -142,9 +137,20 @@ void lu__strat_executed(struct lu_sched *s, int chosen)
     /* POS: pending events that race with the one executing now get a fresh
      * priority, and so does the event the chosen thread reaches next */
     const struct lu__thread *e = &s->threads[chosen];
-    for (int i = 0; i < s->nthreads; i++) {
+    /* POS's race: the same object, and not two plain reads (a write, a
+     * read-modify-write or any synchronization operation conflicts). e's
+     * side is worked out once (this runs at every step): an event that
+     * touches no object (a call, a return) races with nothing. */
+    const void *oe[2];
+    int ne = lu__event_objs(e, oe);
+    bool e_read = e->k == LU_SCHED_K_READ;
+    for (int i = 0; ne && i < s->nthreads; i++) {
         const struct lu__thread *t = &s->threads[i];
-        if (i != chosen && t->state == LU__T_RUNNING && lu__race(t, e))
+        if (i == chosen || t->state != LU__T_RUNNING || (e_read && t->k == LU_SCHED_K_READ))
+            continue;
+        const void *ot[2];
+        int nt = lu__event_objs(t, ot);
+        if (lu__objs_meet(ot, nt, oe, ne))
             st->prio[i] = lu__fresh_prio(s, i);
     }
     st->prio[chosen] = lu__fresh_prio(s, chosen);
