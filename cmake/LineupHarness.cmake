@@ -2,10 +2,12 @@
 #
 # Builds the shared object <name>.so (no "lib" prefix) from C sources, as
 # `lineup-cc -shared -o <name>.so <sources>` does: ThreadSanitizer
-# instrumentation with volatile distinction, -g, frame pointers, lineup.h on
-# the include path, and no TSan runtime at link time (the __tsan_* and
-# lineup_* symbols stay undefined: the lineup process that loads the object
-# defines them). Test it with `lineup ./<name>.so`.
+# instrumentation with volatile distinction, -g, frame pointers,
+# -Wreturn-type, libc's memory and string functions left as calls (gcc:
+# -fno-builtin-..., _FORTIFY_SOURCE undefined; clang: reads before writes
+# instrumented), lineup.h on the include path, and no TSan runtime at link
+# time (the __tsan_* and lineup_* symbols stay undefined: the lineup process
+# that loads the object defines them). Test it with `lineup ./<name>.so`.
 #
 # Inside lineup's own build this file is included by the top-level
 # CMakeLists.txt. From another project, include it from a lineup checkout or
@@ -47,14 +49,32 @@ function(lineup_add_harness name)
                         "(${LINEUP_INCLUDE_DIR}); set it to the directory that holds lineup.h")
   endif()
 
-  # Volatile distinction gives volatile accesses their own hooks, which
-  # lineup turns into scheduling points. Both compilers have it since 11.
+  # The flags lineup-cc gives (harness/lineup-cc.in says why each is there;
+  # tooling.cmake_external compares the two). Volatile distinction gives
+  # volatile accesses their own hooks, which lineup turns into scheduling
+  # points; both compilers have it since 11. The others keep the
+  # partial-order reduction sound: without them a harness built here
+  # passed where the same one built by lineup-cc failed (an audit).
   if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
     # -Wno-tsan: gcc warns that TSan does not support atomic_thread_fence;
     # lineup does.
-    set(volatile_flags --param=tsan-distinguish-volatile=1 -Wno-tsan)
+    set(family_flags --param=tsan-distinguish-volatile=1 -Wno-tsan)
+    # gcc expands these inline after its instrumentation pass, where no hook
+    # sees their loads and stores; as calls liblineup.so sees them
+    foreach(f memcpy mempcpy memmove memset memcmp bcmp strlen strnlen strcmp strncmp strcpy strncpy
+              stpcpy stpncpy strcat strncat strchr strrchr memchr strdup strndup snprintf vsnprintf
+              sprintf vsprintf)
+      list(APPEND family_flags -fno-builtin-${f})
+    endforeach()
+    # _FORTIFY_SOURCE's checking builtins are folded inline the same way;
+    # compile options come after CMAKE_C_FLAGS and the definitions
+    set(late_flags -U_FORTIFY_SOURCE -Wp,-U_FORTIFY_SOURCE)
   elseif(CMAKE_C_COMPILER_ID MATCHES "Clang")
-    set(volatile_flags "SHELL:-mllvm -tsan-distinguish-volatile=1")
+    # -tsan-instrument-read-before-write: LLVM's pass leaves out a read
+    # that a write of the same address follows in its basic block
+    set(family_flags "SHELL:-mllvm -tsan-distinguish-volatile=1"
+                     "SHELL:-mllvm -tsan-instrument-read-before-write=1")
+    set(late_flags)
   else()
     message(FATAL_ERROR "lineup_add_harness(${name}): the C compiler is ${CMAKE_C_COMPILER_ID}; "
                         "lineup needs gcc or clang (ThreadSanitizer instrumentation)")
@@ -69,7 +89,10 @@ function(lineup_add_harness name)
   target_include_directories(${name} PRIVATE "${LINEUP_INCLUDE_DIR}")
   # Compile options only: -fsanitize=thread must not reach the link, where
   # the compiler driver would add libtsan.
-  target_compile_options(${name} PRIVATE -g -fsanitize=thread -fno-omit-frame-pointer ${volatile_flags})
+  # -Wreturn-type: an operation that forgets its return statement returns
+  # garbage, which a check then takes for its result.
+  target_compile_options(${name} PRIVATE -g -fsanitize=thread -fno-omit-frame-pointer -Wreturn-type
+                                         ${family_flags} ${late_flags})
 
   # The object is meant to have undefined symbols; undo a -z defs or
   # --no-undefined from the project's linker flags. The last one wins, and

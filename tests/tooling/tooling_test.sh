@@ -229,6 +229,26 @@ cmake_external)
     # the compiler the external project asked for did the work
     readelf -p .comment build/stack_harness.so | grep -qi "${compiler%%-*}" ||
         fail "stack_harness.so was not compiled by $compiler"
+    # lineup-cc's flags, all of them: a build without those that keep libc
+    # calls as calls (gcc) or reads before writes (clang) passed these
+    # tests with the reduction on (an audit)
+    lineup=$(dirname -- "$LINEUP_CC_BIN")/lineup
+    for t in "footprint rbw write_y(2) | read_twice(0)" "libcmem literal put(0) | is_ab(0)"; do
+        read -r so h test <<<"$t"
+        rc=0
+        "$lineup" --jobs 1 --max-executions 0 --harness "$h" --test "$test" "build/$so.so" >"$so.out" 2>&1 || rc=$?
+        [[ $rc == 1 ]] && grep -q "4 distinct histories" "$so.out" ||
+            fail "$so.so built by lineup_add_harness: exit $rc, not the bug lineup-cc's build shows: $(tail -5 "$so.out")"
+    done
+    flags_of() {
+        tr -d '\\' | tr ' ' '\n' | grep -E -- '^(-fno-builtin-|-U|-Wp,|-tsan-|--param|-fsanitize|-fno-omit|-W(return-type|no-tsan)$|-g$)' |
+            sort -u
+    }
+    LINEUP_CC_VERBOSE=1 lcc -O2 -shared -o lcc_footprint.so "$LINEUP_SRC/tests/lineup/harnesses/footprint.c" 2>&1 |
+        grep -- '-fsanitize=thread' | flags_of >lcc.flags
+    grep -o '"command": "[^"]*footprint.c[^"]*"' build/compile_commands.json | flags_of >cmake.flags
+    [[ -s lcc.flags ]] || fail "no compile command of lineup-cc seen"
+    diff lcc.flags cmake.flags >flags.diff || fail "lineup_add_harness and lineup-cc compile differently: $(cat flags.diff)"
     ;;
 
 *)
