@@ -510,6 +510,9 @@ struct lu_drv_json {
  * dies as a usage error (an empty name, a directory, a directory lineup
  * cannot write in), before anything runs. */
 void lu_drv_json_resolve(const char *prog, const char *v, struct lu_drv_json *j);
+/* Whether j is written into a file that is input's (the harness, the
+ * program): replacing that by the JSON would destroy what was checked. */
+bool lu_drv_json_is(const struct lu_drv_json *j, const char *input);
 /* With to_stdout: keeps lineup's standard output for the JSON and points
  * fd 1 at standard error, where the report goes. 0, or 3 with a message. */
 int lu_drv_json_take_stdout(const char *prog, struct lu_drv_json *j);

@@ -2175,13 +2175,9 @@ int main(int argc, char **argv)
     if (o.replay)
         return lu__replay_main(&o);
 
-    if (o.json.arg && !o.json.direct) {
-        struct stat js, hs;
-        if (stat(o.json.path, &js) == 0 && stat(o.path, &hs) == 0 && js.st_dev == hs.st_dev &&
-            js.st_ino == hs.st_ino) {
-            fprintf(stderr, "lineup: --json %s is the harness itself; give another file\n", o.json.arg);
-            return EXIT_USAGE;
-        }
+    if (lu_drv_json_is(&o.json, o.path)) {
+        fprintf(stderr, "lineup: --json %s is the harness itself; give another file\n", o.json.arg);
+        return EXIT_USAGE;
     }
     /* the JSON alone on standard output, for a pipe; the report on
      * standard error */

@@ -1301,6 +1301,11 @@ int lu_drv_run_main(int argc, char **argv)
     if (!realpath(found, abs))
         snprintf(abs, sizeof abs, "%s", found);
     x.path = abs;
+    if (lu_drv_json_is(&o.json, abs)) {
+        fprintf(stderr, "lineup run: --json %s is the program itself; give another file\n", o.json.arg);
+        lu_drv_run_replay_free(&rp);
+        return EXIT_USAGE;
+    }
     int chk = lu_drv_run_check_program(abs, err, sizeof err);
     if (chk == -2) {
         lu_drv_run_replay_free(&rp);

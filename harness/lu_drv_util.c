@@ -649,6 +649,13 @@ void lu_drv_json_cleanup(void)
         unlink(lu__json_tmp);
 }
 
+bool lu_drv_json_is(const struct lu_drv_json *j, const char *input)
+{
+    struct stat js, is;
+    return j->arg && !j->direct && stat(j->path, &js) == 0 && stat(input, &is) == 0 &&
+           js.st_dev == is.st_dev && js.st_ino == is.st_ino;
+}
+
 /* Problems a whole run would otherwise end with are usage errors here,
  * before anything runs. */
 void lu_drv_json_resolve(const char *prog, const char *v, struct lu_drv_json *j)

@@ -238,6 +238,11 @@ PY
     [[ -f $replay ]] || fail "no replay file '$replay'"
     lu 1 run --quiet --replay "$replay"
     has "\(reproduced\)"
+    # the program is not overwritten (it was, by the JSON of its verdict)
+    cp "$P/lost_fixed" self
+    usage_error run --quiet --json self -- ./self
+    has "^lineup run: --json self is the program itself"
+    cmp -s self "$P/lost_fixed" || fail "--json overwrote the program"
     # a timeout: no verdict, exit status 2
     lu 2 run --quiet --timeout 1 --json timeout.json -- "$P/block"
     jq_ timeout.json 's["verdict"] == "INCONCLUSIVE" and s["exit"] == 2 and s["inconclusive"] == 1' \
