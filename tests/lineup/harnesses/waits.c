@@ -26,6 +26,12 @@
  *   ticker      create() starts a thread that counts ticks (an atomic add,
  *               then usleep) until destroy() stops it; wait_flag() blocks on
  *               a condition variable until set_flag(). Correct;
+ *   tickpoll_lost  the same ticker; poll_flag() polls the flag under the
+ *               lock and yields, set_lost() forgets it when its trylock
+ *               fails (as event_lost): the ticker's ticks stir the settled
+ *               poller only in the first quarter of the livelock count, or
+ *               every round branches (the default budget ran out where
+ *               2,903 executions had covered the bound);
  *   tickleak    the same ticker, and bump() leaks its lock on the contended
  *               path: get() after it blocks for good while the ticker runs,
  *               a deadlock of the test's calls, not a livelock;
@@ -35,7 +41,7 @@
  *               with pthread_cond_signal where two sleepers need a
  *               broadcast (a bug). A wait of 1500 ticks is taken for stuck
  *               at the default --spin-bound (the note says so), and the bug
- *               is found under --spin-bound 2000;
+ *               is found under --spin-bound 3000;
  *   worker      create() starts a worker that serves requests: each round
  *               it takes the lock with a trylock (skipping the round when
  *               it is busy), serves what is pending, and sleeps twice;
@@ -356,8 +362,38 @@ static int64_t ticker_get(void *o, int64_t unused)
     return v;
 }
 
+static int64_t ticker_poll_flag(void *o, int64_t unused)
+{
+    struct ticker *t = o;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&t->m);
+        int r = t->flag;
+        pthread_mutex_unlock(&t->m);
+        if (r)
+            return 1;
+        lineup_yield();
+    }
+}
+
+static int64_t ticker_set_lost(void *o, int64_t unused)
+{
+    struct ticker *t = o;
+    (void)unused;
+    if (pthread_mutex_trylock(&t->m) == 0) {
+        t->flag = 1;
+        pthread_mutex_unlock(&t->m);
+        return 0;
+    }
+    pthread_mutex_lock(&t->m); /* BUG: the flag is not set on this path */
+    pthread_mutex_unlock(&t->m);
+    return 0;
+}
+
 LINEUP_HARNESS(ticker, ticker_create, ticker_destroy, LINEUP_OP(ticker_wait_flag, 0),
                LINEUP_OP(ticker_set_flag, 0));
+LINEUP_HARNESS(tickpoll_lost, ticker_create, ticker_destroy, LINEUP_OP(ticker_poll_flag, 0),
+               LINEUP_OP(ticker_set_lost, 0));
 LINEUP_HARNESS(tickleak, ticker_create, ticker_destroy, LINEUP_OP(ticker_bump, 0), LINEUP_OP(ticker_get, 0));
 LINEUP_HARNESS(tickleak_plain, ticker_create_plain, ticker_destroy, LINEUP_OP(ticker_bump, 0),
                LINEUP_OP(ticker_get, 0));
