@@ -51,7 +51,7 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 #define LU__MAX_KEYS 1024         /* glibc's PTHREAD_KEYS_MAX */
 #define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
 #define LU__MAX_READS 8
-#define LU__MAX_SEEN 8  /* locations an idle thread remembers (lu__thread.seen) */
+#define LU__MAX_SEEN 16 /* locations an idle thread remembers (lu__thread.seen) */
 #define LU__MAX_ROUND 8 /* quiet steps of a round an idle thread remembers (lu__thread.round) */
 
 enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };

@@ -81,7 +81,11 @@
  *               before (a bug): missed until session 29, the work being
  *               steps of a thread that takes no turns, which left the
  *               settled poller's rounds whole; future_ok reads the state
- *               first. Correct.
+ *               first. Correct;
+ *   flags       wait_any() looks at 12 atomic flags under the lock each
+ *               round and yields; set_last() sets the last. Correct: a
+ *               divergence while an idle thread remembered 8 locations
+ *               (until session 29; 16 now).
  */
 #include <lineup.h>
 
@@ -832,3 +836,46 @@ static int64_t future_nop(void *o, int64_t v)
 
 LINEUP_HARNESS(future, future_create_bug, free, LINEUP_OP(future_get, 0), LINEUP_OP(future_nop, 0));
 LINEUP_HARNESS(future_ok, future_create_ok, free, LINEUP_OP(future_get, 0), LINEUP_OP(future_nop, 0));
+
+/* ---- flags ---- */
+
+#define FLAGS 12
+
+struct flags {
+    pthread_mutex_t m;
+    atomic_int f[FLAGS];
+};
+
+static void *flags_create(void)
+{
+    struct flags *e = calloc(1, sizeof *e);
+    if (e)
+        pthread_mutex_init(&e->m, NULL);
+    return e;
+}
+
+static int64_t flags_wait_any(void *o, int64_t unused)
+{
+    struct flags *e = o;
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&e->m);
+        int r = 0;
+        for (int i = 0; i < FLAGS; i++)
+            r |= atomic_load(&e->f[i]);
+        pthread_mutex_unlock(&e->m);
+        if (r)
+            return 1;
+        lineup_yield();
+    }
+}
+
+static int64_t flags_set_last(void *o, int64_t unused)
+{
+    struct flags *e = o;
+    (void)unused;
+    atomic_store(&e->f[FLAGS - 1], 1);
+    return 0;
+}
+
+LINEUP_HARNESS(flags, flags_create, free, LINEUP_OP(flags_wait_any, 0), LINEUP_OP(flags_set_last, 0));
