@@ -8,6 +8,8 @@
 # instrumented), lineup.h on the include path, and no TSan runtime at link
 # time (the __tsan_* and lineup_* symbols stay undefined: the lineup process
 # that loads the object defines them). Test it with `lineup ./<name>.so`.
+# Options added to the target after this call come after lineup's, as with
+# any target: a -D_FORTIFY_SOURCE there would turn it on again (gcc).
 #
 # Inside lineup's own build this file is included by the top-level
 # CMakeLists.txt. From another project, include it from a lineup checkout or
@@ -66,9 +68,13 @@ function(lineup_add_harness name)
               sprintf vsprintf)
       list(APPEND family_flags -fno-builtin-${f})
     endforeach()
-    # _FORTIFY_SOURCE's checking builtins are folded inline the same way;
-    # compile options come after CMAKE_C_FLAGS and the definitions
-    set(late_flags -U_FORTIFY_SOURCE -Wp,-U_FORTIFY_SOURCE)
+    # _FORTIFY_SOURCE's checking builtins are folded inline the same way.
+    # Compile options come after CMAKE_C_FLAGS, the definitions and the
+    # directory's options (but before options added to the target after
+    # this call). One SHELL: group, so that CMake's de-duplication, which
+    # keeps the first copy, cannot drop these for an earlier
+    # -Wp,-U_FORTIFY_SOURCE that a -Wp,-D_FORTIFY_SOURCE=2 follows.
+    set(late_flags "SHELL:-U_FORTIFY_SOURCE -Wp,-U_FORTIFY_SOURCE")
   elseif(CMAKE_C_COMPILER_ID MATCHES "Clang")
     # -tsan-instrument-read-before-write: LLVM's pass leaves out a read
     # that a write of the same address follows in its basic block

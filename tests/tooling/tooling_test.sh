@@ -220,6 +220,9 @@ cmake_external)
     cmake -S "$TOOLING_SRC/external" -B build -DCMAKE_C_COMPILER="$compiler" -DLINEUP_SOURCE_DIR="$LINEUP_SRC" \
         -DCONTRACT_DIR="$CONTRACT_DIR" -DCMAKE_MODULE_LINKER_FLAGS=-Wl,-z,defs
     cmake --build build
+    # (gcc: build/fortify/fortify_probe.so compiled at all shows that
+    # _FORTIFY_SOURCE stayed off)
+    [[ $compiler != gcc* || -f build/fortify/fortify_probe.so ]] || fail "fortify_probe.so not built"
     for so in build/stack_harness.so build/queue_harness.so; do
         [[ -f $so ]] || fail "$so not built"
         no_libtsan "$so"
