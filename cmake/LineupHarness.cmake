@@ -40,6 +40,17 @@ if(NOT DEFINED LINEUP_INCLUDE_DIR)
   unset(_lineup_inc)
 endif()
 
+# The libc functions gcc expands inline after its instrumentation pass
+# (memcpy of 24 bytes or memset of 40 from -O1, memcmp(...) == 0 and strcmp
+# with a literal at -O2, strcpy of a literal at -O0), where no hook sees
+# their loads and stores; as calls, liblineup.so sees what they touch
+# (lu_ipose_libc.c). Both lineup_add_harness and lineup-cc (configured from
+# this list, harness/CMakeLists.txt) give gcc -fno-builtin-<f> for each.
+set(LINEUP_GCC_LIBC_CALLS
+    memcpy mempcpy memmove memset memcmp bcmp strlen strnlen strcmp strncmp strcpy strncpy stpcpy stpncpy
+    strcat strncat strchr strrchr memchr strdup strndup snprintf vsnprintf sprintf vsprintf
+    CACHE INTERNAL "libc functions gcc must leave as calls in code that runs under lineup")
+
 function(lineup_add_harness name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "SOURCES")
   set(sources ${ARG_SOURCES} ${ARG_UNPARSED_ARGUMENTS})
@@ -61,11 +72,7 @@ function(lineup_add_harness name)
     # -Wno-tsan: gcc warns that TSan does not support atomic_thread_fence;
     # lineup does.
     set(family_flags --param=tsan-distinguish-volatile=1 -Wno-tsan)
-    # gcc expands these inline after its instrumentation pass, where no hook
-    # sees their loads and stores; as calls liblineup.so sees them
-    foreach(f memcpy mempcpy memmove memset memcmp bcmp strlen strnlen strcmp strncmp strcpy strncpy
-              stpcpy stpncpy strcat strncat strchr strrchr memchr strdup strndup snprintf vsnprintf
-              sprintf vsprintf)
+    foreach(f IN LISTS LINEUP_GCC_LIBC_CALLS)
       list(APPEND family_flags -fno-builtin-${f})
     endforeach()
     # _FORTIFY_SOURCE's checking builtins are folded inline the same way.
