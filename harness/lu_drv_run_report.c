@@ -436,7 +436,9 @@ static void lu__thread_line(struct lu_hist_buf *b, const struct lu_run_shm *m, i
     } else if (i == culprit && E->kind != LU_RUN_K_PASS && E->kind != LU_RUN_K_DEADLOCK &&
                E->kind != LU_RUN_K_LIVELOCK && !E->killed) {
         if (E->kind == LU_RUN_K_RACE)
-            lu_hist_buf_printf(b, "racing %s", lu__race_kind(E, 1));
+            /* the execution runs on after a race (lu__on_race): the others'
+             * lines are where they ended, so this one says it is earlier */
+            lu_hist_buf_printf(b, "earlier, the racing %s", lu__race_kind(E, 1));
         else if (E->kind == LU_RUN_K_EXIT && E->main_returned)
             lu_hist_buf_printf(b, "returned %d from main", E->status);
         else if (E->kind == LU_RUN_K_EXIT)
@@ -551,7 +553,7 @@ static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
             lu__plog_loc(b, m, p ? p->pc : 0);
             lu_hist_buf_puts(b, "; ");
             lu__tname(b, st->chosen);
-            lu_hist_buf_puts(b, " runs\n");
+            lu_hist_buf_puts(b, lu_sched_step_until_met(tr, i) ? " runs" LU__UNTIL_MET "\n" : " runs\n");
             shown++;
         }
         if (st->flags & LU_SCHED_STEP_TIMEOUT) {

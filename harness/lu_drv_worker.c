@@ -1909,6 +1909,9 @@ static void lu__replay(struct lu_lin_spec *spec)
                        lu_sched_outcome_name(res.outcome));
     lu__report_test(&b);
     lu_hist_buf_puts(&b, "history:\n");
+    /* its calls that never returned are stuck, as the report said, not
+     * pending */
+    lu__hist.stuck = res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK;
     lu_hist_render_timeline(&b, &lu__htest, &lu__hist);
     lu_hist_buf_puts(&b, "preemptions:\n");
     unsigned npre = 0;
@@ -1928,7 +1931,8 @@ static void lu__replay(struct lu_lin_spec *spec)
                 lu_hist_buf_printf(&b, " goes on spinning at %s at ",
                                    pl ? lu_sched_label_name(pl->label) : "?");
                 lu__where(&b, pl ? pl->pc : 0);
-                lu_hist_buf_puts(&b, " while others could run (this costs a preemption too)\n");
+                lu_hist_buf_puts(&b, " while others could run (this costs a preemption too)");
+                lu_hist_buf_puts(&b, lu_sched_step_until_met(tr, i) ? LU__UNTIL_MET "\n" : "\n");
             }
             continue;
         }
@@ -1940,7 +1944,7 @@ static void lu__replay(struct lu_lin_spec *spec)
         lu__where(&b, pl ? pl->pc : 0);
         lu_hist_buf_puts(&b, "; ");
         lu__tname(&b, stp->chosen);
-        lu_hist_buf_puts(&b, " runs\n");
+        lu_hist_buf_puts(&b, lu_sched_step_until_met(tr, i) ? " runs" LU__UNTIL_MET "\n" : " runs\n");
     }
     if (!npre)
         lu_hist_buf_puts(&b, "    none\n");

@@ -1213,6 +1213,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->look_stirs = t->looks_news = UINT64_MAX;
     t->nround = t->nprev = 0;
     t->looks = 0;
+    t->nspun = t->spun_next = 0;
     t->signalled = false;
     t->sig_pending = 0;
     memset(&t->sigs, 0, sizeof t->sigs);
@@ -1574,6 +1575,9 @@ int lu_sched_run(struct lu_sched *s, lu_sched_fn fn, void *arg, struct lu_sched_
     s->spin_run = 0;
     s->bg_changed = false;
     s->ff_tid = -1;
+    s->ff_ask = s->ff_until = s->ff_hit = false;
+    s->ff_chain_tid = -1;
+    s->ff_chain = 0;
     s->section_spawns = 0;
     s->serial_owner = -1;
     s->sect_seqs = 0;

@@ -223,6 +223,21 @@ struct lu_sched_trace {
     struct lu_sched_step steps[];
 };
 
+/* Whether the choice at step i of tr ran a spinning thread chosen at a cost
+ * (lu_sched_step.spin) only until it took a step on an object that a
+ * thread that could run was about to act on, not until it stopped
+ * spinning: DFS records that as a data choice of 1 at the thread's next
+ * point (docs/strategies.md, "Spinning threads"). Any thread; not a
+ * scheduling point. */
+static inline bool lu_sched_step_until_met(const struct lu_sched_trace *tr, uint32_t i)
+{
+    if (i + 1 >= tr->len)
+        return false;
+    const struct lu_sched_step *a = &tr->steps[i], *d = &tr->steps[i + 1];
+    return a->kind == LU_SCHED_CHOOSE_THREAD && a->chosen < 64 && (a->spin >> a->chosen & 1) &&
+           d->kind == LU_SCHED_CHOOSE_DATA && d->prev == a->chosen && d->chosen == 1;
+}
+
 /* Size in bytes of a trace buffer for cap steps. Any thread (the buffer is
  * made before its scheduler); not a scheduling point. */
 size_t lu_sched_trace_size(uint32_t cap);

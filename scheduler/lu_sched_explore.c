@@ -1701,6 +1701,73 @@ static bool lu__extra_turn(const struct lu_sched *s)
     return r * r == k && lu__settled_any(s);
 }
 
+/* Notes the step t is chosen for: spins says whether it spins. */
+static inline void lu__spun_note(struct lu__thread *t, bool spins)
+{
+    if (!spins) {
+        t->nspun = 0;
+        return;
+    }
+    unsigned i = t->spun_next++ % LU__MAX_SPUN;
+    t->spun[i].pc = t->pc;
+    t->spun[i].obj = t->obj;
+    if (t->nspun < LU__MAX_SPUN)
+        t->nspun++;
+}
+
+/* Whether obj is one of those the current run may meet (lu_sched.ff_meet). */
+static bool lu__ff_meets(const struct lu_sched *s, const void *obj)
+{
+    if (!obj)
+        return false;
+    for (int i = 0; i < s->nff_meet; i++)
+        if (s->ff_meet[i] == obj)
+            return true;
+    return false;
+}
+
+/* Spinning thread t is chosen at a cost while the threads in runnable could
+ * go on. Run alone until it stops spinning, it ends where it began its
+ * round, so the other threads' next steps always find it at the same point
+ * of its round: at one phase of the turns that the counts fixed, when it
+ * spun while everyone did. A worker that slept a few times and then posted
+ * two semaphores, beside a poller that tried the two in turn, was missed
+ * for some numbers of sleeps, where the poller stood before its first try
+ * when the posts came. So DFS may also run it only until it has taken a
+ * step on an object that one of them is about to act on: that puts the
+ * step (and only the order of dependent steps matters) before theirs, and
+ * a second such run, at another preemption, the next one. Offered where
+ * that can happen within a round: its spinning steps since it last made
+ * progress act on one of those objects, and were taken at two
+ * instructions at least (a loop with one point, such as a test-and-set
+ * spin, is back where it was after any of its steps). Fills ff_meet, and
+ * returns how many of its instructions meet one, or 0 where the way is not
+ * offered. */
+static unsigned lu__ff_offer(struct lu_sched *s, const struct lu__thread *t, uint64_t runnable)
+{
+    s->nff_meet = 0;
+    for (uint64_t m = runnable; m && s->nff_meet < LU__MAX_MEET; m &= m - 1) {
+        const void *o = s->threads[__builtin_ctzll(m)].obj;
+        if (o && !lu__ff_meets(s, o))
+            s->ff_meet[s->nff_meet++] = o;
+    }
+    /* the instructions of its steps that meet one (the pending one too) */
+    uintptr_t met[LU__MAX_SPUN + 1];
+    unsigned nmet = 0;
+    bool two = false;
+    for (int i = -1; i < t->nspun; i++) {
+        uintptr_t pc = i < 0 ? t->pc : t->spun[i].pc;
+        const void *o = i < 0 ? t->obj : t->spun[i].obj;
+        two = two || pc != t->pc;
+        bool seen = false;
+        for (unsigned j = 0; j < nmet && !seen; j++)
+            seen = met[j] == pc;
+        if (!seen && lu__ff_meets(s, o))
+            met[nmet++] = pc;
+    }
+    return two ? nmet : 0;
+}
+
 /* Whether every thread in enabled took spin_bound turns while everyone
  * spun, since the last news: per thread, not in all, since a thread that
  * blocks on a lock a spinner holds drops out of the turns (three pollers
@@ -1725,6 +1792,14 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     struct lu_sched_trace *tr = s->cfg.trace;
     bool cur_live = cur->state == LU__T_RUNNING;
     lu__idle_wrote(s, cur);
+    if (__builtin_expect(s->ff_ask, 0)) {
+        /* the first step of a run lu__ff_offer offered is done: DFS's data
+         * choice says how long it goes on (1: until it met a step) */
+        s->ff_ask = false;
+        if (s->ff_tid == cur->id && cur_live && s->nlive > 1 && lu__enabled_q(s, cur) &&
+            lu__spinning_q(s, cur))
+            s->ff_until = lu__choose_data(cur, 2) == 1;
+    }
     if (cur_live && s->nlive == 1 && lu__enabled_q(s, cur) && !lu__spinning_q(s, cur)) {
         /* Alone (before the first thread starts, after the last one
          * finished): nothing to choose, so nothing is recorded; a schedule
@@ -1827,8 +1902,28 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * chosen: dropped. A smaller limit would miss what a longer bounded
      * loop does while another thread is preempted. */
     bool forced = false;
+    uint64_t giveups = 0; /* everyone spins: the timed waits that may give up at a cost */
     if (s->ff_tid >= 0) {
-        if (s->ff_tid == me && cur_live && (spinning >> me & 1) && !all_spin) {
+        bool going = s->ff_tid == me && cur_live && (spinning >> me & 1) && !all_spin;
+        if (going && s->ff_until && cur->pc == s->ff_pc && cur->obj == s->ff_obj) {
+            /* back where it began, having seen what it saw before: the
+             * same state as if it had not been chosen */
+            s->stats.spin_dropped++;
+            s->res->message = "a spinning thread run until it met another thread's next step went round";
+            s->res->outcome = LU_SCHED_OUT_DISCARDED;
+            s->res->redundant = true;
+            return -1;
+        }
+        if (going && s->ff_until && s->ff_hit) {
+            going = false;
+            if (s->ff_chain_tid != me)
+                s->ff_chain = 0;
+            s->ff_chain_tid = me;
+            s->ff_chain++;
+        }
+        if (going) {
+            if (s->ff_until)
+                s->ff_hit = lu__ff_meets(s, cur->obj);
             if (++s->ff_looks > s->cfg.spin_bound) {
                 s->stats.spin_dropped++;
                 s->res->message = "a spinning thread given extra turns did not stop spinning";
@@ -1840,6 +1935,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             forced = true;
         } else {
             s->ff_tid = -1;
+            s->ff_until = false;
         }
     }
     if (all_spin) {
@@ -1858,15 +1954,29 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             s->res->bounded = s->bg_changed;
             return -1;
         }
-        int pick = lu__pick_default(enabled, cur_live ? me : -1, s->nthreads);
+        /* A timed wait that would give up waits on while the others take
+         * their turns, until they have taken the bound's (a deadline
+         * outlasts their looks): given up at its turn, as it was until
+         * session 30, it gave up before a holder that slept once and then
+         * let go, and only that was explored (an audit's worker with a 5 s
+         * timed lock beside a 1 ms sleep, a bug missed with every schedule
+         * said to be explored). Giving up is the alternative at a cost of
+         * 1, as where others can run (spin_alt below), at the first turn
+         * after news: later turns of looks change nothing. */
+        uint64_t turns = enabled, timed = lu__timed_spinners(s, enabled);
+        if (timed && timed != enabled && !lu__looked(s, enabled & ~timed))
+            turns = enabled & ~timed;
+        int pick = lu__pick_default(turns, cur_live ? me : -1, s->nthreads);
         /* turns change at looks: a settled thread's quiet steps (its lock,
          * its unlock) run on to its next look, or a switch at every step
          * could set another thread's trylock right after its lock at every
          * turn, and nobody would ever get the lock (an unfair livelock of a
          * correct worker) */
-        if (cur_live && pick == me && lu__several(enabled) && lu__looking_q(s, cur) && !lu__extra_turn(s))
-            pick = lu__pick_default(enabled & ~(1ULL << me), me, s->nthreads);
+        if (cur_live && pick == me && lu__several(turns) && lu__looking_q(s, cur) && !lu__extra_turn(s))
+            pick = lu__pick_default(turns & ~(1ULL << me), me, s->nthreads);
         cand = 1ULL << pick;
+        if (s->spin_run == 1)
+            giveups = timed & ~cand;
     } else if (s->spin_run && !lu__quiet_possible(s, runnable)) {
         /* whoever goes on ends the count (lu__idle_step): known now, so
          * that the state below depends on the trace alone again */
@@ -1883,6 +1993,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t spin_alt = 0;
     if (!all_spin && !forced && !(cur_live && owner >= 0))
         spin_alt = s->x_rand ? lu__timed_spinners(s, spinning) : spinning;
+    else if (all_spin && !(cur_live && owner >= 0))
+        spin_alt = giveups;
     /* A thread whose timed wait just gave up and that waits again (a retry
      * loop) does not give up again before somebody else took a step: that
      * would be time passing while nobody runs, an unfair schedule, and an
@@ -2023,14 +2135,27 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
      * does once it got what it waited for, after a give-up, would never
      * run. */
     if ((spin_alt >> chosen & 1) && !lu__timed_kind(s->threads[chosen].k)) {
+        struct lu__thread *ft = &s->threads[chosen];
         s->ff_tid = chosen;
         s->ff_looks = 0;
+        s->ff_until = false;
+        /* runs in a row, with no other thread's step between, go round
+         * its steps that meet one at most once (unbounded, they would
+         * pass them round and round) */
+        unsigned nmet = lu__ff_offer(s, ft, runnable);
+        s->ff_ask = nmet > (s->ff_chain_tid == chosen ? s->ff_chain : 0);
+        s->ff_hit = lu__ff_meets(s, ft->obj);
+        s->ff_pc = ft->pc;
+        s->ff_obj = ft->obj;
     }
     st->flags = (uint8_t)(flags | (preemptible && chosen != me ? LU_SCHED_STEP_PREEMPT : 0));
     st->preempts = (uint16_t)(base + c);
     if (strategy == LU_SCHED_PCT || strategy == LU_SCHED_POS)
         lu__strat_executed(s, chosen);
     struct lu__thread *ct = &s->threads[chosen];
+    if (chosen != s->ff_chain_tid)
+        s->ff_chain_tid = -1;
+    lu__spun_note(ct, all_spin || (spinning >> chosen & 1));
     lu__idle_step(s, ct, all_spin || (spinning >> chosen & 1), all_spin, runnable);
     st->op = (uint8_t)ct->k;
     st->label = ct->label;
@@ -2083,13 +2208,15 @@ int lu__choose_data(struct lu__thread *t, int n)
         st->enabled = mask;
         st->done = 1ULL << chosen;
         st->chosen = (uint8_t)chosen;
-        st->prev = (uint8_t)t->id;
-        st->flags = 0;
-        st->spin = 0;
-        st->preempts = base;
-        st->op = (uint8_t)t->k;
-        st->label = t->label;
     }
+    /* derived again on a replay, whose file stores only the choice
+     * (lu_sched_step_until_met reads prev) */
+    st->prev = (uint8_t)t->id;
+    st->flags = 0;
+    st->spin = 0;
+    st->preempts = base;
+    st->op = (uint8_t)t->k;
+    st->label = t->label;
     tr->len++;
     return chosen;
 }

@@ -53,6 +53,8 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 #define LU__MAX_READS 8
 #define LU__MAX_SEEN 16 /* locations an idle thread remembers (lu__thread.seen) */
 #define LU__MAX_ROUND 8 /* quiet steps of a round an idle thread remembers (lu__thread.round) */
+#define LU__MAX_SPUN 8  /* spinning steps a thread remembers (lu__thread.spun) */
+#define LU__MAX_MEET 8  /* objects a spinner's run may meet (lu_sched.ff_meet) */
 
 enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };
 
@@ -392,6 +394,13 @@ struct lu__thread {
         const void *addr;
         uint64_t version;
     } seen[LU__MAX_SEEN];
+    /* the steps (instruction, object) it took while it spun, since its last
+     * step that did not spin: a ring of the last LU__MAX_SPUN (lu__ff_offer) */
+    uint8_t nspun, spun_next;
+    struct {
+        uintptr_t pc;
+        const void *obj;
+    } spun[LU__MAX_SPUN];
 
     /* signals sent by other threads (lu_sched_kill): bit sig - 1, and the
      * operation the thread was at when the first came */
@@ -468,6 +477,18 @@ struct lu_sched {
      * until it stops spinning, for at most config.spin_bound more looks */
     int ff_tid;
     uint32_t ff_looks;
+    /* ... or, DFS's other way (a data choice at its next point, ff_ask),
+     * until it has taken a step on an object that a thread that could run
+     * was about to act on (ff_until, ff_meet; ff_hit: that step is taken).
+     * Back at its first step (ff_pc, ff_obj) without one, it went round for
+     * nothing (lu__ff_offer). */
+    bool ff_ask, ff_until, ff_hit;
+    uint8_t nff_meet;
+    int ff_chain_tid;  /* the thread whose such runs ended one after the other, */
+    unsigned ff_chain; /* how many, with no other thread's step since the first */
+    uintptr_t ff_pc;
+    const void *ff_obj;
+    const void *ff_meet[LU__MAX_MEET];
     uint32_t section_spawns; /* threads created inside atomic sections in this execution */
     int serial_owner;        /* the thread in a lu_sched_atomic_begin section, or -1 */
     uint32_t sect_seqs;      /* sections begun in this execution (lu__thread.sect_seq) */

@@ -520,6 +520,21 @@ deadlock)
     run 0 --strategy dfs --preemptions -1 -- "$P/timed_retry_fixed"
     has "every schedule of the program was explored"
     lacks "dropped"
+    # a timed wait beside a holder that sleeps and then lets go, while
+    # everyone spins: the others take their turns first (a deadline outlasts
+    # their looks), so the wait gets what it waits for at no cost, and
+    # giving up is the alternative at a cost of 1 (until session 30 it gave
+    # up at its turn, and only that ran: a bug missed, with every schedule
+    # said to be explored)
+    for p in timed_sleep timed_sleep_sem; do
+        run 1 --strategy dfs --preemptions 0 -- "$P/$p"
+        has "FAIL: assertion failure: \`got == 0' in the main thread at main (timed_sleep.c:59)"
+    done
+    run 0 --strategy dfs --preemptions 0 -- "$P/timed_sleep_got"
+    has "every schedule with at most 0 preemptions was explored"
+    run 1 --strategy dfs -- "$P/timed_sleep_got"
+    has "FAIL: assertion failure: \`got == 1' in the main thread at main (timed_sleep.c:57)"
+    has "thread 1's pthread_mutex_timedlock at worker (timed_sleep.c:37) timed out"
     # a timed lock that gave up is listed with the schedule, and replayed
     run 1 --strategy dfs -- "$P/timed"
     has "FAIL: assertion failure: \`rc == 0' in thread 1 at worker (timed.c:20)"

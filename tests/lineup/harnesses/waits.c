@@ -83,6 +83,18 @@
  *               steps of a thread that takes no turns, which left the
  *               settled poller's rounds whole; future_ok reads the state
  *               first. Correct;
+ *   semposts    get(n) starts a thread that counts ten steps of work (as
+ *               future's), sleeps n times and then posts
+ *               two semaphores, a result and then a state; get() tries the
+ *               result and then the state with sem_trywait (putting back a
+ *               token it takes) and yields. Both posts can come between the
+ *               two tries, and get() returns no result (a bug): missed
+ *               until session 30 for 3, 5, 9 and 30 sleeps, where the
+ *               poller, which spun while the worker slept, stood before
+ *               its first try when the posts came (0 is found in phase 2,
+ *               16 as nondeterminism in phase 1); semposts_ok tries the
+ *               state first. Correct; flagposts: the same with two atomic
+ *               flags that get() loads;
  *   flags       wait_any() looks at 12 atomic flags under the lock each
  *               round and yields; set_last() sets the last. Correct: a
  *               divergence while an idle thread remembered 8 locations
@@ -837,6 +849,114 @@ static int64_t future_nop(void *o, int64_t v)
 
 LINEUP_HARNESS(future, future_create_bug, free, LINEUP_OP(future_get, 0), LINEUP_OP(future_nop, 0));
 LINEUP_HARNESS(future_ok, future_create_ok, free, LINEUP_OP(future_get, 0), LINEUP_OP(future_nop, 0));
+
+/* ---- semposts, semposts_ok, flagposts ---- */
+
+struct semposts {
+    sem_t result, state;
+    atomic_int fresult, fstate;
+    atomic_int sleeps, progress;
+    bool state_first, flags;
+};
+
+static void *semposts_work(void *arg)
+{
+    struct semposts *p = arg;
+    for (int i = 0; i < 10; i++) {
+        atomic_fetch_add(&p->progress, 1);
+        usleep(100);
+    }
+    for (int i = atomic_load(&p->sleeps); i > 0; i--)
+        usleep(100);
+    if (p->flags) {
+        atomic_store(&p->fresult, 1);
+        atomic_store(&p->fstate, 1);
+    } else {
+        sem_post(&p->result);
+        sem_post(&p->state);
+    }
+    return NULL;
+}
+
+static void *semposts_create_as(bool state_first, bool flags)
+{
+    struct semposts *p = calloc(1, sizeof *p);
+    if (p) {
+        sem_init(&p->result, 0, 0);
+        sem_init(&p->state, 0, 0);
+        p->state_first = state_first;
+        p->flags = flags;
+    }
+    return p;
+}
+
+static void *semposts_create(void)
+{
+    return semposts_create_as(false, false);
+}
+
+static void *semposts_create_ok(void)
+{
+    return semposts_create_as(true, false);
+}
+
+static void *flagposts_create(void)
+{
+    return semposts_create_as(false, true);
+}
+
+static void semposts_destroy(void *o)
+{
+    struct semposts *p = o;
+    sem_destroy(&p->result);
+    sem_destroy(&p->state);
+    free(p);
+}
+
+/* whether the result (or the state) is there, leaving it there */
+static int semposts_try(struct semposts *p, bool state)
+{
+    if (p->flags)
+        return atomic_load(state ? &p->fstate : &p->fresult);
+    sem_t *s = state ? &p->state : &p->result;
+    if (sem_trywait(s) != 0)
+        return 0;
+    sem_post(s);
+    return 1;
+}
+
+static int64_t semposts_get(void *o, int64_t sleeps)
+{
+    struct semposts *p = o;
+    atomic_store(&p->sleeps, (int)sleeps);
+    pthread_t th;
+    if (pthread_create(&th, NULL, semposts_work, p) != 0)
+        return -1;
+    int r, done;
+    for (;;) {
+        if (p->state_first) {
+            done = semposts_try(p, true);
+            r = semposts_try(p, false);
+        } else {
+            r = semposts_try(p, false); /* BUG: both posts may come before the next try */
+            done = semposts_try(p, true);
+        }
+        if (done)
+            break;
+        sched_yield();
+    }
+    pthread_join(th, NULL);
+    return r;
+}
+
+/* get(n): n sleeps before the posts */
+#define SEMPOSTS_OPS                                                                                         \
+    LINEUP_OP(semposts_get, 0), LINEUP_OP(semposts_get, 3), LINEUP_OP(semposts_get, 5),                      \
+        LINEUP_OP(semposts_get, 9), LINEUP_OP(semposts_get, 16), LINEUP_OP(semposts_get, 30),                \
+        LINEUP_OP(future_nop, 0)
+LINEUP_HARNESS(semposts, semposts_create, semposts_destroy, SEMPOSTS_OPS);
+LINEUP_HARNESS(semposts_ok, semposts_create_ok, semposts_destroy, SEMPOSTS_OPS);
+LINEUP_HARNESS(flagposts, flagposts_create, semposts_destroy, SEMPOSTS_OPS);
 
 /* ---- flags ---- */
 
