@@ -851,7 +851,10 @@ static bool lu__bug_per_place(int kind)
  * could not run the test to its end. */
 static const char *lu__header(int kind)
 {
-    return kind == LU_DRV_V_TIMEOUT ? "INCONCLUSIVE" : "FAIL";
+    /* FAIL is for bugs found; an error is lineup's failing to check */
+    return kind == LU_DRV_V_TIMEOUT                ? "INCONCLUSIVE"
+           : lu_drv_verdict_exit(kind) == EXIT_BUG ? "FAIL"
+                                                   : "ERROR";
 }
 
 /* Findings a replay file shows again: bugs, and timeouts (where the test
@@ -892,13 +895,26 @@ static void lu__test_canonical(struct lu_hist_buf *b, const struct lu_drv_test *
 
 /* What makes two findings one bug in the reports: the kind and the
  * (minimized) test up to the order of its threads, or the place
- * (lu__bug_per_place). */
+ * (lu__bug_per_place): the report's first line, but for the numbers of
+ * the threads it names ("crash: SIGSEGV ... in thread 1, at pop (q.c:12)"
+ * is thread 0's crash of another sample, with its threads in another
+ * order; an audit found both reported in full). */
 static void lu__finding_key(struct lu_hist_buf *key, int kind, const char *report,
                             const struct lu_drv_test *test, const char *const *labels)
 {
     const char *r = report ? report : "";
     if (lu__bug_per_place(kind)) {
-        lu_hist_buf_printf(key, "%d %.*s", kind, (int)strcspn(r, "\n"), r);
+        lu_hist_buf_printf(key, "%d ", kind);
+        size_t n = strcspn(r, "\n");
+        for (size_t i = 0; i < n; i++) {
+            lu_hist_buf_printf(key, "%c", r[i]);
+            if (i >= 6 && i + 1 < n && memcmp(r + i - 6, "thread ", 7) == 0 && r[i + 1] >= '0' &&
+                r[i + 1] <= '9') {
+                lu_hist_buf_puts(key, "#");
+                while (i + 1 < n && r[i + 1] >= '0' && r[i + 1] <= '9')
+                    i++;
+            }
+        }
     } else {
         lu_hist_buf_printf(key, "%d ", kind);
         if (test)
@@ -1907,14 +1923,58 @@ static unsigned lu__want_of(int verdict)
                                          : 0;
 }
 
+static int lu__thread_cmp(const struct lu_drv_test *t, unsigned a, unsigned b)
+{
+    if (t->len[a] != t->len[b])
+        return t->len[a] < t->len[b] ? -1 : 1;
+    return memcmp(t->cell[a], t->cell[b], t->len[a] * sizeof t->cell[a][0]);
+}
+
+/* t with its threads in one order and its unused cells zero: tests that
+ * are one up to the order of their threads come out alike */
+static void lu__test_norm(const struct lu_drv_test *t, struct lu_drv_test *n)
+{
+    memset(n, 0, sizeof *n);
+    n->nthreads = t->nthreads;
+    for (unsigned i = 0; i < t->nthreads; i++) {
+        n->len[i] = t->len[i];
+        memcpy(n->cell[i], t->cell[i], t->len[i] * sizeof t->cell[i][0]);
+    }
+    for (unsigned i = 1; i < n->nthreads; i++)
+        for (unsigned j = i; j > 0 && lu__thread_cmp(n, j - 1, j) > 0; j--) {
+            unsigned l = n->len[j];
+            uint16_t c[LU_DRV_MAX_CALLS];
+            memcpy(c, n->cell[j], sizeof c);
+            n->len[j] = n->len[j - 1];
+            memcpy(n->cell[j], n->cell[j - 1], sizeof c);
+            n->len[j - 1] = l;
+            memcpy(n->cell[j - 1], c, sizeof c);
+        }
+}
+
+/* The smaller tests a minimization ran that did not fail: the same test
+ * again (dropping either of two like threads, or either of two like calls)
+ * would not fail either, and counting it made "N smaller tests tried"
+ * more than there were. */
+struct lu__tried {
+    unsigned n, cap;
+    struct lu_drv_test *t; /* normalized (lu__test_norm) */
+};
+
 /* Tries cand; when it shows the same kind of bug, it becomes the test. */
 /* *incomplete: a smaller test passed without its search covering its
  * bound (the budget ran out), so "already minimal" would claim too much */
 static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *cand, int verdict,
-                            struct lu__res *r, unsigned *runs, bool *timed_out, bool *incomplete)
+                            struct lu__res *r, unsigned *runs, bool *timed_out, bool *incomplete,
+                            struct lu__tried *tried)
 {
     if (lu_drv_interrupted)
         return false;
+    struct lu_drv_test norm;
+    lu__test_norm(cand, &norm);
+    for (unsigned i = 0; i < tried->n; i++)
+        if (memcmp(&tried->t[i], &norm, sizeof norm) == 0)
+            return false;
     struct lu_drv_job j2 = *job;
     j2.test = *cand;
     j2.want = lu__want_of(verdict);
@@ -1928,6 +1988,15 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
         *timed_out = lu__res_find(&r2, LU_DRV_V_TIMEOUT) != NULL;
         *incomplete |= r2.truncated;
         lu__res_free(&r2);
+        if (tried->n == tried->cap) {
+            unsigned cap = tried->cap ? 2 * tried->cap : 16;
+            struct lu_drv_test *t = realloc(tried->t, cap * sizeof *t);
+            if (!t)
+                return false; /* it only runs a test twice */
+            tried->t = t;
+            tried->cap = cap;
+        }
+        tried->t[tried->n++] = norm;
         return false;
     }
     job->test = *cand;
@@ -1947,18 +2016,20 @@ static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res
 {
     unsigned runs = 0;
     bool progress = true;
+    struct lu__tried tried = {0};
     *cut = *incomplete = false;
     while (progress && !*cut) {
         progress = false;
         struct lu_drv_test cand;
         for (unsigned th = 0; th < job->test.nthreads && !progress && !*cut; th++)
             if (lu__remove_thread(&job->test, th, &cand))
-                progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut, incomplete);
+                progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut, incomplete, &tried);
         for (unsigned th = 0; th < job->test.nthreads && !progress && !*cut; th++)
             for (unsigned k = job->test.len[th]; k-- > 0 && !progress && !*cut;)
                 if (lu__remove_call(&job->test, th, k, &cand))
-                    progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut, incomplete);
+                    progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut, incomplete, &tried);
     }
+    free(tried.t);
     return runs;
 }
 
@@ -1968,6 +2039,7 @@ static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res
 
 struct lu__totals {
     unsigned tests, failed, truncated;
+    unsigned errors; /* tests that ended in an error, as a harness error: neither passed nor failed */
     int min_complete;
     uint64_t ex1, ex2, histories, serial, spec_checks, checks, stuck, cut, recycles;
     uint64_t sampled; /* the default's executions sampled by POS */
@@ -2058,11 +2130,26 @@ static void lu__replay_misfit(const struct lu__replay *rp, uint32_t spin_bound, 
         n += (size_t)snprintf(opts + n, sizeof opts - n, " --watchdog-ms %" PRIu32, watchdog_ms);
     if (tls != LU_SCHED_TLS_AUTO)
         snprintf(opts + n, sizeof opts - n, " --tls %s", lu_drv_tls_name(tls));
-    fprintf(stderr,
-            "lineup: replay: the recorded schedule does not fit this build at choice %u%s (%s): the "
-            "harness changed since the replay file was written, or it does not behave the same way on the "
-            "same schedule. To check a fix, run the test again: lineup --test %s --harness %s%s %s\n",
-            at + 1, of, b.s ? b.s : "", lu_drv_shell_word(rp->test), rp->name, opts, lu_drv_shell_word(path));
+    /* a --spin-bound other than the recorded one moves where a spinning
+     * thread's run alone ends and a livelock is called: that is the likely
+     * cause, not a changed harness (an audit's replay at 5 of a file
+     * recorded at 1000 blamed the harness) */
+    char why_s[160];
+    if (rp->spin_bound && spin_bound != rp->spin_bound)
+        snprintf(why_s, sizeof why_s,
+                 "it was recorded with --spin-bound %" PRIu32 " and replayed with %" PRIu32
+                 ", which changes where spinning threads stop: replay it without --spin-bound",
+                 rp->spin_bound, spin_bound);
+    else
+        snprintf(why_s, sizeof why_s,
+                 "the harness changed since the replay file was written, or it does not "
+                 "behave the same way on the same schedule");
+    fprintf(
+        stderr,
+        "lineup: replay: the recorded schedule does not fit this build at choice %u%s (%s): %s. To check a "
+        "fix, run the test again: lineup --test %s --harness %s%s %s\n",
+        at + 1, of, b.s ? b.s : "", why_s, lu_drv_shell_word(rp->test), rp->name, opts,
+        lu_drv_shell_word(path));
     lu_hist_buf_free(&b);
 }
 
@@ -2386,6 +2473,8 @@ int main(int argc, char **argv)
             /* a test that only timed out was not checked: not failed */
             if (r.verdict == LU_DRV_V_TIMEOUT)
                 tt.inconclusive++;
+            else if (r.verdict != LU_DRV_V_PASS && lu_drv_verdict_exit(r.verdict) != EXIT_BUG)
+                tt.errors++; /* not checked either: a harness error, an unsupported call */
             else if (r.verdict != LU_DRV_V_PASS)
                 tt.failed++;
             else if (r.truncated) {
@@ -2418,12 +2507,13 @@ int main(int argc, char **argv)
             tt.interrupted = true;
         }
         if (timeout_stop && next < ntests && !lu_drv_interrupted) {
-            printf(
-                "\nstopped: %u tests of harness %s timed out (--max-timeouts %u), each after --timeout %u s: "
-                "the other %u tests were not run. Calls that block outside lineup's control block in "
-                "most tests; raise --timeout if the code is only slow, or --max-timeouts (0: no limit) "
-                "to run them all\n",
-                timeouts, h->name, o.max_timeouts, o.timeout, ntests - next);
+            printf("\nstopped: %u test%s of harness %s timed out (--max-timeouts %u), each after --timeout "
+                   "%u s: "
+                   "the other %u test%s not run. Calls that block outside lineup's control block in "
+                   "most tests; raise --timeout if the code is only slow, or --max-timeouts (0: no limit) "
+                   "to run them all\n",
+                   timeouts, timeouts == 1 ? "" : "s", h->name, o.max_timeouts, o.timeout, ntests - next,
+                   ntests - next == 1 ? " was" : "s were");
             tt.timeout_stops++;
             tt.not_run += ntests - next;
         }
@@ -2598,7 +2688,10 @@ int main(int argc, char **argv)
                                    " executions (%u tried)\n",
                                    o.max_executions, runs);
                         else if (runs && !cut && !min_stopped)
-                            printf("  already minimal (%u smaller tests tried)\n", runs);
+                            printf(
+                                "  already minimal: no test with a thread or a call fewer fails this way (%u "
+                                "tried)\n",
+                                runs);
                         if (min_stopped && runs)
                             printf("  minimization stopped after %u run%s: lineup was interrupted\n", runs,
                                    runs == 1 ? "" : "s");
@@ -2685,9 +2778,11 @@ int main(int argc, char **argv)
             fputs("]}", json);
         for (int v = 0; v < LU_DRV_V_COUNT; v++)
             if (unreported[v])
-                printf("\n(%u more test%s of harness %s failed with: %s; not minimized or reported: "
+                /* a timeout is no failure of the code (it is inconclusive) */
+                printf("\n(%u more test%s of harness %s %s: %s; not minimized or reported: "
                        "see --max-reports)\n",
-                       unreported[v], unreported[v] == 1 ? "" : "s", h->name, lu_drv_verdict_name(v));
+                       unreported[v], unreported[v] == 1 ? "" : "s", h->name,
+                       v == LU_DRV_V_TIMEOUT ? "ended with" : "failed with", lu_drv_verdict_name(v));
         for (unsigned k = 0; k < h->nops && k < 64; k++)
             if ((called & ~returned) >> k & 1) {
                 printf(
@@ -2727,11 +2822,13 @@ int main(int argc, char **argv)
         tt.not_run += (nh - hi) * per;
     }
     double el = lu_drv_now() - t0;
-    unsigned passed = tt.tests - tt.failed - tt.inconclusive;
+    unsigned passed = tt.tests - tt.failed - tt.inconclusive - tt.errors;
     printf("\nsummary: %u test%s, %u passed, %u failed", tt.tests, tt.tests == 1 ? "" : "s", passed,
            tt.failed);
     if (tt.inconclusive)
         printf(", %u inconclusive", tt.inconclusive);
+    if (tt.errors)
+        printf(", %u not checked (error)", tt.errors);
     printf(" in %.2f s\n", el);
 #define LU__S(n) ((n) == 1 ? "" : "s")
     printf("  phase 1: %" PRIu64 " serial execution%s, %" PRIu64 " distinct serial histor%s, %" PRIu64
@@ -2829,15 +2926,16 @@ int main(int argc, char **argv)
         /* an interrupted run dies of the signal, as a shell sees it */
         int json_exit = tt.interrupted ? 128 + lu_drv_interrupted : exit_code;
         fprintf(json,
-                "], \"summary\": {\"tests\": %u, \"failed\": %u, \"inconclusive\": %u, \"seconds\": %.3f, "
+                "], \"summary\": {\"tests\": %u, \"failed\": %u, \"inconclusive\": %u, \"errors\": %u, "
+                "\"seconds\": %.3f, "
                 "\"exit\": %d"
                 ", \"phase1\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64 ", \"checks\": %" PRIu64
                 "}, \"phase2\": {\"executions\": %" PRIu64 ", \"histories\": %" PRIu64
                 ", \"checks\": %" PRIu64 ", \"stuck_executions\": %" PRIu64 ", \"cut_executions\": %" PRIu64
                 ", \"restarts\": %" PRIu64 ", \"sampled_executions\": %" PRIu64
                 "}, \"interrupted\": %s, \"stopped_tests\": %u, \"not_run\": %u, \"verdicts\": {",
-                tt.tests, tt.failed, tt.inconclusive, el, json_exit, tt.ex1, tt.serial, tt.spec_checks,
-                tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles, tt.sampled,
+                tt.tests, tt.failed, tt.inconclusive, tt.errors, el, json_exit, tt.ex1, tt.serial,
+                tt.spec_checks, tt.ex2, tt.histories, tt.checks, tt.stuck, tt.cut, tt.recycles, tt.sampled,
                 tt.interrupted ? "true" : "false", tt.stopped, tt.not_run);
         /* the report's lines per kind: a test with findings of two kinds
          * counts under each */

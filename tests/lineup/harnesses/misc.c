@@ -582,3 +582,56 @@ static int64_t stop_self(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(selfstop, create, free, LINEUP_OP(stop_self, 0));
+
+/*
+ * popnull: pop() on an empty stack dereferences NULL, in phase 1, in
+ * whichever thread pops first: a sample's crash in thread 1 is another's in
+ * thread 0 (an audit found both reported in full).
+ */
+struct pn_node {
+    int64_t value;
+    struct pn_node *next;
+};
+
+static void *pn_create(void)
+{
+    return calloc(1, sizeof(_Atomic(struct pn_node *)));
+}
+
+static void pn_destroy(void *o)
+{
+    struct pn_node *n = atomic_load((_Atomic(struct pn_node *) *)o);
+    while (n) {
+        struct pn_node *next = n->next;
+        free(n);
+        n = next;
+    }
+    free(o);
+}
+
+static int64_t pn_push(void *o, int64_t v)
+{
+    _Atomic(struct pn_node *) *top = o;
+    struct pn_node *n = malloc(sizeof *n);
+    if (!n)
+        return -1;
+    n->value = v;
+    n->next = atomic_load(top);
+    while (!atomic_compare_exchange_weak(top, &n->next, n))
+        ;
+    return 0;
+}
+
+static int64_t pn_pop(void *o, int64_t unused)
+{
+    _Atomic(struct pn_node *) *top = o;
+    (void)unused;
+    struct pn_node *n = atomic_load(top);
+    while (!atomic_compare_exchange_weak(top, &n, n->next)) /* NULL when empty */
+        ;
+    int64_t v = n->value;
+    free(n);
+    return v;
+}
+
+LINEUP_HARNESS(popnull, pn_create, pn_destroy, LINEUP_OP(pn_push, 1), LINEUP_OP(pn_pop, 0));
