@@ -956,7 +956,7 @@ void lu_lin_spec_render_group(struct lu_hist_buf *b, const struct lu_lin_spec *s
     free(g.seen);
 }
 
-#define EX_VALS 3
+#define EX_VALS 6 /* "0, 1, 2, 3, 4 or 5"; more: "or something else" */
 
 /* The results a group gives one operation: every one, and those where the
  * operation sits where h's real-time order puts it relative to its named
@@ -1050,12 +1050,14 @@ static bool res_less(const struct lu_hist_result *a, const struct lu_hist_result
     return a->nbytes && memcmp(a->bytes, b->bytes, a->nbytes) < 0;
 }
 
-/* A user-space address of x86-64 Linux (heap, stacks, mappings): above
- * 4 GiB and below 2^47. A counter, an index or a value a harness returns is
- * almost never there. */
+/* A user-space address of x86-64 Linux where a position-independent
+ * program's heap and its mappings are (0x55..., 0x7f...): from 2^44 to
+ * 2^47. A counter, an index, a pair of 32-bit halves packed into one value
+ * or a time in milliseconds is below (from 4 GiB, an audit's packed pair
+ * was called an address). */
 static bool looks_like_address(const struct lu_hist_result *r)
 {
-    return r->nbytes == 0 && r->value >= (int64_t)1 << 32 && r->value < (int64_t)1 << 47;
+    return r->nbytes == 0 && r->value >= (int64_t)1 << 44 && r->value < (int64_t)1 << 47;
 }
 
 /* "1", "1 or 2", "1, 2 or 3", in ascending order. */

@@ -36,6 +36,7 @@
 /* how a schedule's list of preemptions ends the line of a spinning thread
  * run only until it met another's step (lu_sched_step_until_met) */
 #define LU__UNTIL_MET ", spinning, until its first step on an object another thread was about to act on"
+#define LU__UNTIL_MET_GOES ", until its first step on an object another thread was about to act on"
 #define LU_DRV_MAX_SERIAL 5000000u /* phase 1 executions: beyond, the matrix is too large */
 
 /* Verdicts: findings about the code under test, then errors that stop the

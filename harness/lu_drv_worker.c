@@ -1932,7 +1932,7 @@ static void lu__replay(struct lu_lin_spec *spec)
                                    pl ? lu_sched_label_name(pl->label) : "?");
                 lu__where(&b, pl ? pl->pc : 0);
                 lu_hist_buf_puts(&b, " while others could run (this costs a preemption too)");
-                lu_hist_buf_puts(&b, lu_sched_step_until_met(tr, i) ? LU__UNTIL_MET "\n" : "\n");
+                lu_hist_buf_puts(&b, lu_sched_step_until_met(tr, i) ? LU__UNTIL_MET_GOES "\n" : "\n");
             }
             continue;
         }

@@ -369,10 +369,11 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
         o = lu__obj_find(s, t->obj);
         return o && o->u.rw.writer == -1 && o->u.rw.readers == 0;
     case LU_SCHED_K_COND_REACQUIRE:
-        if (!t->signalled)
-            return false;
-        /* fall through */
     case LU_SCHED_K_COND_TIMEDWAIT:
+        /* giving up needs no mutex: it takes it back after, as a woken
+         * waiter does (lu__cond_wait) */
+        if (!t->signalled)
+            return t->k == LU_SCHED_K_COND_TIMEDWAIT;
         /* its own: a recursive mutex it kept locked through the wait */
         o = lu__obj_find(s, t->obj2);
         return !o || o->u.mutex.owner == -1 || o->u.mutex.owner == t->id;

@@ -1702,10 +1702,13 @@ static bool lu__extra_turn(const struct lu_sched *s)
 }
 
 /* Notes the step t is chosen for: spins says whether it spins. */
-static inline void lu__spun_note(struct lu__thread *t, bool spins)
+static inline void lu__spun_note(struct lu_sched *s, struct lu__thread *t, bool spins)
 {
     if (!spins) {
-        t->nspun = 0;
+        /* progress: what it did before, and its runs in a row, are over */
+        t->nspun = t->spun_next = 0;
+        if (s->ff_chain_tid == t->id)
+            s->ff_chain_tid = -1;
         return;
     }
     unsigned i = t->spun_next++ % LU__MAX_SPUN;
@@ -1808,6 +1811,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             lu__end_execution(cur, LU_SCHED_OUT_TOO_LONG, "the execution exceeded the trace capacity");
         if (cur->idle)
             lu__idle_step(s, cur, false, false, 1ULL << cur->id);
+        lu__spun_note(s, cur, false);
         cur->chosen_at = 0;
         return cur->id;
     }
@@ -1914,6 +1918,17 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
             s->res->redundant = true;
             return -1;
         }
+        if (s->ff_until && !going) {
+            /* it stopped spinning (or everyone spins, or it ended) before
+             * it met a step: where the run until it stops spinning ends
+             * too, the same execution */
+            s->stats.spin_dropped++;
+            s->res->message = "a spinning thread run until it met another thread's next step ended as a run "
+                              "until it stops spinning does";
+            s->res->outcome = LU_SCHED_OUT_DISCARDED;
+            s->res->redundant = true;
+            return -1;
+        }
         if (going && s->ff_until && s->ff_hit) {
             going = false;
             if (s->ff_chain_tid != me)
@@ -1961,8 +1976,12 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * let go, and only that was explored (an audit's worker with a 5 s
          * timed lock beside a 1 ms sleep, a bug missed with every schedule
          * said to be explored). Giving up is the alternative at a cost of
-         * 1, as where others can run (spin_alt below), at the first turn
-         * after news: later turns of looks change nothing. */
+         * 1, as where others can run (spin_alt below), at the first 8
+         * turns after news and then at the 16th, 32nd, ...: a turn of a
+         * look changes nothing but a loop's counter (a bounded sleep loop's
+         * third look was never met at the first turn alone), and offered
+         * at every turn, a holder's thousand sleeps would be a thousand
+         * alternatives. */
         uint64_t turns = enabled, timed = lu__timed_spinners(s, enabled);
         if (timed && timed != enabled && !lu__looked(s, enabled & ~timed))
             turns = enabled & ~timed;
@@ -1975,7 +1994,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         if (cur_live && pick == me && lu__several(turns) && lu__looking_q(s, cur) && !lu__extra_turn(s))
             pick = lu__pick_default(turns & ~(1ULL << me), me, s->nthreads);
         cand = 1ULL << pick;
-        if (s->spin_run == 1)
+        if (s->spin_run <= 8 || !(s->spin_run & (s->spin_run - 1)))
             giveups = timed & ~cand;
     } else if (s->spin_run && !lu__quiet_possible(s, runnable)) {
         /* whoever goes on ends the count (lu__idle_step): known now, so
@@ -2035,15 +2054,19 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         por_known = len + 1 < s->replay_len;
     } else if (por) {
         bool settled = lu__settled_any(s);
-        s->por->step[len].pcok = owner < 0 && !all_spin && s->ff_tid < 0 && !s->spin_run && !settled;
+        s->por->step[len].pcok =
+            owner < 0 && !all_spin && s->ff_tid < 0 && s->ff_chain_tid < 0 && !s->spin_run && !settled;
         /* a new node (below the replayed prefix) in a state where no
          * scheduler state outside the trace matters: not everyone spins
          * (turns among spinners follow counters), no atomic section,
          * nothing forced, and the last step was no timed wait giving up
          * (its thread may not give up again at once, which depends on
          * more than the trace and prev) */
+        /* (ff_chain_tid: whether a run until a met step is offered below
+         * depends on the runs in a row before, which the trace does not
+         * name) */
         bool pc = !s->por->pc_off && len > 0 && len >= s->replay_len && !all_spin && owner < 0 &&
-                  s->ff_tid < 0 && !s->spin_run && !settled &&
+                  s->ff_tid < 0 && s->ff_chain_tid < 0 && !s->spin_run && !settled &&
                   !(tr->steps[len - 1].flags & LU_SCHED_STEP_TIMEOUT) && (bound < 0 || bound - base < 255);
         /* ... and where DFS may go another way: two candidates within the
          * bound, or a spinning thread at a cost of 1 (whatever sleeps, so
@@ -2155,7 +2178,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     struct lu__thread *ct = &s->threads[chosen];
     if (chosen != s->ff_chain_tid)
         s->ff_chain_tid = -1;
-    lu__spun_note(ct, all_spin || (spinning >> chosen & 1));
+    lu__spun_note(s, ct, all_spin || (spinning >> chosen & 1));
     lu__idle_step(s, ct, all_spin || (spinning >> chosen & 1), all_spin, runnable);
     st->op = (uint8_t)ct->k;
     st->label = ct->label;

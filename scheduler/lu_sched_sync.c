@@ -364,8 +364,22 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
     int rc = 0;
     if (!t->signalled) {
         LU__ASSERT(timed);
-        oc->u.cond.waiters &= ~(1ULL << t->id);
+        oc = lu__obj_find(s, c);
+        if (oc)
+            oc->u.cond.waiters &= ~(1ULL << t->id);
         rc = lu__timed_out(t, ETIMEDOUT);
+        om = lu__obj_find(s, m);
+        if (!kept && om && om->u.mutex.owner != -1) {
+            /* It gave up while another thread held the mutex, and takes it
+             * back once free, as a woken waiter does. Giving up only where
+             * the mutex was free (one step, until session 30) missed the
+             * deadline passing while a signaller held it: the signaller
+             * saw the waiter, handed it something, signalled nobody, and
+             * the waiter ignored the hand-off on ETIMEDOUT (an audit's
+             * lost token, with every schedule said to be explored). */
+            t->signalled = true;
+            lu__point(t, LU_SCHED_K_COND_REACQUIRE, c, label);
+        }
     }
     t->signalled = false;
     om = lu__obj_find(s, m);

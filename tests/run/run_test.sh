@@ -535,6 +535,9 @@ deadlock)
     run 1 --strategy dfs -- "$P/timed_sleep_got"
     has "FAIL: assertion failure: \`got == 1' in the main thread at main (timed_sleep.c:57)"
     has "thread 1's pthread_mutex_timedlock at worker (timed_sleep.c:37) timed out"
+    # giving up at a later turn of a bounded sleep loop (its third look)
+    run 1 --strategy dfs --preemptions -1 -- "$P/timed_cancel"
+    has "FAIL: assertion failure: \`seen != 2' in the main thread at main (timed_cancel.c:50)"
     # a timed lock that gave up is listed with the schedule, and replayed
     run 1 --strategy dfs -- "$P/timed"
     has "FAIL: assertion failure: \`rc == 0' in thread 1 at worker (timed.c:20)"

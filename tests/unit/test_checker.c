@@ -645,6 +645,15 @@ static void test_counter(void)
     CHECK(contains(&b, "get() returned 139638282147448 in this history"));
     CHECK(contains(&b, "That result looks like an address, which changes from one execution to the next"));
     lu_hist_buf_free(&b);
+    /* ... but not a pair of 32-bit halves packed into one result (1, 0) */
+    int64_t resq[] = {0, (int64_t)1 << 32, 0};
+    hist_parse(&h, "0[ ]0 1[ 2[ ]2 ]1", resq);
+    CHECK(lu_lin_check_full(s, &h, &v, &st) == 0 && !v.ok);
+    lu_hist_buf_init(&b);
+    lu_lin_explain(&b, s, &h, &v);
+    CHECK(contains(&b, "get() returned 4294967296 in this history"));
+    CHECK(!contains(&b, "looks like an address"));
+    lu_hist_buf_free(&b);
     lu_hist_free(&h);
     lu_lin_spec_free(s);
 }

@@ -95,6 +95,16 @@
  *               16 as nondeterminism in phase 1); semposts_ok tries the
  *               state first. Correct; flagposts: the same with two atomic
  *               flags that get() loads;
+ *   handoff     a semaphore that hands a token straight to a registered
+ *               waiter: post() under the lock gives it to a waiter (and
+ *               signals) or counts it; twait() waits with
+ *               pthread_cond_timedwait until handed one, or gives up. On
+ *               ETIMEDOUT it unregisters and returns 0 without looking
+ *               whether a post handed it the token after its deadline and
+ *               before it got the lock back (a bug: the token is lost).
+ *               Missed until session 30: giving up was one step with taking
+ *               the lock back, so the deadline never passed while post()
+ *               held it; handoff_ok looks. Correct;
  *   flags       wait_any() looks at 12 atomic flags under the lock each
  *               round and yields; set_last() sets the last. Correct: a
  *               divergence while an idle thread remembered 8 locations
@@ -102,6 +112,7 @@
  */
 #include <lineup.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -957,6 +968,105 @@ static int64_t semposts_get(void *o, int64_t sleeps)
 LINEUP_HARNESS(semposts, semposts_create, semposts_destroy, SEMPOSTS_OPS);
 LINEUP_HARNESS(semposts_ok, semposts_create_ok, semposts_destroy, SEMPOSTS_OPS);
 LINEUP_HARNESS(flagposts, flagposts_create, semposts_destroy, SEMPOSTS_OPS);
+
+/* ---- handoff, handoff_ok ---- */
+
+struct handoff {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    int count, waiters, handed;
+    bool look; /* handoff_ok: a waiter that timed out looks for a hand-off */
+};
+
+static void *handoff_create_as(bool look)
+{
+    struct handoff *h = calloc(1, sizeof *h);
+    if (h) {
+        pthread_mutex_init(&h->m, NULL);
+        pthread_cond_init(&h->c, NULL);
+        h->look = look;
+    }
+    return h;
+}
+
+static void *handoff_create(void)
+{
+    return handoff_create_as(false);
+}
+
+static void *handoff_create_ok(void)
+{
+    return handoff_create_as(true);
+}
+
+static void handoff_destroy(void *o)
+{
+    struct handoff *h = o;
+    pthread_cond_destroy(&h->c);
+    pthread_mutex_destroy(&h->m);
+    free(h);
+}
+
+static int64_t handoff_post(void *o, int64_t unused)
+{
+    struct handoff *h = o;
+    (void)unused;
+    pthread_mutex_lock(&h->m);
+    if (h->waiters > 0) {
+        h->waiters--;
+        h->handed++;
+        pthread_cond_signal(&h->c);
+    } else {
+        h->count++;
+    }
+    pthread_mutex_unlock(&h->m);
+    return 0;
+}
+
+static int64_t handoff_try(void *o, int64_t unused)
+{
+    struct handoff *h = o;
+    (void)unused;
+    pthread_mutex_lock(&h->m);
+    int64_t r = h->count > 0;
+    if (r)
+        h->count--;
+    pthread_mutex_unlock(&h->m);
+    return r;
+}
+
+static int64_t handoff_twait(void *o, int64_t unused)
+{
+    struct handoff *h = o;
+    (void)unused;
+    pthread_mutex_lock(&h->m);
+    if (h->count > 0) {
+        h->count--;
+        pthread_mutex_unlock(&h->m);
+        return 1;
+    }
+    h->waiters++;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 1;
+    while (h->handed == 0) {
+        if (pthread_cond_timedwait(&h->c, &h->m, &dl) == ETIMEDOUT) {
+            if (h->look && h->handed > 0)
+                break;
+            h->waiters--; /* BUG (without look): a token handed meanwhile is lost */
+            pthread_mutex_unlock(&h->m);
+            return 0;
+        }
+    }
+    h->handed--;
+    pthread_mutex_unlock(&h->m);
+    return 1;
+}
+
+LINEUP_HARNESS(handoff, handoff_create, handoff_destroy, LINEUP_OP(handoff_twait, 0),
+               LINEUP_OP(handoff_post, 0), LINEUP_OP(handoff_try, 0));
+LINEUP_HARNESS(handoff_ok, handoff_create_ok, handoff_destroy, LINEUP_OP(handoff_twait, 0),
+               LINEUP_OP(handoff_post, 0), LINEUP_OP(handoff_try, 0));
 
 /* ---- flags ---- */
 
