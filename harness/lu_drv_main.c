@@ -1570,6 +1570,17 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 
 /* ---- replay files ---- */
 
+/* The test a replay file names, in its "history" hash since format 3: a
+ * file whose test line was edited (other calls, the same positions and
+ * results) said "reproduced" of another test's failure (an audit's). FNV-1a. */
+static uint64_t lu__test_line_hash(const char *test)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)test; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
                             const struct lu_drv_test *t, const struct lu__finding *r, int phase,
                             int preemptions, int strategy, uint32_t spin_bound, uint32_t watchdog_ms,
@@ -1590,7 +1601,7 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     lu_drv_test_format(&b, t, (const char *const *)h->labels);
     /* the schedule is the list of choices, whatever strategy made them:
      * the strategy line is for people, the replay follows the choices */
-    fputs("lineup-replay 2\nharness ", f);
+    fputs("lineup-replay 3\nharness ", f);
     lu_drv_replay_put(f, real);
     /* the spin bound shapes the schedule (how long a spinning thread chosen
      * at a cost runs, when spinning is a livelock): replays use it */
@@ -1621,7 +1632,7 @@ static int lu__write_replay(const char *dir, const char *path, const struct lu__
     /* the failing history, so that a replay that fails the same way with
      * other results (a harness since changed) does not say "reproduced" */
     if (r->hist && phase == 2)
-        fprintf(f, "history %016" PRIx64 "\n", r->hist);
+        fprintf(f, "history %016" PRIx64 "\n", r->hist ^ lu__test_line_hash(b.s ? b.s : ""));
     lu_hist_buf_free(&b);
     if (fclose(f) == 0)
         return 0;
@@ -1643,7 +1654,8 @@ struct lu__replay {
     bool seed_set;        /* the run drew schedules from seed */
     uint64_t seed;
     bool hist_set; /* the failing history's hash is recorded */
-    uint64_t hist;
+    uint64_t hist; /* with the test line's mixed in (lu__test_line_hash) from format 3 */
+    int format;    /* 2 or 3 */
     struct lu_sched_step *steps;
     uint32_t len;
 };
@@ -1738,11 +1750,13 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
                 lu__replay_bad(file, ln,
                                "it was written by an older lineup, whose schedules this one does not "
                                "follow: run the check again for a new replay file");
-            if (strcmp(line, "lineup-replay") == 0 && atoi(val) > 2)
+            if (strcmp(line, "lineup-replay") == 0 && atoi(val) > 3)
                 lu__replay_bad(file, ln,
                                "it was written by a newer lineup, in a format this one does not read");
-            if (strcmp(line, "lineup-replay") != 0 || strcmp(val, "2") != 0)
-                lu__replay_bad(file, ln, "it does not start with 'lineup-replay 2'");
+            /* format 3 (session 30): the history hash names the test too */
+            if (strcmp(line, "lineup-replay") != 0 || (strcmp(val, "2") != 0 && strcmp(val, "3") != 0))
+                lu__replay_bad(file, ln, "it does not start with 'lineup-replay 3'");
+            rp->format = val[0] - '0';
             header = true;
         } else if (strcmp(line, "harness") == 0) {
             snprintf(rp->harness, sizeof rp->harness, "%s", val);
@@ -2230,11 +2244,13 @@ static int lu__replay_main(struct lu__opts *o)
     } else if (r.verdict == LU_DRV_V_PASS) {
         printf("verdict: the replayed execution did not fail (recorded as %s)\n", rec);
     } else if (strcmp(id, rp.kind) == 0 && rp.hist_set && rp.phase == 2 &&
-               lu__slots[0].shm->replay_hist != rp.hist) {
+               (lu__slots[0].shm->replay_hist ^ (rp.format >= 3 ? lu__test_line_hash(rp.test) : 0)) !=
+                   rp.hist) {
         /* the same kind of failure on another history: not the recorded
          * one, whose values the file no longer shows */
         printf("verdict: %s (recorded as the same kind of failure, but on another history: the harness "
-               "returns other results on this schedule than when the replay file was written)\n",
+               "returns other results on this schedule than when the replay file was written, or the file's "
+               "test line was changed)\n",
                lu_drv_verdict_name(r.verdict));
     } else if (strcmp(id, rp.kind) == 0) {
         printf("verdict: %s (reproduced)\n", lu_drv_verdict_name(r.verdict));

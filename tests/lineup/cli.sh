@@ -446,7 +446,7 @@ replay_cli)
     sed 's/^kind .*/kind BOGUS/' "$f" >bogus.replay
     usage_error --replay bogus.replay
     has "bogus.replay:6: not a valid replay file: unknown kind"
-    sed '1s/.*/lineup-replay 3/' "$f" >newer.replay
+    sed '1s/.*/lineup-replay 4/' "$f" >newer.replay
     usage_error --replay newer.replay
     has "newer.replay:1: not a valid replay file: it was written by a newer lineup"
     # a kind no replay file is written for
@@ -746,6 +746,19 @@ replay_fit)
     sed 's/^history .*/history 12345/' "$f" >badhist.replay
     lu 2 --replay badhist.replay
     has "badhist.replay:[0-9]+: not a valid replay file: bad history \(16 hexadecimal digits\)"
+    # a test line changed to other calls, with the same positions and
+    # results, is another test: since format 3 the hash names the test
+    if [[ -f $G/queue_trydeq.so ]]; then
+        lu 1 --quiet --test "try_dequeue(0) | enqueue(400) enqueue(400)" --replay-dir . "$G/queue_trydeq.so"
+        q=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+        head -1 "$q" | grep -qx 'lineup-replay 3' || fail "$q is not format 3"
+        sed 's/^test .*/test try_dequeue(0) | enqueue(200) enqueue(400)/' "$q" >edited.replay
+        lu 1 --replay edited.replay
+        has "^verdict: linearizability violation \(recorded as the same kind of failure, but on another history: .*test line was changed\)$"
+        lacks "reproduced"
+        lu 1 --replay "$q"
+        has "\(reproduced\)$"
+    fi
     # files without the line (older ones, crashes) compare the kind alone
     sed '/^history /d' "$f" >nohist.replay
     lu 1 --replay nohist.replay "$G/counter_scaled.so"
