@@ -1203,6 +1203,27 @@ static void ex_stuck_dfs(struct ex_stuck *x, uint32_t node, uint64_t mask)
     }
 }
 
+/* Whether some serial order of the completed operations (target) that
+ * respects their real-time order gives each the result it returned in h. */
+static bool serial_matches(const struct lu_lin_spec *s, const struct hinfo *hi, uint32_t node, uint64_t mask,
+                           uint64_t target)
+{
+    if (mask == target)
+        return true;
+    if (node == LEAF)
+        return false;
+    const struct lu__node *n = &s->nodes[node];
+    for (uint64_t cand = n->kids & target & ~mask; cand; cand &= cand - 1) {
+        unsigned op = ctz64(cand);
+        const struct lu__edge *e = edge_of(n, op);
+        if (e->stuck || (hi->pred[op] & ~mask) || !res_eq(&e->res, hi->res[op]))
+            continue;
+        if (serial_matches(s, hi, e->child, mask | BIT(op), target))
+            return true;
+    }
+    return false;
+}
+
 void lu_lin_explain(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
                     const struct lu_lin_verdict *v)
 {
@@ -1220,6 +1241,18 @@ void lu_lin_explain(struct lu_hist_buf *b, const struct lu_lin_spec *s, const st
         lu_hist_buf_puts(b,
                          " is stuck here after the other calls returned, but serially they never all return:"
                          " every serial execution of them gets stuck first.");
+        return;
+    }
+    if (!serial_matches(s, &hi, 0, 0, x.target)) {
+        /* the stuck call may only follow from a result no serial execution
+         * gives: say so first (an audit's buffer whose take returned a
+         * stale slot, and whose put then blocked on a buffer fuller than
+         * serially possible, sent the reader to the put) */
+        lu_hist_buf_puts(b,
+                         " is stuck here, but already the calls that returned have no serial explanation: no"
+                         " serial order of them that respects their real-time order gives the results they"
+                         " returned here. Look at those results first; the stuck call may only follow from"
+                         " them.");
         return;
     }
     ex_stuck_dfs(&x, 0, 0);
