@@ -888,8 +888,10 @@ static void group_dfs(struct group *g, uint32_t node, uint64_t mask, bool agree)
 }
 
 /* Whether some serial execution runs every operation of target to its
- * return. */
-static bool serial_completes(const struct lu_lin_spec *s, uint32_t node, uint64_t mask, uint64_t target)
+ * return; with hi, in an order that respects h's real-time order and
+ * gives each the result it returned in h. */
+static bool serial_matches(const struct lu_lin_spec *s, const struct hinfo *hi, uint32_t node, uint64_t mask,
+                           uint64_t target)
 {
     if (mask == target)
         return true;
@@ -899,10 +901,17 @@ static bool serial_completes(const struct lu_lin_spec *s, uint32_t node, uint64_
     for (uint64_t cand = n->kids & target & ~mask; cand; cand &= cand - 1) {
         unsigned op = ctz64(cand);
         const struct lu__edge *e = edge_of(n, op);
-        if (!e->stuck && serial_completes(s, e->child, mask | BIT(op), target))
+        if (e->stuck || (hi && ((hi->pred[op] & ~mask) || !res_eq(&e->res, hi->res[op]))))
+            continue;
+        if (serial_matches(s, hi, e->child, mask | BIT(op), target))
             return true;
     }
     return false;
+}
+
+static bool serial_completes(const struct lu_lin_spec *s, uint32_t node, uint64_t mask, uint64_t target)
+{
+    return serial_matches(s, NULL, node, mask, target);
 }
 
 void lu_lin_spec_render_group(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
@@ -1201,27 +1210,6 @@ static void ex_stuck_dfs(struct ex_stuck *x, uint32_t node, uint64_t mask)
         if (!e->stuck)
             ex_stuck_dfs(x, e->child, mask | BIT(op));
     }
-}
-
-/* Whether some serial order of the completed operations (target) that
- * respects their real-time order gives each the result it returned in h. */
-static bool serial_matches(const struct lu_lin_spec *s, const struct hinfo *hi, uint32_t node, uint64_t mask,
-                           uint64_t target)
-{
-    if (mask == target)
-        return true;
-    if (node == LEAF)
-        return false;
-    const struct lu__node *n = &s->nodes[node];
-    for (uint64_t cand = n->kids & target & ~mask; cand; cand &= cand - 1) {
-        unsigned op = ctz64(cand);
-        const struct lu__edge *e = edge_of(n, op);
-        if (e->stuck || (hi->pred[op] & ~mask) || !res_eq(&e->res, hi->res[op]))
-            continue;
-        if (serial_matches(s, hi, e->child, mask | BIT(op), target))
-            return true;
-    }
-    return false;
 }
 
 void lu_lin_explain(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
