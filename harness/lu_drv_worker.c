@@ -1156,6 +1156,13 @@ static void lu__violation_report(struct lu_hist_buf *b, struct lu_lin_spec *spec
         lu_hist_buf_puts(b,
                          "linearizability violation: no serial execution of these calls explains the results "
                          "of this concurrent history\n");
+        /* main and the test's threads, and more: the object's own (a
+         * worker, a flusher) or threads the calls started */
+        if (res->nthreads > (int)W->job.test.nthreads + 1)
+            lu_hist_buf_puts(b,
+                             "(threads besides the calls' ran here: phase 1 runs them only when a call waits "
+                             "for them, so a result that depends only on their timing shows here too, as a "
+                             "violation: see whether the results depend on it)\n");
     }
     lu_hist_buf_puts(b, "test:\n");
     lu__report_test(b);
