@@ -764,6 +764,42 @@ LU_IPOSE_EXPORT int pthread_spin_unlock(pthread_spinlock_t *l)
     return lu_sched_mutex_unlock((void *)l, LU_IPOSE_L(pthread_spin_unlock));
 }
 
+/* ================================================================ stdio stream locks */
+
+/* A stream's lock under control is the model's alone: stdio's own locking
+ * inside printf and the like does not go through these symbols, takes
+ * glibc's lock at once (its owner is the shared thread pointer, or the
+ * lock is free) and never waits in the kernel, so a thread that prints
+ * without flockfile is not held back by one that holds it (its output may
+ * come between the holder's lines, as it would not natively). */
+static inline void lu_ipose_adopt_file(FILE *f)
+{
+    bool robust, mine;
+    if (lu_sched_mutex_kind(f, &robust, &mine) != PTHREAD_MUTEX_RECURSIVE)
+        lu_sched_mutex_init(f, PTHREAD_MUTEX_RECURSIVE);
+}
+
+LU_IPOSE_EXPORT void flockfile(FILE *f)
+{
+    LU_IPOSE_PASS_VOID(flockfile, (f));
+    lu_ipose_adopt_file(f);
+    lu_sched_mutex_lock(f, LU_IPOSE_L(flockfile));
+}
+
+LU_IPOSE_EXPORT int ftrylockfile(FILE *f)
+{
+    LU_IPOSE_PASS(ftrylockfile, (f));
+    lu_ipose_adopt_file(f);
+    return lu_sched_mutex_trylock(f, LU_IPOSE_L(ftrylockfile)) == 0 ? 0 : -1;
+}
+
+LU_IPOSE_EXPORT void funlockfile(FILE *f)
+{
+    LU_IPOSE_PASS_VOID(funlockfile, (f));
+    lu_ipose_adopt_file(f);
+    lu_sched_mutex_unlock(f, LU_IPOSE_L(funlockfile));
+}
+
 /* ================================================================ barriers, once */
 
 LU_IPOSE_EXPORT int pthread_barrier_init(pthread_barrier_t *b, const pthread_barrierattr_t *a, unsigned count)

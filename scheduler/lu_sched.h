@@ -330,7 +330,8 @@ struct lu_sched_config {
  * lu_sched_tls_keep) in and out of the shared TLS, so code sees what it
  * would with TLS of its own, except for glibc's per-thread state that
  * outlives a call: its malloc caches (threads then reuse each other's freed
- * blocks), uselocale, flockfile's owner, and static buffers such as
+ * blocks), uselocale, stdio's internal lock owner (flockfile is the
+ * interposer's), and static buffers such as
  * inet_ntoa's. PER_THREAD keeps every thread on its pool thread's; SHARED
  * shares even when some object has a TLS segment (its thread-local
  * variables are then one per process: only for code known not to use

@@ -535,6 +535,12 @@ deadlock)
     run 1 --strategy dfs -- "$P/timed_sleep_got"
     has "FAIL: assertion failure: \`got == 1' in the main thread at main (timed_sleep.c:57)"
     has "thread 1's pthread_mutex_timedlock at worker (timed_sleep.c:37) timed out"
+    # flockfile is a lock of the model's (a recursive mutex at the FILE):
+    # under the shared TLS glibc's one owner for all threads excluded nobody
+    run 0 --strategy dfs -- "$P/flockfile"
+    has "every schedule with at most 2 preemptions was explored"
+    run 1 --strategy dfs -- "$P/flockfile_bug"
+    has "FAIL: assertion failure: \`atomic_fetch_add(&inside, 1) == 0'"
     # giving up at a later turn of a bounded sleep loop (its third look)
     run 1 --strategy dfs --preemptions -1 -- "$P/timed_cancel"
     has "FAIL: assertion failure: \`seen != 2' in the main thread at main (timed_cancel.c:50)"
