@@ -370,10 +370,22 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
         return o && o->u.rw.writer == -1 && o->u.rw.readers == 0;
     case LU_SCHED_K_COND_REACQUIRE:
     case LU_SCHED_K_COND_TIMEDWAIT:
-        /* giving up needs no mutex: it takes it back after, as a woken
-         * waiter does (lu__cond_wait) */
-        if (!t->signalled)
-            return t->k == LU_SCHED_K_COND_TIMEDWAIT;
+        if (!t->signalled) {
+            if (t->k != LU_SCHED_K_COND_TIMEDWAIT)
+                return false;
+            /* Giving up needs no mutex: it takes it back after, as a woken
+             * waiter does (lu__cond_wait). But while another thread holds
+             * it, giving up now or once it is free differ only before that
+             * holder's signal or broadcast of this condition, which then
+             * finds the waiter gone: only there (given up at every step of
+             * the holder's, stuck tests of waiters that retry ran up to 45x
+             * the executions). */
+            o = lu__obj_find(s, t->obj2);
+            if (!o || o->u.mutex.owner < 0 || o->u.mutex.owner == t->id)
+                return true;
+            const struct lu__thread *h = &s->threads[o->u.mutex.owner];
+            return (h->k == LU_SCHED_K_COND_SIGNAL || h->k == LU_SCHED_K_COND_BROADCAST) && h->obj == t->obj;
+        }
         /* its own: a recursive mutex it kept locked through the wait */
         o = lu__obj_find(s, t->obj2);
         return !o || o->u.mutex.owner == -1 || o->u.mutex.owner == t->id;
@@ -1215,7 +1227,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->nround = t->nprev = 0;
     t->looks = 0;
     t->nspun = t->spun_next = 0;
-    t->signalled = false;
+    t->signalled = t->timed_back = false;
     t->sig_pending = 0;
     memset(&t->sigs, 0, sizeof t->sigs);
     t->async_depth = 0;

@@ -1433,6 +1433,15 @@ static bool lu__quiet_step(struct lu_sched *s, const struct lu__thread *t)
     case LU_SCHED_K_COND_WAIT:
         /* gives up the lock and waits: being woken is the news */
         return true;
+    case LU_SCHED_K_COND_REACQUIRE: {
+        /* after its timed wait gave up (a look), taking back the lock it
+         * gave up, as a lock that takes it is quiet; after a wakeup, news
+         * (two timed waiters that gave up while the other held the lock
+         * and took it back were news at every round, a divergence of a
+         * correct stuck test) */
+        const struct lu__obj *om = lu__obj_find(s, t->obj2);
+        return t->timed_back && (!om || om->u.mutex.owner == -1 || om->u.mutex.owner == me);
+    }
     case LU_SCHED_K_COND_SIGNAL:
     case LU_SCHED_K_COND_BROADCAST:
         return !o || (o->type == LU__O_COND && !o->u.cond.waiters);
@@ -1981,7 +1990,10 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
          * look changes nothing but a loop's counter (a bounded sleep loop's
          * third look was never met at the first turn alone), and offered
          * at every turn, a holder's thousand sleeps would be a thousand
-         * alternatives. */
+         * alternatives. Where only timed waits spin, they take turns
+         * giving up without branching, as before: which gives up first
+         * follows the turns, not their deadlines (a branch for each made
+         * stuck tests of waiters that retry 38x dearer, an audit's). */
         uint64_t turns = enabled, timed = lu__timed_spinners(s, enabled);
         if (timed && timed != enabled && !lu__looked(s, enabled & ~timed))
             turns = enabled & ~timed;
@@ -1994,8 +2006,8 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         if (cur_live && pick == me && lu__several(turns) && lu__looking_q(s, cur) && !lu__extra_turn(s))
             pick = lu__pick_default(turns & ~(1ULL << me), me, s->nthreads);
         cand = 1ULL << pick;
-        if (s->spin_run <= 8 || !(s->spin_run & (s->spin_run - 1)))
-            giveups = timed & ~cand;
+        if (turns != enabled && (s->spin_run <= 8 || !(s->spin_run & (s->spin_run - 1))))
+            giveups = timed;
     } else if (s->spin_run && !lu__quiet_possible(s, runnable)) {
         /* whoever goes on ends the count (lu__idle_step): known now, so
          * that the state below depends on the trace alone again */

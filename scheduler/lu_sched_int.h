@@ -415,6 +415,7 @@ struct lu__thread {
 
     /* condition variable and barrier wait state */
     bool signalled;
+    bool timed_back; /* at a COND_REACQUIRE after its timed wait gave up (lu__cond_wait) */
     uint64_t barrier_gen;
 
     void *cleanup; /* lu_sched_cleanup_chain */

@@ -377,8 +377,9 @@ static int lu__cond_wait(void *c, void *m, bool timed, uint16_t label, uintptr_t
              * saw the waiter, handed it something, signalled nobody, and
              * the waiter ignored the hand-off on ETIMEDOUT (an audit's
              * lost token, with every schedule said to be explored). */
-            t->signalled = true;
+            t->signalled = t->timed_back = true;
             lu__point(t, LU_SCHED_K_COND_REACQUIRE, c, label);
+            t->timed_back = false;
         }
     }
     t->signalled = false;

@@ -105,6 +105,12 @@
  *               Missed until session 30: giving up was one step with taking
  *               the lock back, so the deadline never passed while post()
  *               held it; handoff_ok looks. Correct;
+ *   ttake       a queue whose take() waits with pthread_cond_timedwait in
+ *               a retry loop: two takes of an empty queue are stuck, as
+ *               serially. While the other held the lock, a wait could give
+ *               up at every step (a first take at handoff's fix): a
+ *               divergence under POS, and dfs ran 168 executions at bound 2
+ *               where 19 cover it; now only before the holder's signal;
  *   flags       wait_any() looks at 12 atomic flags under the lock each
  *               round and yields; set_last() sets the last. Correct: a
  *               divergence while an idle thread remembered 8 locations
@@ -1067,6 +1073,36 @@ LINEUP_HARNESS(handoff, handoff_create, handoff_destroy, LINEUP_OP(handoff_twait
                LINEUP_OP(handoff_post, 0), LINEUP_OP(handoff_try, 0));
 LINEUP_HARNESS(handoff_ok, handoff_create_ok, handoff_destroy, LINEUP_OP(handoff_twait, 0),
                LINEUP_OP(handoff_post, 0), LINEUP_OP(handoff_try, 0));
+
+/* ---- ttake ---- */
+
+static int64_t ttake_put(void *o, int64_t v)
+{
+    struct handoff *h = o; /* its count is the queue's length */
+    pthread_mutex_lock(&h->m);
+    h->count++;
+    pthread_cond_signal(&h->c);
+    pthread_mutex_unlock(&h->m);
+    return v;
+}
+
+static int64_t ttake_take(void *o, int64_t unused)
+{
+    struct handoff *h = o;
+    (void)unused;
+    pthread_mutex_lock(&h->m);
+    while (h->count == 0) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += 1;
+        pthread_cond_timedwait(&h->c, &h->m, &dl);
+    }
+    h->count--;
+    pthread_mutex_unlock(&h->m);
+    return 1;
+}
+
+LINEUP_HARNESS(ttake, handoff_create, handoff_destroy, LINEUP_OP(ttake_put, 1), LINEUP_OP(ttake_take, 0));
 
 /* ---- flags ---- */
 
