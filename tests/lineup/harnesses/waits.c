@@ -110,7 +110,16 @@
  *               serially. While the other held the lock, a wait could give
  *               up at every step (a first take at handoff's fix): a
  *               divergence under POS, and dfs ran 168 executions at bound 2
- *               where 19 cover it; now only before the holder's signal;
+ *               where 21 cover it; now only before the holder's signal;
+ *   trypoll     poll() tries two locks in each of three rounds, sleeping
+ *               between (it is idle); hold() takes the lock (reading an atomic under
+ *               it), then adds to a counter;
+ *               cas() sets the counter from 0. Not linearizable (poll's
+ *               count of its tries is its result); the test is how many
+ *               distinct histories the search meets: the prefix-trace
+ *               cache, which names nodes by their trace, missed one while
+ *               poll was idle (an audit's random harness; the cache is off
+ *               there since session 30);
  *   flags       wait_any() looks at 12 atomic flags under the lock each
  *               round and yields; set_last() sets the last. Correct: a
  *               divergence while an idle thread remembered 8 locations
@@ -1103,6 +1112,67 @@ static int64_t ttake_take(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(ttake, handoff_create, handoff_destroy, LINEUP_OP(ttake_put, 1), LINEUP_OP(ttake_take, 0));
+
+/* ---- trypoll ---- */
+
+struct trypoll {
+    pthread_mutex_t m, m2;
+    atomic_int x, y;
+    int ready;
+};
+
+static void *trypoll_create(void)
+{
+    struct trypoll *p = calloc(1, sizeof *p);
+    if (p) {
+        pthread_mutex_init(&p->m, NULL);
+        pthread_mutex_init(&p->m2, NULL);
+    }
+    return p;
+}
+
+static int64_t trypoll_poll(void *o, int64_t unused)
+{
+    struct trypoll *p = o;
+    (void)unused;
+    int got = 0, ready = 0, i;
+    for (i = 0; i < 3; i++) {
+        if (pthread_mutex_trylock(&p->m2) == 0) {
+            pthread_mutex_unlock(&p->m2);
+            got++;
+        }
+        if (pthread_mutex_trylock(&p->m) == 0) {
+            ready += p->ready; /* nobody sets it: three rounds */
+            pthread_mutex_unlock(&p->m);
+        }
+        if (ready)
+            break;
+        usleep(1000);
+    }
+    return got * 8 + ready + (i < 3) * 4;
+}
+
+static int64_t trypoll_hold(void *o, int64_t unused)
+{
+    struct trypoll *p = o;
+    (void)unused;
+    pthread_mutex_lock(&p->m2);
+    int64_t r = 1 + atomic_load(&p->y); /* a point while it holds the lock */
+    pthread_mutex_unlock(&p->m2);
+    atomic_fetch_add(&p->x, 1);
+    return r;
+}
+
+static int64_t trypoll_cas(void *o, int64_t unused)
+{
+    struct trypoll *p = o;
+    (void)unused;
+    int e = 0;
+    return atomic_compare_exchange_strong(&p->x, &e, 5);
+}
+
+LINEUP_HARNESS(trypoll, trypoll_create, free, LINEUP_OP(trypoll_poll, 0), LINEUP_OP(trypoll_hold, 0),
+               LINEUP_OP(trypoll_cas, 0));
 
 /* ---- flags ---- */
 
