@@ -790,14 +790,18 @@ LU_IPOSE_EXPORT int ftrylockfile(FILE *f)
 {
     LU_IPOSE_PASS(ftrylockfile, (f));
     lu_ipose_adopt_file(f);
-    return lu_sched_mutex_trylock(f, LU_IPOSE_L(ftrylockfile)) == 0 ? 0 : -1;
+    return lu_sched_mutex_trylock(f, LU_IPOSE_L(ftrylockfile)) == 0 ? 0 : EBUSY; /* glibc's nonzero */
 }
 
 LU_IPOSE_EXPORT void funlockfile(FILE *f)
 {
     LU_IPOSE_PASS_VOID(funlockfile, (f));
     lu_ipose_adopt_file(f);
-    lu_sched_mutex_unlock(f, LU_IPOSE_L(funlockfile));
+    /* POSIX leaves it undefined; glibc lets go whoever calls. Dropped, it
+     * left the holder's lock taken and a deadlock blamed on another thread
+     * (a review's): say what happened instead */
+    if (lu_sched_mutex_unlock(f, LU_IPOSE_L(funlockfile)) != 0)
+        lu_sched_unsupported("funlockfile by a thread that does not hold the stream's lock");
 }
 
 /* ================================================================ barriers, once */

@@ -374,12 +374,22 @@ bool lu__enabled(struct lu_sched *s, struct lu__thread *t)
             if (t->k != LU_SCHED_K_COND_TIMEDWAIT)
                 return false;
             /* Giving up needs no mutex: it takes it back after, as a woken
-             * waiter does (lu__cond_wait). But while another thread holds
-             * it, giving up now or once it is free differ only before that
-             * holder's signal or broadcast of this condition, which then
-             * finds the waiter gone: only there (given up at every step of
-             * the holder's, stuck tests of waiters that retry ran up to 45x
-             * the executions). */
+             * waiter does (lu__cond_wait). While another thread holds it,
+             * the give-up is offered only where that holder is about to
+             * signal or broadcast this condition, which then finds the
+             * waiter gone. A give-up at another step of the holder's is
+             * like one made once the mutex is free, or as early as the
+             * waiter let it go (a signal by a thread that does not hold
+             * the mutex meets those), since the waiter's own state does
+             * not change meanwhile. Given up at every step of the
+             * holder's, stuck tests of waiters that retry ran up to 45x
+             * the executions. Whether it is enabled so depends on the
+             * holder's pending operation, which the trace fixes; the
+             * reduction's signature of the give-up (the condition and the
+             * mutex) meets the holder's signal, though not the steps
+             * before it, which may enable it (a review's; the hand-off
+             * programs reach the same outcomes with reduction on and
+             * off). */
             o = lu__obj_find(s, t->obj2);
             if (!o || o->u.mutex.owner < 0 || o->u.mutex.owner == t->id)
                 return true;

@@ -541,6 +541,8 @@ deadlock)
     has "every schedule with at most 2 preemptions was explored"
     run 1 --strategy dfs -- "$P/flockfile_bug"
     has "FAIL: assertion failure: \`atomic_fetch_add(&inside, 1) == 0'"
+    run 2 --strategy dfs -- "$P/flockfile_foreign"
+    has "unsupported call: funlockfile by a thread that does not hold the stream's lock"
     # giving up at a later turn of a bounded sleep loop (its third look)
     run 1 --strategy dfs --preemptions -1 -- "$P/timed_cancel"
     has "FAIL: assertion failure: \`seen != 2' in the main thread at main (timed_cancel.c:50)"

@@ -4,6 +4,8 @@
  * nobody else is inside. Under lineup's shared TLS glibc's lock had one
  * owner for all threads, so it excluded nobody: the correct program failed
  * (an audit's); with -DBUG the threads take no lock, and it fails rightly.
+ * With -DFOREIGN a thread lets go of main's lock: undefined by POSIX, an
+ * unsupported call under lineup (it was dropped, and a deadlock followed).
  */
 #include <assert.h>
 #include <pthread.h>
@@ -11,6 +13,22 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
+#ifdef FOREIGN
+static void *unlocker(void *arg)
+{
+    funlockfile(stdout);
+    return arg;
+}
+
+int main(void)
+{
+    flockfile(stdout);
+    pthread_t t;
+    pthread_create(&t, NULL, unlocker, NULL);
+    pthread_join(t, NULL);
+    return 0;
+}
+#else
 static atomic_int inside;
 
 static void *worker(void *arg)
@@ -41,3 +59,4 @@ int main(void)
     pthread_join(b, NULL);
     return 0;
 }
+#endif
