@@ -535,7 +535,7 @@ static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
      * up (a choice too, and often why it failed) into t */
     struct lu_hist_buf t;
     lu_hist_buf_init(&t);
-    uint32_t j = 0;
+    uint32_t j = 0, ntimeouts = 0;
     const struct lu_run_point *last[LU_SCHED_MAX_THREADS] = {0};
     for (uint32_t i = 0; i < len; i++) {
         /* the point log is in trace order: catch up to step i */
@@ -556,7 +556,10 @@ static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
             lu_hist_buf_puts(b, lu_sched_step_until_met(tr, i) ? " runs" LU__UNTIL_MET "\n" : " runs\n");
             shown++;
         }
-        if (st->flags & LU_SCHED_STEP_TIMEOUT) {
+        if ((st->flags & LU_SCHED_STEP_TIMEOUT) && ++ntimeouts <= 16) {
+            /* the first 16, as for preemptions: a retry loop of timed
+             * waits that runs to the length cap gives up tens of thousands
+             * of times, and naming each place took minutes (an audit's) */
             const struct lu_run_point *p = st->chosen < LU_SCHED_MAX_THREADS ? last[st->chosen] : NULL;
             lu_hist_buf_printf(&t, "    step %u: ", i);
             lu__tname(&t, st->chosen);
@@ -570,6 +573,8 @@ static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
     if (t.len) {
         lu_hist_buf_puts(b, "timeouts:\n");
         lu_hist_buf_puts(b, t.s);
+        if (ntimeouts > 16)
+            lu_hist_buf_printf(b, "    (%u more)\n", ntimeouts - 16);
     }
     lu_hist_buf_free(&t);
 }

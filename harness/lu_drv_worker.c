@@ -1956,6 +1956,7 @@ static void lu__replay(struct lu_lin_spec *spec)
     if (!npre)
         lu_hist_buf_puts(&b, "    none\n");
     bool head = false;
+    unsigned ntimeouts = 0;
     for (uint32_t i = 0; i < tr->len; i++) {
         const struct lu_sched_step *stp = &tr->steps[i];
         if (stp->kind != LU_SCHED_CHOOSE_THREAD || !(stp->flags & LU_SCHED_STEP_TIMEOUT))
@@ -1963,6 +1964,9 @@ static void lu__replay(struct lu_lin_spec *spec)
         if (!head)
             lu_hist_buf_puts(&b, "timeouts:\n");
         head = true;
+        /* the first 16 (a retry loop may give up thousands of times) */
+        if (++ntimeouts > 16)
+            continue;
         const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
         lu_hist_buf_printf(&b, "    step %u: ", i);
         lu__tname(&b, stp->chosen);
@@ -1970,6 +1974,8 @@ static void lu__replay(struct lu_lin_spec *spec)
         lu__where(&b, pl ? pl->pc : 0);
         lu_hist_buf_puts(&b, " timed out\n");
     }
+    if (ntimeouts > 16)
+        lu_hist_buf_printf(&b, "    (%u more)\n", ntimeouts - 16);
     /* the verdict line is the parent's: it knows what was recorded */
     int verdict = LU_DRV_V_PASS;
     if (res.outcome == LU_SCHED_OUT_MISFIT) {

@@ -543,6 +543,13 @@ deadlock)
     has "FAIL: assertion failure: \`atomic_fetch_add(&inside, 1) == 0'"
     run 2 --strategy dfs -- "$P/flockfile_foreign"
     has "unsupported call: funlockfile by a thread that does not hold the stream's lock"
+    # a retry loop of timed waits that runs to the length cap: the report
+    # lists 16 of its timeouts and counts the rest
+    run 1 -- "$P/timed_forever"
+    has "execution too long"
+    has "    step 32: thread 1's pthread_cond_timedwait at waiter (timed_forever.c:21) timed out"
+    lacks "    step 34: thread 1's"
+    has "    (32751 more)"
     # giving up at a later turn of a bounded sleep loop (its third look)
     run 1 --strategy dfs --preemptions -1 -- "$P/timed_cancel"
     has "FAIL: assertion failure: \`seen != 2' in the main thread at main (timed_cancel.c:50)"
