@@ -909,11 +909,6 @@ static bool serial_matches(const struct lu_lin_spec *s, const struct hinfo *hi, 
     return false;
 }
 
-static bool serial_completes(const struct lu_lin_spec *s, uint32_t node, uint64_t mask, uint64_t target)
-{
-    return serial_matches(s, NULL, node, mask, target);
-}
-
 void lu_lin_spec_render_group(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
                               int failing_op, unsigned max)
 {
@@ -930,7 +925,7 @@ void lu_lin_spec_render_group(struct lu_hist_buf *b, const struct lu_lin_spec *s
         .b = b,
         .max = max,
     };
-    if (!serial_completes(s, 0, 0, g.target)) {
+    if (!serial_matches(s, NULL, 0, 0, g.target)) {
         /* Nothing to compare with: serially, the calls that returned here
          * never all return. What phase 1 saw instead is where they stick. */
         lu_hist_buf_puts(b, GROUP_INDENT "(every serial execution of the ");
@@ -1091,7 +1086,7 @@ static void render_vals(struct lu_hist_buf *b, const struct ex_vals *x)
 static void explain_full(struct lu_hist_buf *b, const struct lu_lin_spec *s, const struct lu_hist *h,
                          const struct hinfo *hi)
 {
-    if (!serial_completes(s, 0, 0, hi->returned)) {
+    if (!serial_matches(s, NULL, 0, 0, hi->returned)) {
         lu_hist_buf_puts(
             b, "Every serial execution of these calls gets stuck before they all return, but here they"
                " all returned.");
@@ -1225,7 +1220,7 @@ void lu_lin_explain(struct lu_hist_buf *b, const struct lu_lin_spec *s, const st
     }
     struct ex_stuck x = {.s = s, .target = hi.returned & ~BIT(e), .op = (unsigned)e};
     render_who(b, s, (unsigned)e);
-    if (!serial_completes(s, 0, 0, x.target)) {
+    if (!serial_matches(s, NULL, 0, 0, x.target)) {
         lu_hist_buf_puts(b,
                          " is stuck here after the other calls returned, but serially they never all return:"
                          " every serial execution of them gets stuck first.");

@@ -35,8 +35,10 @@
 #define LU_DRV_MAX_EVENTS 256
 /* how a schedule's list of preemptions ends the line of a spinning thread
  * run only until it met another's step (lu_sched_step_until_met) */
-#define LU__UNTIL_MET ", spinning, until its first step on an object another thread was about to act on"
 #define LU__UNTIL_MET_GOES ", until its first step on an object another thread was about to act on"
+#define LU__UNTIL_MET ", spinning" LU__UNTIL_MET_GOES
+/* how many preemptions and timeouts a report lists before it counts the rest */
+#define LU_DRV_LIST_SHOWN 16
 #define LU_DRV_MAX_SERIAL 5000000u /* phase 1 executions: beyond, the matrix is too large */
 
 /* Verdicts: findings about the code under test, then errors that stop the

@@ -1572,13 +1572,10 @@ static void lu__draw(uint64_t *rng, unsigned threads, unsigned calls, unsigned n
 
 /* The test a replay file names, in its "history" hash since format 3: a
  * file whose test line was edited (other calls, the same positions and
- * results) said "reproduced" of another test's failure (an audit's). FNV-1a. */
+ * results) said "reproduced" of another test's failure (an audit's). */
 static uint64_t lu__test_line_hash(const char *test)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)test; *p; p++)
-        h = (h ^ *p) * 0x100000001b3ULL;
-    return h;
+    return lu_hist_hash_bytes(test, strlen(test));
 }
 
 static int lu__write_replay(const char *dir, const char *path, const struct lu__harness *h,
@@ -1937,42 +1934,14 @@ static unsigned lu__want_of(int verdict)
                                          : 0;
 }
 
-static int lu__thread_cmp(const struct lu_drv_test *t, unsigned a, unsigned b)
-{
-    if (t->len[a] != t->len[b])
-        return t->len[a] < t->len[b] ? -1 : 1;
-    return memcmp(t->cell[a], t->cell[b], t->len[a] * sizeof t->cell[a][0]);
-}
-
-/* t with its threads in one order and its unused cells zero: tests that
- * are one up to the order of their threads come out alike */
-static void lu__test_norm(const struct lu_drv_test *t, struct lu_drv_test *n)
-{
-    memset(n, 0, sizeof *n);
-    n->nthreads = t->nthreads;
-    for (unsigned i = 0; i < t->nthreads; i++) {
-        n->len[i] = t->len[i];
-        memcpy(n->cell[i], t->cell[i], t->len[i] * sizeof t->cell[i][0]);
-    }
-    for (unsigned i = 1; i < n->nthreads; i++)
-        for (unsigned j = i; j > 0 && lu__thread_cmp(n, j - 1, j) > 0; j--) {
-            unsigned l = n->len[j];
-            uint16_t c[LU_DRV_MAX_CALLS];
-            memcpy(c, n->cell[j], sizeof c);
-            n->len[j] = n->len[j - 1];
-            memcpy(n->cell[j], n->cell[j - 1], sizeof c);
-            n->len[j - 1] = l;
-            memcpy(n->cell[j - 1], c, sizeof c);
-        }
-}
-
 /* The smaller tests a minimization ran that did not fail: the same test
  * again (dropping either of two like threads, or either of two like calls)
  * would not fail either, and counting it made "N smaller tests tried"
  * more than there were. */
 struct lu__tried {
+    const char *const *labels;
     unsigned n, cap;
-    struct lu_drv_test *t; /* normalized (lu__test_norm) */
+    char **t; /* lu__test_canonical's text: one test up to its threads' order */
 };
 
 /* Tries cand; when it shows the same kind of bug, it becomes the test. */
@@ -1984,11 +1953,14 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
 {
     if (lu_drv_interrupted)
         return false;
-    struct lu_drv_test norm;
-    lu__test_norm(cand, &norm);
-    for (unsigned i = 0; i < tried->n; i++)
-        if (memcmp(&tried->t[i], &norm, sizeof norm) == 0)
+    struct lu_hist_buf norm;
+    lu_hist_buf_init(&norm);
+    lu__test_canonical(&norm, cand, tried->labels);
+    for (unsigned i = 0; i < tried->n && norm.s; i++)
+        if (strcmp(tried->t[i], norm.s) == 0) {
+            lu_hist_buf_free(&norm);
             return false;
+        }
     struct lu_drv_job j2 = *job;
     j2.test = *cand;
     j2.want = lu__want_of(verdict);
@@ -2006,19 +1978,21 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
          * threads) */
         bool complete = !r2.truncated && !r2.sampled && !lu_drv_strategy_randomized(job->strategy);
         lu__res_free(&r2);
-        if (!complete)
-            return false;
-        if (tried->n == tried->cap) {
+        if (complete && norm.s && tried->n == tried->cap) {
             unsigned cap = tried->cap ? 2 * tried->cap : 16;
-            struct lu_drv_test *t = realloc(tried->t, cap * sizeof *t);
-            if (!t)
-                return false; /* it only runs a test twice */
-            tried->t = t;
-            tried->cap = cap;
+            char **t = realloc(tried->t, cap * sizeof *t);
+            if (t) { /* else it only runs a test twice */
+                tried->t = t;
+                tried->cap = cap;
+            }
         }
-        tried->t[tried->n++] = norm;
+        if (complete && norm.s && tried->n < tried->cap)
+            tried->t[tried->n++] = norm.s;
+        else
+            lu_hist_buf_free(&norm);
         return false;
     }
+    lu_hist_buf_free(&norm);
     job->test = *cand;
     lu__res_free(r);
     *r = r2;
@@ -2032,11 +2006,11 @@ static bool lu__try_smaller(struct lu_drv_job *job, const struct lu_drv_test *ca
  * --timeout beyond its quick runs. Timeouts themselves are not minimized
  * (the caller), since every successful step would wait --timeout. */
 static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res *r, bool *cut,
-                             bool *incomplete)
+                             bool *incomplete, const char *const *labels)
 {
     unsigned runs = 0;
     bool progress = true;
-    struct lu__tried tried = {0};
+    struct lu__tried tried = {.labels = labels};
     *cut = *incomplete = false;
     while (progress && !*cut) {
         progress = false;
@@ -2049,6 +2023,8 @@ static unsigned lu__minimize(struct lu_drv_job *job, int verdict, struct lu__res
                 if (lu__remove_call(&job->test, th, k, &cand))
                     progress = lu__try_smaller(job, &cand, verdict, r, &runs, cut, incomplete, &tried);
     }
+    for (unsigned i = 0; i < tried.n; i++)
+        free(tried.t[i]);
     free(tried.t);
     return runs;
 }
@@ -2646,7 +2622,7 @@ int main(int argc, char **argv)
                         lu_hist_buf_free(&k0);
                     }
                     if (minimize)
-                        runs = lu__minimize(&mj, kind, &mr, &cut, &incomplete);
+                        runs = lu__minimize(&mj, kind, &mr, &cut, &incomplete, labels);
                     /* a signal during it, or before it began */
                     bool min_stopped = minimizable && lu_drv_interrupted;
                     tt.minimize_interrupted |= minimize && lu_drv_interrupted; /* during this one */

@@ -545,7 +545,7 @@ static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
         const struct lu_sched_step *st = &tr->steps[i];
         if (st->kind != LU_SCHED_CHOOSE_THREAD)
             continue;
-        if ((st->flags & LU_SCHED_STEP_PREEMPT) && shown < 16) {
+        if ((st->flags & LU_SCHED_STEP_PREEMPT) && shown < LU_DRV_LIST_SHOWN) {
             const struct lu_run_point *p = st->prev < LU_SCHED_MAX_THREADS ? last[st->prev] : NULL;
             lu_hist_buf_printf(b, "    step %u: ", i);
             lu__tname(b, st->prev);
@@ -556,7 +556,7 @@ static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
             lu_hist_buf_puts(b, lu_sched_step_until_met(tr, i) ? " runs" LU__UNTIL_MET "\n" : " runs\n");
             shown++;
         }
-        if ((st->flags & LU_SCHED_STEP_TIMEOUT) && ++ntimeouts <= 16) {
+        if ((st->flags & LU_SCHED_STEP_TIMEOUT) && ++ntimeouts <= LU_DRV_LIST_SHOWN) {
             /* the first 16, as for preemptions: a retry loop of timed
              * waits that runs to the length cap gives up tens of thousands
              * of times, and naming each place took minutes (an audit's) */
@@ -573,8 +573,8 @@ static void lu__preemptions(struct lu_hist_buf *b, struct lu_run_shm *m)
     if (t.len) {
         lu_hist_buf_puts(b, "timeouts:\n");
         lu_hist_buf_puts(b, t.s);
-        if (ntimeouts > 16)
-            lu_hist_buf_printf(b, "    (%u more)\n", ntimeouts - 16);
+        if (ntimeouts > LU_DRV_LIST_SHOWN)
+            lu_hist_buf_printf(b, "    (%u more)\n", ntimeouts - LU_DRV_LIST_SHOWN);
     }
     lu_hist_buf_free(&t);
 }

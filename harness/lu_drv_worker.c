@@ -1965,7 +1965,7 @@ static void lu__replay(struct lu_lin_spec *spec)
             lu_hist_buf_puts(&b, "timeouts:\n");
         head = true;
         /* the first 16 (a retry loop may give up thousands of times) */
-        if (++ntimeouts > 16)
+        if (++ntimeouts > LU_DRV_LIST_SHOWN)
             continue;
         const struct lu__point_log *pl = lu__plog_at(stp->chosen, i);
         lu_hist_buf_printf(&b, "    step %u: ", i);
@@ -1974,8 +1974,8 @@ static void lu__replay(struct lu_lin_spec *spec)
         lu__where(&b, pl ? pl->pc : 0);
         lu_hist_buf_puts(&b, " timed out\n");
     }
-    if (ntimeouts > 16)
-        lu_hist_buf_printf(&b, "    (%u more)\n", ntimeouts - 16);
+    if (ntimeouts > LU_DRV_LIST_SHOWN)
+        lu_hist_buf_printf(&b, "    (%u more)\n", ntimeouts - LU_DRV_LIST_SHOWN);
     /* the verdict line is the parent's: it knows what was recorded */
     int verdict = LU_DRV_V_PASS;
     if (res.outcome == LU_SCHED_OUT_MISFIT) {
@@ -1990,8 +1990,7 @@ static void lu__replay(struct lu_lin_spec *spec)
         W->misfit = (int)res.misfit;
         verdict = LU_DRV_V_MISFIT;
     } else if (phase == 2 && spec) {
-        bool stuck = res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK;
-        lu__hist.stuck = stuck;
+        bool stuck = lu__hist.stuck; /* set above, before the timeline */
         struct lu_lin_verdict v;
         memset(&v, 0, sizeof v);
         v.failing_op = -1;

@@ -2083,7 +2083,7 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         por_known = len + 1 < s->replay_len;
     } else if (por) {
         bool settled = lu__settled_any(s);
-        bool idle = settled || lu__idle_any(s); /* (the cache's, not the sleep set's) */
+        bool idle = lu__idle_any(s); /* settled ones too; the cache's, not the sleep set's */
         s->por->step[len].pcok =
             owner < 0 && !all_spin && s->ff_tid < 0 && s->ff_chain_tid < 0 && !s->spin_run && !idle;
         /* a new node (below the replayed prefix) in a state where no
