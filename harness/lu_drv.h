@@ -165,6 +165,7 @@ struct lu_drv_job {
     uint64_t seed;          /* randomized strategies: this test's seed */
     unsigned explorers;     /* phase-2 processes splitting this test's schedule tree (>= 1) */
     uint64_t recycle_every; /* testing: restart the explorer after this many executions (0: by memory) */
+    uint64_t max_serial;    /* phase 1 gives up beyond this many executions (0: LU_DRV_MAX_SERIAL) */
     uint32_t recycle_mb;    /* restart the explorer when its private memory grew by this much */
     uint32_t heap_cap_mb;   /* stop the test when a process's heap grows by this much in one go (0: never) */
     uint32_t cache_mb;      /* the reduction's prefix-trace cache per test, at most (0: none) */
@@ -278,6 +279,7 @@ struct lu_drv_shm {
     uint64_t bounded_cells;    /* ... and was left pending by one taken for stuck at --spin-bound while
                                 * the object's own threads still changed memory */
     bool phase1_done;          /* phase 1 ran every serial order (the two above are complete) */
+    bool phase1_over;          /* phase 1 gave up at LU_DRV_MAX_SERIAL executions */
     struct lu_hist_test htest; /* the worker's operation table, for reports */
 
     /* result */

@@ -193,6 +193,7 @@ struct lu__opts {
     uint64_t given;            /* options on the command line, bit (option - O_MATRIX) */
     unsigned shard_k, shard_n; /* 0/0: no sharding */
     uint64_t recycle_every;
+    uint64_t max_serial;
     uint32_t recycle_mb;
     uint32_t heap_cap_mb;
     uint32_t cache_mb;
@@ -665,6 +666,11 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     const char *e = getenv("LINEUP_RECYCLE_EVERY");
     if (e && *e)
         o->recycle_every = lu__parse_u64("LINEUP_RECYCLE_EVERY", e, UINT64_MAX);
+    /* phase 1's limit, lower for tests of what happens at it */
+    e = getenv("LINEUP_MAX_SERIAL");
+    o->max_serial = e && *e ? lu__parse_u64("LINEUP_MAX_SERIAL", e, LU_DRV_MAX_SERIAL) : LU_DRV_MAX_SERIAL;
+    if (!o->max_serial)
+        lu__die_usage("LINEUP_MAX_SERIAL=0: phase 1 needs at least one serial execution");
     /* LINEUP_MEM_AVAILABLE_MB: what the defaults are computed from, for tests */
     e = getenv("LINEUP_MEM_AVAILABLE_MB");
     uint64_t avail =
@@ -782,6 +788,7 @@ struct lu__res {
     unsigned explorers;
     uint64_t explorer_ex[LU_DRV_MAX_EXPLORERS];
     bool phase1_done;
+    bool phase1_over;                      /* phase 1 gave up at its limit */
     uint64_t called_cells, returned_cells; /* invocations 0..63 called, and returned, in phase 1 */
     uint64_t bounded_cells;                /* lu_drv_shared.bounded_cells */
     uint64_t followed_cells;               /* invocations with a call after them in their thread */
@@ -1190,6 +1197,7 @@ static void lu__collect(struct lu__slot *sl, int status, struct lu__res *r, bool
     r->serial_stuck = shm->serial_stuck;
     r->explorers = shm->explorers;
     r->phase1_done = shm->phase1_done;
+    r->phase1_over = shm->phase1_over;
     r->returned_cells = shm->returned_cells;
     r->called_cells = shm->called_cells;
     r->bounded_cells = shm->bounded_cells;
@@ -2044,6 +2052,7 @@ struct lu__totals {
     unsigned stopped; /* tests the interruption stopped (their executions are counted) */
     unsigned stopped_in_phase1, not_run;
     unsigned timeout_stops;    /* harnesses whose tests stopped at --max-timeouts */
+    unsigned phase1_stops;     /* harnesses whose tests stopped at phase 1's limit */
     bool minimize_interrupted; /* the signal came while failures were minimized */
     unsigned inconclusive;     /* tests that only timed out: neither passed nor failed */
     unsigned by_verdict[LU_DRV_V_COUNT];
@@ -2423,6 +2432,7 @@ int main(int argc, char **argv)
             j->seed = lu__test_seed(o.seed, sample[i]);
             j->explorers = explorers;
             j->recycle_every = o.recycle_every;
+            j->max_serial = o.max_serial;
             j->recycle_mb = o.recycle_mb;
             j->heap_cap_mb = o.heap_cap_mb;
             j->cache_mb = o.cache_mb;
@@ -2433,10 +2443,14 @@ int main(int argc, char **argv)
         /* A harness whose calls block outside lineup's control blocks in
          * most tests, and each costs --timeout: after --max-timeouts of
          * them no more tests are started (the running ones finish). */
-        bool timeout_stop = false;
+        bool stop_starting = false;
+        /* The tests of a matrix have the same shape: when one needs more
+         * serial executions than phase 1's limit (calls that start threads),
+         * most do, and each takes the better part of a minute to find out. */
+        int phase1_stop = -1;                        /* the sample that hit the limit */
         memset(&lu__stopped, 0, sizeof lu__stopped); /* not the runs of an earlier minimization */
-        while (!lu_drv_interrupted && (running > 0 || (!timeout_stop && next < ntests))) {
-            while (running < o.jobs && next < ntests && !timeout_stop) {
+        while (!lu_drv_interrupted && (running > 0 || (!stop_starting && next < ntests))) {
+            while (running < o.jobs && next < ntests && !stop_starting) {
                 for (unsigned s = 0; s < lu__nslots; s++) {
                     if (lu__slots[s].pid == 0) {
                         lu__start(&lu__slots[s], &jobs[next], NULL, (int)next);
@@ -2467,7 +2481,11 @@ int main(int argc, char **argv)
             if (r.explorers > tt.max_explorers)
                 tt.max_explorers = r.explorers;
             if (lu__res_find(&r, LU_DRV_V_TIMEOUT) && ++timeouts == o.max_timeouts)
-                timeout_stop = true;
+                stop_starting = true;
+            if (r.phase1_over && phase1_stop < 0) {
+                phase1_stop = sl->index;
+                stop_starting = true;
+            }
             /* a test that only timed out was not checked: not failed */
             if (r.verdict == LU_DRV_V_TIMEOUT)
                 tt.inconclusive++;
@@ -2504,7 +2522,14 @@ int main(int argc, char **argv)
                    strsignal(lu_drv_interrupted), done, ntests, h->name);
             tt.interrupted = true;
         }
-        if (timeout_stop && next < ntests && !lu_drv_interrupted) {
+        if (stop_starting && next < ntests && !lu_drv_interrupted && phase1_stop >= 0) {
+            printf("\nstopped: phase 1 of harness %s's sample %u needed more than %u serial executions: "
+                   "the other %u test%s of this matrix %s not run; use a smaller matrix\n",
+                   h->name, sample[phase1_stop] + 1, (unsigned)o.max_serial, ntests - next,
+                   ntests - next == 1 ? "" : "s", ntests - next == 1 ? "was" : "were");
+            tt.phase1_stops++;
+            tt.not_run += ntests - next;
+        } else if (stop_starting && next < ntests && !lu_drv_interrupted) {
             printf("\nstopped: %u test%s of harness %s timed out (--max-timeouts %u), each after --timeout "
                    "%u s: "
                    "the other %u test%s not run. Calls that block outside lineup's control block in "
@@ -2899,9 +2924,13 @@ int main(int argc, char **argv)
     for (int v = 0; v < LU_DRV_V_COUNT; v++)
         if (tt.by_verdict[v])
             printf("  %s: %u\n", lu_drv_verdict_name(v), tt.by_verdict[v]);
-    if (tt.timeout_stops && !tt.interrupted)
+    if (tt.timeout_stops && !tt.phase1_stops && !tt.interrupted)
         printf("  not run: %u test%s, after --max-timeouts tests timed out\n", tt.not_run,
                tt.not_run == 1 ? "" : "s");
+    else if ((tt.timeout_stops || tt.phase1_stops) && !tt.interrupted)
+        printf("  not run: %u test%s, after %s\n", tt.not_run, tt.not_run == 1 ? "" : "s",
+               !tt.timeout_stops ? "a test needed more serial executions than phase 1's limit"
+                                 : "tests timed out or needed more serial executions than phase 1's limit");
     if (tt.interrupted) {
         printf("  interrupted:");
         if (tt.minimize_interrupted)

@@ -878,6 +878,12 @@ static void lu__note_returned(bool bounded)
 
 static double lu__phase1_secs; /* phase 1's wall time (lu__recheck's limit) */
 
+/* Phase 1's limit (jobs that leave it 0: replays, probes) */
+static uint64_t lu__max_serial(void)
+{
+    return W->job.max_serial ? W->job.max_serial : LU_DRV_MAX_SERIAL;
+}
+
 /* The report of two serial executions that disagree. */
 static void lu__nondet_report(struct lu_hist_buf *b, const struct lu_hist *first, const char *context)
 {
@@ -913,10 +919,21 @@ static struct lu_lin_spec *lu__phase1(void)
     uint64_t n = 0;
     int most_threads = 0;
     while (lu_sched_more(s)) {
-        if (n++ >= LU_DRV_MAX_SERIAL)
+        if (n++ >= lu__max_serial()) {
+            W->phase1_over = true;
+            /* the serial orders fit (the parent checked): what multiplies
+             * them is mostly the interleavings of threads the object or its
+             * calls start */
+            if (most_threads > (int)W->job.test.nthreads + 1)
+                lu__fail(LU_DRV_V_HARNESS, 1,
+                         "phase 1 needs more than %u serial executions; use a smaller matrix (they ran up to "
+                         "%d threads, more than the test's %u and the main thread: each interleaving of the "
+                         "threads that the object or its calls start is a serial execution of its own)\n",
+                         (unsigned)lu__max_serial(), most_threads, W->job.test.nthreads);
             lu__fail(LU_DRV_V_HARNESS, 1,
                      "phase 1 needs more than %u serial executions; use a smaller matrix\n",
-                     LU_DRV_MAX_SERIAL);
+                     (unsigned)lu__max_serial());
+        }
         lu__run_one(s, &res, 1);
         if (res.nthreads > most_threads)
             most_threads = res.nthreads;
@@ -1027,7 +1044,7 @@ static bool lu__recheck(struct lu_lin_spec *spec)
         struct lu_sched_result res;
         struct lu_hist conflict;
         lu_hist_init(&conflict);
-        for (uint64_t n = 0; lu_sched_more(s) && n < LU_DRV_MAX_SERIAL; n++) {
+        for (uint64_t n = 0; lu_sched_more(s) && n < lu__max_serial(); n++) {
             lu__run_one(s, &res, 1);
             atomic_fetch_add(&shared->executions[0], 1);
             if (res.outcome == LU_SCHED_OUT_DISCARDED)

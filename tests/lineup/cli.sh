@@ -657,6 +657,25 @@ replay_timeout)
     lu 2 --replay "$w" --watchdog-ms 1000 "$G/misc.so"
     has "does not fit this build"
     ;;
+phase1_limit)
+    # a test whose phase 1 runs past its limit stops the matrix: the other
+    # tests have the same shape, and each would take most of a minute
+    LINEUP_MAX_SERIAL=3 lu 2 --quiet --matrix 2x2 --samples 5 --seed 1 --jobs 1 --json p.json "$G/counter_fixed.so"
+    has "^phase 1 needs more than 3 serial executions; use a smaller matrix$"
+    has "^stopped: phase 1 of harness [a-z_]+'s sample 1 needed more than 3 serial executions: the other 4 tests of this matrix were not run; use a smaller matrix$"
+    has "^  not run: 4 tests, after a test needed more serial executions than phase 1's limit$"
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]
+assert (s["tests"], s["errors"], s["not_run"], s["exit"]) == (1, 1, 4, 2), s' p.json || fail "p.json: $(cat p.json)"
+    # an object's own thread multiplies the serial executions: said so
+    LINEUP_MAX_SERIAL=1 lu 2 --quiet --harness server --matrix 2x1 --samples 2 --seed 1 --jobs 1 "$G/objthreads.so"
+    has "they ran up to [0-9]+ threads, more than the test's 2 and the main thread"
+    has "the other 1 test of this matrix was not run"
+    # under the limit nothing stops
+    LINEUP_MAX_SERIAL=100 lu 0 --quiet --matrix 2x2 --samples 5 --seed 1 "$G/counter_fixed.so"
+    lacks "^stopped:|not run"
+    LINEUP_MAX_SERIAL=0 lu 2 "${QUICK[@]}" "$G/counter_fixed.so"
+    has "LINEUP_MAX_SERIAL=0"
+    ;;
 replay_spin)
     # the spin bound shapes the schedule (here: when the spinning waiter is a
     # livelock), so the replay file records it and a replay uses it
