@@ -413,6 +413,16 @@ extern volatile sig_atomic_t lu_drv_interrupted, lu_drv_graceful;
  * stop; false means the caller should die of it. Async-signal-safe. */
 bool lu_drv_interrupt_absorbed(int sig);
 
+/* A signal of those sent by a process below lineup's own (the code under
+ * test: a harness's call, a program's thread that kills its parent) is no
+ * request to stop: the handler calls this first, which records it in
+ * lu_drv_stray_sig and lu_drv_stray_pid and returns true. Async-signal-safe
+ * (it reads /proc with open and read). */
+bool lu_drv_signal_stray(int sig, const siginfo_t *si);
+extern volatile sig_atomic_t lu_drv_stray_sig, lu_drv_stray_pid;
+/* Prints a note of such a signal, if one came, to out. */
+void lu_drv_note_stray(FILE *out);
+
 /* Dies of the signal in lu_drv_interrupted, as the shell and make expect
  * of an interrupted command (exit status 128 + signal). */
 void lu_drv_die_interrupted(void) __attribute__((noreturn));

@@ -271,9 +271,10 @@ static void lu__usage(FILE *f)
  * are stopped, and what finished is reported. Otherwise, or again a second
  * or more later, lineup dies of the signal, removing FILE.partial of
  * --json first. */
-static void lu__on_signal(int sig)
+static void lu__on_signal(int sig, siginfo_t *si, void *uc)
 {
-    if (lu_drv_interrupt_absorbed(sig))
+    (void)uc;
+    if (lu_drv_signal_stray(sig, si) || lu_drv_interrupt_absorbed(sig))
         return;
     int e = errno;
     lu_drv_json_cleanup();
@@ -477,6 +478,19 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
     int c;
     /* leading ':': a missing value is ':', not an unknown option */
     while ((c = getopt_long(argc, argv, "+:", lo, NULL)) != -1) {
+        /* a second --test, --json, --harness or --replay would replace the
+         * first and leave it unchecked or unwritten without a word (other
+         * options take the last value, as is usual) */
+        if ((c == O_TEST || c == O_JSON || c == O_HARNESS || c == O_REPLAY) &&
+            (o->given >> (c - O_MATRIX) & 1))
+            lu__die_usage("%s given twice: lineup takes one per run%s",
+                          c == O_TEST      ? "--test"
+                          : c == O_JSON    ? "--json"
+                          : c == O_HARNESS ? "--harness"
+                                           : "--replay",
+                          c == O_TEST      ? " (run it once per test)"
+                          : c == O_HARNESS ? " (run it once per harness, or give none to check them all)"
+                                           : "");
         if (c >= O_MATRIX && c - O_MATRIX < 64)
             o->given |= 1ull << (c - O_MATRIX);
         switch (c) {
@@ -2325,7 +2339,8 @@ int main(int argc, char **argv)
     {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = lu__on_signal;
+        sa.sa_sigaction = lu__on_signal;
+        sa.sa_flags = SA_SIGINFO;
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
@@ -2847,6 +2862,10 @@ int main(int argc, char **argv)
     }
     double el = lu_drv_now() - t0;
     unsigned passed = tt.tests - tt.failed - tt.inconclusive - tt.errors;
+    if (lu_drv_stray_sig) {
+        printf("\n");
+        lu_drv_note_stray(stdout);
+    }
     printf("\nsummary: %u test%s, %u passed, %u failed", tt.tests, tt.tests == 1 ? "" : "s", passed,
            tt.failed);
     if (tt.inconclusive)

@@ -242,6 +242,10 @@ static void lu__parse(int argc, char **argv, struct lu__ropts *o)
     int c;
     uint64_t given = 0; /* bit (option - O_STRAT) */
     while ((c = getopt_long(argc, argv, "+", lo, NULL)) != -1) {
+        /* a second one would leave the first unwritten or unreplayed */
+        if ((c == O_JSON || c == O_REPLAY) && c >= O_STRAT && (given >> (c - O_STRAT) & 1))
+            lu__die_usage("%s given twice: lineup run takes one per run",
+                          c == O_JSON ? "--json" : "--replay");
         if (c >= O_STRAT && c - O_STRAT < 64)
             given |= 1ull << (c - O_STRAT);
         switch (c) {
@@ -460,9 +464,10 @@ static int lu__memfd(const char *name)
 static const int lu__sigs[] = {SIGINT, SIGTERM, SIGHUP};
 static struct sigaction lu__sigs_old[3]; /* given back to the program */
 
-static void lu__on_signal(int sig)
+static void lu__on_signal(int sig, siginfo_t *si, void *uc)
 {
-    if (lu_drv_interrupt_absorbed(sig))
+    (void)uc;
+    if (lu_drv_signal_stray(sig, si) || lu_drv_interrupt_absorbed(sig))
         return;
     lu_drv_json_cleanup(); /* a --json FILE being written */
     signal(sig, SIG_DFL);
@@ -473,7 +478,8 @@ static void lu__on_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = lu__on_signal;
+    sa.sa_sigaction = lu__on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof lu__sigs / sizeof lu__sigs[0]; i++)
         sigaction(lu__sigs[i], &sa, &lu__sigs_old[i]);
@@ -867,6 +873,10 @@ static void lu__summary(struct lu__ctx *x, struct lu_run_shm *m)
 {
     const struct lu_run_summary *s = &m->sum;
     const struct lu__ropts *o = x->o;
+    if (lu_drv_stray_sig) {
+        printf("\n");
+        lu_drv_note_stray(stdout);
+    }
     printf("\nsummary: %" PRIu64 " execution%s in %.2f s (%.0f/s)", s->executions,
            s->executions == 1 ? "" : "s", s->secs, s->secs > 0 ? (double)s->executions / s->secs : 0.0);
     if (s->discarded)

@@ -408,6 +408,9 @@ void lu_drv_misfit_why(struct lu_hist_buf *b, int why, const struct lu_sched_ste
     }
 }
 
+/* the --json target (lu_drv_json_resolve): no replay file takes its name */
+static const struct lu_drv_json *lu__replay_avoid;
+
 FILE *lu_drv_replay_create(const char *dir, const char *stem, unsigned *seq, char *out, size_t outlen)
 {
     int fd = -1;
@@ -416,6 +419,12 @@ FILE *lu_drv_replay_create(const char *dir, const char *stem, unsigned *seq, cha
         fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0 && errno != EEXIST)
             return NULL;
+        /* the --json file, written at the end, would replace this one */
+        if (fd >= 0 && lu__replay_avoid && lu_drv_json_is(lu__replay_avoid, out)) {
+            close(fd);
+            unlink(out);
+            fd = -1;
+        }
     }
     if (fd < 0) {
         errno = EEXIST;
@@ -545,6 +554,69 @@ bool lu_drv_interrupt_absorbed(int sig)
     return lu_drv_graceful && now.tv_sec - lu__interrupted_at.tv_sec < 2;
 }
 
+volatile sig_atomic_t lu_drv_stray_sig, lu_drv_stray_pid;
+
+/* The parent of pid, from /proc/PID/stat, or -1: open, read and close
+ * only, no stdio, so that a signal handler may call it. */
+static pid_t lu__ppid_of(pid_t pid)
+{
+    char path[32] = "/proc/", digits[12];
+    int n = 0;
+    for (unsigned v = (unsigned)pid; n == 0 || v; v /= 10)
+        digits[n++] = (char)('0' + v % 10);
+    size_t at = 6;
+    while (n)
+        path[at++] = digits[--n];
+    memcpy(path + at, "/stat", 6);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[512];
+    ssize_t len = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (len <= 0)
+        return -1;
+    buf[len] = 0;
+    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+    char *p = strrchr(buf, ')');
+    if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+        return -1;
+    pid_t pp = 0;
+    for (p += 4; *p >= '0' && *p <= '9'; p++)
+        pp = pp * 10 + (*p - '0');
+    return pp;
+}
+
+bool lu_drv_signal_stray(int sig, const siginfo_t *si)
+{
+    if (!si || (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL))
+        return false;
+    pid_t me = getpid(), pid = si->si_pid;
+    if (pid <= 1 || pid == me)
+        return false;
+    /* workers, their explorers, run mode's server and its executions: a
+     * few levels at most */
+    for (int depth = 0; depth < 8 && pid > 1; depth++) {
+        pid_t pp = lu__ppid_of(pid);
+        if (pp == me) {
+            lu_drv_stray_sig = sig;
+            lu_drv_stray_pid = si->si_pid;
+            return true;
+        }
+        pid = pp;
+    }
+    return false;
+}
+
+void lu_drv_note_stray(FILE *out)
+{
+    if (lu_drv_stray_sig)
+        fprintf(out,
+                "note: the code under test sent SIG%s to lineup's own process (from process %d, lineup's "
+                "worker): lineup ignored it\n",
+                sigabbrev_np(lu_drv_stray_sig), (int)lu_drv_stray_pid);
+}
+
 void lu_drv_die_interrupted(void)
 {
     lu_drv_die_of(lu_drv_interrupted);
@@ -662,6 +734,7 @@ void lu_drv_json_resolve(const char *prog, const char *v, struct lu_drv_json *j)
 {
     memset(j, 0, sizeof *j);
     j->arg = v;
+    lu__replay_avoid = j;
     if (!*v)
         lu__die(prog, "--json takes a file name, not an empty string");
     struct stat st, out;

@@ -328,7 +328,9 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
                            "lock, a read and an unlock, again and again), which lineup takes for progress "
                            "rather than for a wait that may block for good; a loop that looks at every turn "
                            "(yields, sleeps, re-reads an unchanged atomic, retries a timed wait) and between "
-                           "looks only reads and takes and gives back locks is seen as a wait\n",
+                           "looks only reads and takes and gives back locks is seen as a wait; or the test's "
+                           "calls are that long (thousands of locked steps each), more than lineup runs in "
+                           "one execution: make them shorter\n",
                            phase, LU_DRV_TRACE_CAP);
         lu__report_test(&b);
         lu__set_report(&b);
@@ -916,7 +918,7 @@ static struct lu_lin_spec *lu__phase1(void)
     struct lu_sched_result res;
     struct lu_hist conflict;
     lu_hist_init(&conflict);
-    uint64_t n = 0;
+    uint64_t n = 0, assumed = 0;
     int most_threads = 0;
     while (lu_sched_more(s)) {
         if (n++ >= lu__max_serial()) {
@@ -942,8 +944,11 @@ static struct lu_lin_spec *lu__phase1(void)
                           (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK));
         /* a spinning thread chosen at a cost kept spinning: another schedule
          * has what this one would (an object's own thread that polls) */
-        if (res.outcome == LU_SCHED_OUT_DISCARDED)
+        if (res.outcome == LU_SCHED_OUT_DISCARDED) {
+            if (res.message && strncmp(res.message, "__VERIFIER_assume", 17) == 0)
+                assumed++;
             continue;
+        }
         if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK) {
             /* a setup call that never returns leaves the test's calls
              * unchecked (no specification), and so does getting stuck
@@ -1002,6 +1007,12 @@ static struct lu_lin_spec *lu__phase1(void)
     lu_hist_free(&conflict);
     W->serial_full = lu_lin_spec_full_count(spec);
     W->serial_stuck = lu_lin_spec_stuck_count(spec);
+    /* no serial execution to check against: every history would pass */
+    if (assumed && !W->serial_full && !W->serial_stuck)
+        lu__fail(LU_DRV_V_HARNESS, 1,
+                 "harness %s: every serial execution ended at a false __VERIFIER_assume, so the test has no "
+                 "serial behaviour to check its concurrent ones against\n",
+                 H->name);
     W->phase1_done = true;
     lu__phase1_secs = lu_drv_now() - t0;
     return spec;

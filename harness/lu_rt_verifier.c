@@ -342,8 +342,23 @@ static struct sigaction lu__prog_chld;
 static bool lu__stop_handled;
 static volatile sig_atomic_t lu__stop_sig;
 
-static void lu__on_stop(int sig)
+static bool lu__stop_graceful; /* not a replay: a stop request ends the search */
+
+static void lu__on_stop(int sig, siginfo_t *si, void *uc)
 {
+    (void)uc;
+    /* sent by an execution (the program kills its parent, natively a
+     * shell): no request to stop, and the execution goes on as it would */
+    if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
+        for (unsigned i = 0; i < lu__nlanes; i++)
+            if (lu__lanes[i].pid > 0 && si->si_pid == lu__lanes[i].pid)
+                return;
+    if (!lu__stop_graceful) {
+        /* a replay is one execution: interrupted, everything just ends */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     if (!lu__stop_sig)
         lu__stop_sig = sig;
 }
@@ -1968,16 +1983,16 @@ static int lu__server(int argc, char **argv, char **envp)
     const char *split = getenv("LINEUP_SPLIT_AFTER");
     if (split && *split)
         lu__give_after = strtoull(split, NULL, 10);
-    if (R->cfg.strategy != LU_RUN_REPLAY) {
-        /* a replay is one execution: interrupted, everything just ends */
+    {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
-        sa.sa_handler = lu__on_stop;
-        sa.sa_flags = SA_RESTART; /* the wait for an execution polls the flag */
+        sa.sa_sigaction = lu__on_stop;
+        sa.sa_flags = SA_RESTART | SA_SIGINFO; /* the wait for an execution polls the flag */
         sigemptyset(&sa.sa_mask);
         for (size_t i = 0; i < sizeof lu__stop_sigs / sizeof lu__stop_sigs[0]; i++)
             sigaction(lu__stop_sigs[i], &sa, &lu__prog_sa[i]);
         lu__stop_handled = true;
+        lu__stop_graceful = R->cfg.strategy != LU_RUN_REPLAY;
     }
     lu__send('H');
     if (!S.error)

@@ -235,6 +235,21 @@ static void lu__ipose_async_call(int id)
     }
 #include "lu_ipose.def"
 
+/* vfork, by hand: unsupported under control, as fork is (its child shares
+ * the execution's memory, and its exec or _exit would be taken for the
+ * execution's own). Outside control it forks: a wrapper that called the
+ * real vfork would return twice on one stack frame, the parent resuming in
+ * a frame its child had run over, while for what a vfork child may do (exec
+ * or _exit) a fork is the same. */
+LU_IPOSE_EXPORT pid_t vfork(void)
+{
+    if (lu_sched_self() >= 0 || lu_sched_in_async()) {
+        LU_SCHED_SET_PC();
+        lu_sched_unsupported("vfork is not supported under lineup");
+    }
+    return LU_IPOSE_REAL(fork)();
+}
+
 /* ---- helpers ---- */
 
 /* A controlled thread's pthread_t: never a valid pointer (real pthread_t are
@@ -393,7 +408,7 @@ static inline void lu_ipose_adopt_mutex(void *m)
 
 static inline void lu_ipose_adopt_sem(sem_t *sem)
 {
-    if (!lu_sched_known(sem)) {
+    if (!lu_sched_known(sem, LU_SCHED_OBJ_SEM)) {
         int v = 0;
         LU_IPOSE_REAL(sem_getvalue)(sem, &v);
         lu_sched_sem_init(sem, v > 0 ? (unsigned)v : 0);
@@ -403,7 +418,7 @@ static inline void lu_ipose_adopt_sem(sem_t *sem)
 static inline void lu_ipose_adopt_barrier(pthread_barrier_t *b)
 {
     /* glibc's struct pthread_barrier { in, current_round, count, shared, out } */
-    if (!lu_sched_known(b))
+    if (!lu_sched_known(b, LU_SCHED_OBJ_BARRIER))
         lu_sched_barrier_init(b, ((const unsigned *)b)[2]);
 }
 
@@ -581,7 +596,7 @@ static inline bool lu_ipose_rw_prefers_writer(const pthread_rwlock_t *rw)
 
 static inline void lu_ipose_adopt_rw(pthread_rwlock_t *rw)
 {
-    if (!lu_sched_known(rw))
+    if (!lu_sched_known(rw, LU_SCHED_OBJ_RW))
         lu_sched_rw_init(rw, lu_ipose_rw_prefers_writer(rw));
 }
 

@@ -223,13 +223,19 @@ struct lu__obj *lu__obj_get_slow(struct lu_sched *s, const void *addr, int type)
         goto init;
     }
     if (o) {
-        if (o->type == LU__O_LOC && type != LU__O_LOC) {
+        if (o->type != type && type != LU__O_LOC) {
             /* First seen as memory (e.g. a static initializer read), now used
-             * as a sync object: adopt it with its default state. */
+             * as a sync object: adopt it with its default state. Likewise
+             * memory that held another kind of object (a stack slot or a
+             * mapping reused without free): whatever the old one's state,
+             * the new one starts from its initializer's. */
+            bool listed = o->type != LU__O_LOC;
             uint64_t v = o->version;
             memset(&o->u, 0, sizeof o->u);
             o->type = type;
             o->version = v;
+            if (listed)
+                goto set;
             goto init;
         }
         return o;
@@ -257,6 +263,7 @@ init:
             s->syncs[s->nsyncs] = o;
         s->nsyncs++;
     }
+set:
     switch (type) {
     case LU__O_MUTEX:
         o->u.mutex.owner = -1;
@@ -443,7 +450,10 @@ static bool lu__would_time_out(struct lu_sched *s, struct lu__thread *t)
     case LU_SCHED_K_RW_TIMED_RD:
         return o && o->u.rw.writer != t->id && !lu__rw_read_free(o);
     case LU_SCHED_K_RW_TIMED_WR:
-        return o && o->u.rw.writer != t->id && (o->u.rw.writer != -1 || o->u.rw.readers != 0);
+        /* on a writer-preferring lock, a writer that must wait registers
+         * first (lu__rw_op): a step, not a give-up */
+        return o && o->u.rw.writer != t->id && (o->u.rw.writer != -1 || o->u.rw.readers != 0) &&
+               (!o->u.rw.prefer_writer || (o->u.rw.writers_waiting >> t->id & 1));
     default:
         return false;
     }
@@ -2156,11 +2166,13 @@ void lu_sched_exec_failed(void)
     lu__exec_notice(LU_SCHED_FATAL_NONE, 0);
 }
 
-bool lu_sched_known(const void *addr)
+bool lu_sched_known(const void *addr, enum lu_sched_obj kind)
 {
+    static const int type[] = {
+        [LU_SCHED_OBJ_RW] = LU__O_RW, [LU_SCHED_OBJ_SEM] = LU__O_SEM, [LU_SCHED_OBJ_BARRIER] = LU__O_BARRIER};
     struct lu__thread *t = lu__self;
     struct lu__obj *o = t ? lu__obj_find(t->s, addr) : NULL;
-    return o && o->type != LU__O_LOC;
+    return o && o->type == type[kind];
 }
 
 /* ---- thread-specific data ---- */

@@ -940,11 +940,15 @@ uint64_t lu_sched_sigmask_of(int tid);
 uint64_t *lu_sched_process_sigs(void);
 uint32_t lu_sched_clock(void);
 
-/* True when the model holds synchronization-object state for addr in this
- * execution (it was initialized or used under control). Lets interposers
- * adopt objects initialized outside control. False on a thread no
- * scheduler controls. Not a scheduling point. */
-bool lu_sched_known(const void *addr);
+/* The kinds of synchronization object lu_sched_known asks about. */
+enum lu_sched_obj { LU_SCHED_OBJ_RW, LU_SCHED_OBJ_SEM, LU_SCHED_OBJ_BARRIER };
+
+/* True when the model holds state of a synchronization object of that kind
+ * for addr in this execution (it was initialized or used under control).
+ * Lets interposers adopt objects initialized outside control, or by
+ * assignment where another kind of object was (a reused stack slot). False
+ * on a thread no scheduler controls. Not a scheduling point. */
+bool lu_sched_known(const void *addr, enum lu_sched_obj kind);
 
 /* Thread-specific data, modelled per controlled thread. Not scheduling
  * points, though the partial-order reduction orders creates and deletes as

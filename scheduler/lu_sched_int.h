@@ -609,7 +609,7 @@ static inline struct lu__obj *lu__obj_find(struct lu_sched *s, const void *addr)
 static inline struct lu__obj *lu__obj_get(struct lu_sched *s, const void *addr, int type)
 {
     struct lu__obj *o = *lu__ocache_slot(s, addr);
-    if (o && o->addr == addr && o->epoch == s->epoch && (o->type != LU__O_LOC || type == LU__O_LOC))
+    if (o && o->addr == addr && o->epoch == s->epoch && (o->type == type || type == LU__O_LOC))
         return o;
     return lu__obj_get_slow(s, addr, type);
 }

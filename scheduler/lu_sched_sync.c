@@ -65,6 +65,10 @@ static int lu__mutex_acquire(struct lu__thread *t, struct lu__obj *o, int busy_r
             o->u.mutex.count++;
             return 0;
         }
+        /* a failed relock only looked: a poll of it spins until another
+         * thread unlocks (glibc lets anyone unlock a normal mutex or a
+         * spin lock) */
+        lu__sync_unchanged(t, o);
         if (o->u.mutex.kind == PTHREAD_MUTEX_ERRORCHECK)
             return EDEADLK;
         return busy_rc;
@@ -252,16 +256,21 @@ static int lu__rw_op(void *rw, enum lu_sched_kind k, bool write, int busy_rc, ui
     lu__obj_get(t->s, rw, LU__O_RW);
     lu__point(t, k, rw, label);
     struct lu__obj *o = lu__obj_find(t->s, rw);
-    if (k == LU_SCHED_K_RW_WRLOCK && o->u.rw.prefer_writer && o->u.rw.writer != t->id &&
-        (o->u.rw.writer != -1 || o->u.rw.readers)) {
+    if ((k == LU_SCHED_K_RW_WRLOCK || k == LU_SCHED_K_RW_TIMED_WR) && o->u.rw.prefer_writer &&
+        o->u.rw.writer != t->id && (o->u.rw.writer != -1 || o->u.rw.readers)) {
         /* a writer-preferring lock: the writer registers (new readers wait
-         * from now on), then waits for the lock; the registration is a
-         * step of its own, so that readers may also come first */
+         * from now on), then waits for the lock, or, timed, may give up;
+         * the registration is a step of its own, so that readers may also
+         * come first */
         o->u.rw.writers_waiting |= 1ULL << t->id;
         lu__sync_changed(t, o);
-        lu__point(t, LU_SCHED_K_RW_WR_BLOCKED, rw, label);
+        lu__point(t, k == LU_SCHED_K_RW_WRLOCK ? LU_SCHED_K_RW_WR_BLOCKED : k, rw, label);
         o = lu__obj_find(t->s, rw);
         o->u.rw.writers_waiting &= ~(1ULL << t->id);
+        /* one that gave up lets the readers it turned away in: news for
+         * their polls */
+        if (k == LU_SCHED_K_RW_TIMED_WR && (o->u.rw.writer != -1 || o->u.rw.readers))
+            lu__sync_changed(t, o);
     }
     int rc = lu__rw_acquire(t, o, write, busy_rc);
     LU__ASSERT(rc != -1);

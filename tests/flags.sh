@@ -76,6 +76,11 @@ done
 lineup_row 2 "$U--json takes a file name, not an empty string" --json "" "$H"
 lineup_row 2 "$U--replay takes a file name, not an empty string" --replay ""
 lineup_row 2 "$U--harness takes the name of a harness, not an empty string" --harness "" "$H"
+# a second --test, --json, --harness or --replay would drop the first unsaid
+lineup_row 2 "$U--test given twice: lineup takes one per run \(run it once per test\)" --test "inc(0)" --test "inc(0) | inc(0)" "$H"
+lineup_row 2 "$U--json given twice" --json a.json --json b.json "$H"
+lineup_row 2 "$U--harness given twice" --harness counter --harness counter "$H"
+lineup_row 2 "$U--replay given twice" --replay a.replay --replay b.replay
 lineup_row 2 "$U.* has no harness named nope; it has: counter" --harness nope "${S[@]}" "$H"
 lineup_row 2 "$U--replay-dir takes a directory, not an empty string" --replay-dir "" "$H"
 lineup_row 2 "$U--replay-dir no/such: No such file or directory" --replay-dir no/such "$H"
@@ -140,6 +145,8 @@ for v in "" -1 1e3 5ms s " 5" 18446744073709551616; do
     run_row 2 "$R--budget takes" --budget "$v"
 done
 run_row 2 "$R--budget takes a whole number up to 1000000000, not '1000000001'" --budget 1000000001s
+run_row 2 "$R--json given twice" --json a.json --json b.json
+run_row 2 "$R--replay given twice" --replay a.replay --replay b.replay
 run_row 2 "$R--budget 0 \(none\) needs --strategy dfs, ipb or idb" --budget 0
 run_row 2 "$R--budget 0 \(none\) needs --strategy dfs, ipb or idb" --budget 0s
 for v in "" -2 65 " 1"; do

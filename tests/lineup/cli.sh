@@ -139,6 +139,14 @@ sys.exit(0 if any(x["verdict"] == "VIOLATION" and [f["verdict"] for f in x["find
         grep -q '"interrupted": true' sig.json || fail "SIG$sig: sig.json does not say it was interrupted"
         rm -f sig.json
     done
+    # a --json named as the next replay file would replace it at the end:
+    # the replay file takes another name
+    lu 1 --quiet --matrix 2x2 --samples 5 --seed 1 --json lineup-counter-1.replay "$G/counter.so"
+    f=$(sed -n 's/^replay: lineup --replay \(.*\)$/\1/p' "$out" | head -1)
+    [[ -n $f && $f != ./lineup-counter-1.replay ]] || fail "the replay file is the --json file: '$f'"
+    json_ok lineup-counter-1.replay
+    lu 1 --replay "$f"
+    has "\(reproduced\)"
     ;;
 stdfds)
     # closed standard descriptors are not taken by files lineup opens

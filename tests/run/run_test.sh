@@ -204,7 +204,19 @@ exit)
     lacks "FAIL:"
     python3 -c 'import json,sys; s = json.load(open(sys.argv[1]))["summary"]; sys.exit(not (s["failing"] == 0 and s["errors"] == 1))' "$WORK/unsup.json" ||
         fail "the JSON summary does not count the unsupported call as an error: $(cat "$WORK/unsup.json")"
-    has "  main thread  unsupported call at main (unsupported.c:26)"
+    has "  main thread  unsupported call at main (unsupported.c:31)"
+    # a program that signals its parent: no request to stop, in a search
+    # or a replay
+    run 1 --strategy dfs -- "$P/kill_parent"
+    has "FAIL: assertion failure: \`v == 0' in the main thread at main (kill_parent.c:30)"
+    lacks "interrupted"
+    f=$(replay_file)
+    run 1 --replay "$f"
+    has "assertion failure (reproduced)"
+    run 2 -- "$P/unsupported_vfork"
+    has "ERROR: unsupported call: vfork is not supported under lineup"
+    has "  main thread  unsupported call at main (unsupported.c:31)"
+    "$P/unsupported_vfork" || fail "unsupported_vfork outside lineup exited with $?"
     # threads ended by pthread_exit are finished in the report
     run 1 --strategy dfs -- "$P/thread_exit"
     has "FAIL: assertion failure"
@@ -367,6 +379,25 @@ thread_end)
     has "every schedule of the program was explored"
     run 0 --strategy dfs --preemptions -1 -- "$P/thread_end_once_c11"
     has "every schedule of the program was explored"
+    ;;
+sync_kinds)
+    # memory that held one kind of object and then another (a stack slot
+    # of two functions' locals): the second starts from its initializer
+    run 0 --strategy dfs -- "$P/slot_reuse"
+    has "every schedule with at most 2 preemptions was explored"
+    run 0 --strategy dfs -- "$P/slot_reuse_rw"
+    has "every schedule with at most 2 preemptions was explored"
+    run 0 --strategy dfs -- "$P/slot_reuse_sem"
+    run 1 --strategy dfs -- "$P/slot_reuse_sem_bug"
+    has "FAIL: deadlock: every thread that has not finished is blocked"
+    # a holder's failed trylock is a look: its poll spins until another
+    # thread unlocks (glibc lets anyone unlock these kinds)
+    for p in owner_trylock owner_trylock_spin; do
+        run 0 --strategy dfs -- "$P/$p"
+        has "every schedule of the program was explored"
+    done
+    # a timed writer on a writer-preferring rwlock turns readers away
+    run 0 --budget 300 -- "$P/rw_timed_prefer"
     ;;
 foreign_unlock)
     # a normal mutex unlocked by a thread that does not hold it is released,

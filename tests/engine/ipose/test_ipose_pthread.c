@@ -29,7 +29,7 @@
 
 /* Optional scheduler API the interposer uses when present (see
  * lu_ipose_pthread.c); tests that depend on it are skipped without it. */
-extern bool lu_sched_known(const void *addr) __attribute__((weak));
+extern bool lu_sched_known(const void *addr, enum lu_sched_obj kind) __attribute__((weak));
 
 /* The interposer's trace labels, numbered as lu_ipose_pthread.c numbers them
  * (from 1000, in table order). */

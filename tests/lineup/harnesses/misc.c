@@ -27,6 +27,13 @@
  *             error: waitpid: No child processes");
  *   selfstop  an operation that stops its own process (raise(SIGSTOP)):
  *             a timeout that says so, not a call that may block in I/O;
+ *   killparent an operation that sends SIGTERM to its parent process:
+ *             lineup's own in phase 1, which notes and ignores it (it took
+ *             it for a request to stop until session 31), a worker in phase
+ *             2, whose end is then the call's crash;
+ *   assume    an operation whose __VERIFIER_assume is always false: no
+ *             serial execution is left to check against (a harness error;
+ *             it passed, with nothing checked, until session 31);
  *   smash     an operation with a wild write: it fills the first 4 KB of
  *             every shared writable mapping of its process with 0x41, as a
  *             stray pointer could; lineup must report it, not crash (it did,
@@ -582,6 +589,26 @@ static int64_t stop_self(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(selfstop, create, free, LINEUP_OP(stop_self, 0));
+
+static int64_t assume_never(void *o, int64_t unused)
+{
+    (void)unused;
+    atomic_fetch_add((_Atomic int64_t *)o, 1);
+    __VERIFIER_assume(0);
+    return 0;
+}
+
+LINEUP_HARNESS(assume, create, free, LINEUP_OP(assume_never, 0));
+
+static int64_t kill_parent(void *o, int64_t unused)
+{
+    (void)unused;
+    atomic_fetch_add((_Atomic int64_t *)o, 1);
+    kill(getppid(), SIGTERM);
+    return 0;
+}
+
+LINEUP_HARNESS(killparent, create, free, LINEUP_OP(kill_parent, 0));
 
 /*
  * popnull: pop() on an empty stack dereferences NULL, in phase 1, in
