@@ -908,7 +908,10 @@ int lu_sched_barrier_destroy(void *b);
 int lu_sched_barrier_wait(void *b, uint16_t label);
 
 /* pthread_once: runs init on the first caller, blocks the others until it
- * finished. */
+ * finished. Writes a mark of its own into the once word when init
+ * returns, and takes a word found without it (set back to
+ * PTHREAD_ONCE_INIT by assignment) for one that has not run. A scheduling
+ * point. */
 int lu_sched_once(void *once, void (*init)(void), uint16_t label);
 
 /* Happens-before vector clocks, kept for a data-race detector: thread

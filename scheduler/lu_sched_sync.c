@@ -709,6 +709,13 @@ int lu_sched_barrier_wait(void *b, uint16_t label)
 
 /* ---- once ---- */
 
+/* What the once word holds after its routine ran under control: glibc's
+ * "not done" (bit 1 clear) to glibc and to a later execution, which runs the
+ * routine again (its memory is all the model has of an earlier one), but
+ * not PTHREAD_ONCE_INIT, so that a word set back to that by assignment (a
+ * module reset) is told from one that ran. */
+#define LU__ONCE_MARK 0x4c550000
+
 int lu_sched_once(void *once, void (*init)(void), uint16_t label)
 {
     struct lu__thread *t = lu__me();
@@ -716,6 +723,8 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label)
     lu__obj_get(t->s, once, LU__O_ONCE);
     lu__point(t, LU_SCHED_K_ONCE, once, label);
     struct lu__obj *o = lu__obj_find(t->s, once);
+    if (o->u.once.state == 2 && __atomic_load_n((const int *)once, __ATOMIC_RELAXED) != LU__ONCE_MARK)
+        o->u.once.state = 0; /* re-armed: the routine runs again, as glibc would */
     if (o->u.once.state == 2) {
         lu__sync_unchanged(t, o);
         return 0;
@@ -741,6 +750,7 @@ int lu_sched_once(void *once, void (*init)(void), uint16_t label)
     t->once_depth = depth;
     o = lu__obj_find(t->s, once);
     o->u.once.state = 2;
+    __atomic_store_n((int *)once, LU__ONCE_MARK, __ATOMIC_RELAXED);
     lu__sync_changed(t, o);
     return 0;
 }

@@ -398,6 +398,11 @@ sync_kinds)
     done
     # a timed writer on a writer-preferring rwlock turns readers away
     run 0 --budget 300 -- "$P/rw_timed_prefer"
+    # a once control set back to its initializer runs its routine again
+    for p in once_rearm once_rearm_c11; do
+        run 0 --strategy dfs -- "$P/$p"
+        has "every schedule with at most 2 preemptions was explored"
+    done
     ;;
 foreign_unlock)
     # a normal mutex unlocked by a thread that does not hold it is released,
