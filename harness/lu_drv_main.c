@@ -754,6 +754,23 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
         found = -1;
         goto out;
     }
+    /* a program (it names an interpreter): dlopen would refuse it, and
+     * "rebuild it with lineup-cc -shared -o PROGRAM" would be bad advice */
+    bool interp = eh->e_type == ET_EXEC;
+    if (eh->e_phoff && eh->e_phoff + (size_t)eh->e_phnum * sizeof(Elf64_Phdr) <= size) {
+        const Elf64_Phdr *ph = (const void *)(m + eh->e_phoff);
+        for (unsigned i = 0; i < eh->e_phnum; i++)
+            interp |= ph[i].p_type == PT_INTERP;
+    }
+    if (interp) {
+        snprintf(err, errlen,
+                 "%s is a program, not a harness (a shared object): 'lineup run -- %s' checks a whole "
+                 "program built with 'lineup-cc -o PROGRAM SOURCE.c'; harnesses are built with 'lineup-cc "
+                 "-shared -o HARNESS.so SOURCE.c'",
+                 path, path);
+        found = -1;
+        goto out;
+    }
     if (eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
         goto out;
     const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
@@ -2304,9 +2321,9 @@ int main(int argc, char **argv)
         fprintf(
             stderr,
             "lineup: %s was not built with lineup-cc: its atomic operations would be invisible to lineup.\n"
-            "Rebuild it with 'lineup-cc -shared -o %s SOURCE.c', or pass --allow-uninstrumented to check\n"
-            "it anyway with only its pthread calls as scheduling points.\n",
-            o.path, o.path);
+            "Rebuild it with 'lineup-cc -shared -o HARNESS.so SOURCE.c', or pass --allow-uninstrumented to\n"
+            "check it anyway with only its pthread calls as scheduling points.\n",
+            o.path);
         return EXIT_USAGE;
     }
     struct lu__harness *hs;

@@ -76,6 +76,9 @@ done
 lineup_row 2 "$U--json takes a file name, not an empty string" --json "" "$H"
 lineup_row 2 "$U--replay takes a file name, not an empty string" --replay ""
 lineup_row 2 "$U--harness takes the name of a harness, not an empty string" --harness "" "$H"
+# a program given where a harness goes: pointed to lineup run
+lineup_row 2 "$U.*correct is a program, not a harness \(a shared object\): 'lineup run -- " "$P"
+lineup_row 2 "$U.*correct is a program, not a harness" --allow-uninstrumented "$P"
 # a second --test, --json, --harness or --replay would drop the first unsaid
 lineup_row 2 "$U--test given twice: lineup takes one per run \(run it once per test\)" --test "inc(0)" --test "inc(0) | inc(0)" "$H"
 lineup_row 2 "$U--json given twice" --json a.json --json b.json "$H"
