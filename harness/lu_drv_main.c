@@ -624,6 +624,8 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
         if (realpath(o->path, abs))
             o->path = abs;
     }
+    if (optind < argc && argv[optind][0] == '-')
+        lu__die_usage("'%s' after the shared object: options go before it", argv[optind]);
     if (optind < argc)
         lu__die_usage("unexpected argument '%s' (one shared object at a time)", argv[optind]);
     if (!o->path && !o->replay)
@@ -1878,7 +1880,9 @@ static void lu__read_replay(const char *file, struct lu__replay *rp)
                 if ((tok[0] != 't' && tok[0] != 'd') || !isdigit((unsigned char)tok[1]))
                     lu__replay_bad(file, ln, "schedule entries are tN or dN");
                 unsigned long x = strtoul(tok + 1, &end, 10);
-                if (*end || x >= 64)
+                if (*end)
+                    lu__replay_bad(file, ln, "schedule entries are tN or dN, separated by single spaces");
+                if (x >= 64)
                     lu__replay_bad(file, ln, "schedule entry out of range");
                 if (rp->len >= LU_DRV_TRACE_CAP)
                     lu__replay_bad(file, ln, "schedule too long");

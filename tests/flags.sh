@@ -76,6 +76,8 @@ done
 lineup_row 2 "$U--json takes a file name, not an empty string" --json "" "$H"
 lineup_row 2 "$U--replay takes a file name, not an empty string" --replay ""
 lineup_row 2 "$U--harness takes the name of a harness, not an empty string" --harness "" "$H"
+# an option after the harness
+lineup_row 2 "$U'--seed' after the shared object: options go before it" "$H" --seed 6
 # a program given where a harness goes: pointed to lineup run
 lineup_row 2 "$U.*correct is a program, not a harness \(a shared object\): 'lineup run -- " "$P"
 lineup_row 2 "$U.*correct is a program, not a harness" --allow-uninstrumented "$P"

@@ -536,6 +536,10 @@ replay_corrupt)
     { cat "$good"; grep '^history ' "$good"; } >twohist.replay
     lu 2 --replay twohist.replay
     has "^lineup: twohist.replay:[0-9]+: not a valid replay file: a repeated line$"
+    # a malformed schedule entry is named as such, not as out of range
+    sed 's/^schedule t\([0-9]*\)/schedule t\1x/' "$good" >badentry.replay
+    lu 2 --replay badentry.replay
+    has "not a valid replay file: schedule entries are tN or dN, separated by single spaces$"
     ;;
 minimize_sampled)
     # a randomized strategy minimizes with the schedules --test draws from
