@@ -294,7 +294,8 @@ static void lu__fail_sys(enum lu_sched_need need, const char *what, size_t bytes
 {
     char m[320];
     lu_sched_syserr(m, sizeof m, need, errno, what, bytes);
-    lu__fail(LU_DRV_V_RESOURCE, atomic_load(&W->phase), "%s\n", m);
+    lu__fail(lu_sched_limit_lowered() ? LU_DRV_V_HARNESS : LU_DRV_V_RESOURCE, atomic_load(&W->phase), "%s\n",
+             m);
 }
 
 /* b into a report field of cap bytes, cut to fit. */
@@ -803,8 +804,10 @@ static int lu__run_one(struct lu_sched *s, struct lu_sched_result *res, int phas
     int rc = lu_sched_run(s, lu__main_body, NULL, res);
     if (rc != 0)
         lu__fail(LU_DRV_V_INTERNAL, phase, "scheduler: %s\n", lu_sched_strerror(rc));
+    /* a limit the harness lowered itself is the harness's doing */
     if (res->outcome == LU_SCHED_OUT_ERROR)
-        lu__fail(LU_DRV_V_RESOURCE, phase, "%s\n", res->message);
+        lu__fail(lu_sched_limit_lowered() ? LU_DRV_V_HARNESS : LU_DRV_V_RESOURCE, phase, "%s\n",
+                 res->message);
     atomic_fetch_add(&W->executions[phase], 1);
     lu__ran_here++;
     if (!lu__created && res->outcome != LU_SCHED_OUT_COMPLETE && res->outcome != LU_SCHED_OUT_UNSUPPORTED &&

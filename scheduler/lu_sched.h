@@ -1116,6 +1116,10 @@ enum lu_sched_need { LU_SCHED_NEED_THREAD, LU_SCHED_NEED_PROCESS, LU_SCHED_NEED_
  * Any thread (it only formats); not a scheduling point. */
 const char *lu_sched_syserr(char *buf, size_t n, enum lu_sched_need need, int err, const char *what,
                             size_t bytes);
+/* Whether a message of lu_sched_syserr named a limit that the code under
+ * test lowered (setrlimit) since the process started: the failure is that
+ * code's doing, not the user's environment. Not a scheduling point. */
+bool lu_sched_limit_lowered(void);
 
 /* Which divergence watchdog this process armed last (for diagnostics):
  * "none" until an execution ran in it, so a fork server, whose children

@@ -42,8 +42,40 @@ static void lu__put(char *buf, size_t n, size_t *at, const char *fmt, ...)
     *at = k < 0 || (size_t)k >= n - *at ? n : *at + (size_t)k;
 }
 
-/* Appends "NAME is N...: raise it with ulimit -F" when the limit is set;
- * returns whether it did. */
+/* The limits as the process started, before any code under test ran (a
+ * constructor of lineup's library runs before the program's and the
+ * harness's): a limit lower now was lowered by that code (setrlimit), and
+ * ulimit is not the remedy. */
+static const int lu__watched[] = {RLIMIT_NPROC, RLIMIT_AS, RLIMIT_DATA, RLIMIT_NOFILE, RLIMIT_FSIZE};
+static rlim_t lu__start_cur[sizeof lu__watched / sizeof lu__watched[0]];
+static bool lu__lowered_seen;
+
+__attribute__((constructor)) static void lu__limits_at_start(void)
+{
+    for (size_t i = 0; i < sizeof lu__watched / sizeof lu__watched[0]; i++) {
+        struct rlimit rl;
+        lu__start_cur[i] = getrlimit(lu__watched[i], &rl) == 0 ? rl.rlim_cur : RLIM_INFINITY;
+    }
+}
+
+/* Whether res is lower now than at the start, which goes to *was. */
+static bool lu__lowered_from(int res, rlim_t now, rlim_t *was)
+{
+    for (size_t i = 0; i < sizeof lu__watched / sizeof lu__watched[0]; i++)
+        if (lu__watched[i] == res && now < lu__start_cur[i]) {
+            *was = lu__start_cur[i];
+            return true;
+        }
+    return false;
+}
+
+bool lu_sched_limit_lowered(void)
+{
+    return lu__lowered_seen;
+}
+
+/* Appends "NAME is N...: raise it with ulimit -F" when the limit is set, or
+ * that the code under test lowered it; returns whether it did. */
 static bool lu__hint(char *buf, size_t n, size_t *at, bool first, const struct lu__limit *l,
                      const char *extra)
 {
@@ -51,6 +83,20 @@ static bool lu__hint(char *buf, size_t n, size_t *at, bool first, const struct l
     if (getrlimit(l->res, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
         return false;
     const char *sep = first ? "" : "; ";
+    rlim_t was;
+    if (lu__lowered_from(l->res, rl.rlim_cur, &was)) {
+        lu__lowered_seen = true;
+        lu__put(buf, n, at, "%s%s is %llu%s, lowered by the code under test (setrlimit) from ", sep, l->name,
+                (unsigned long long)(l->bytes ? rl.rlim_cur >> 20 : rl.rlim_cur), l->bytes ? " MB" : "");
+        if (was == RLIM_INFINITY)
+            lu__put(buf, n, at, "unlimited");
+        else
+            lu__put(buf, n, at, "%llu%s", (unsigned long long)(l->bytes ? was >> 20 : was),
+                    l->bytes ? " MB" : "");
+        if (*extra)
+            lu__put(buf, n, at, ",%s", extra);
+        return true;
+    }
     if (l->bytes && rl.rlim_cur < (1u << 20))
         lu__put(buf, n, at, "%s%s is %llu KB%s: raise it with ulimit %s", sep, l->name,
                 (unsigned long long)(rl.rlim_cur >> 10), extra, l->flag);

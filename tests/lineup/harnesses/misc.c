@@ -31,6 +31,10 @@
  *             lineup's own in phase 1, which notes and ignores it (it took
  *             it for a request to stop until session 31), a worker in phase
  *             2, whose end is then the call's crash;
+ *   lowerlimit an operation that lowers the process's RLIMIT_AS to 64 MB,
+ *             after which lineup cannot start threads: a harness error that
+ *             says the code under test lowered it (it said "raise it with
+ *             ulimit -v", exit 3, until session 31);
  *   assume    an operation whose __VERIFIER_assume is always false: no
  *             serial execution is left to check against (a harness error;
  *             it passed, with nothing checked, until session 31);
@@ -48,6 +52,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -599,6 +604,22 @@ static int64_t assume_never(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(assume, create, free, LINEUP_OP(assume_never, 0));
+
+static int64_t lower_as(void *o, int64_t unused)
+{
+    (void)unused;
+    atomic_fetch_add((_Atomic int64_t *)o, 1);
+    struct rlimit r = {64 << 20, 64 << 20};
+    return setrlimit(RLIMIT_AS, &r);
+}
+
+static int64_t bump(void *o, int64_t unused)
+{
+    (void)unused;
+    return atomic_fetch_add((_Atomic int64_t *)o, 1);
+}
+
+LINEUP_HARNESS(lowerlimit, create, free, LINEUP_OP(lower_as, 0), LINEUP_OP(bump, 0));
 
 static int64_t kill_parent(void *o, int64_t unused)
 {
