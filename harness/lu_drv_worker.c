@@ -883,6 +883,36 @@ static void lu__note_returned(bool bounded)
 
 static double lu__phase1_secs; /* phase 1's wall time (lu__recheck's limit) */
 
+static uint64_t lu__rss_anon(void);
+
+/* Phase 1 keeps what each serial execution leaks, in one process: what the
+ * code under test maps itself (mmap) escapes the heap cap, so resident
+ * memory is read every 16 serial executions too (n), against the same cap,
+ * from base (at phase 1's start). */
+static void lu__phase1_rss_check(uint64_t n, uint64_t base)
+{
+    if (!W->job.heap_cap_mb || n % 16)
+        return;
+    uint64_t rss = lu__rss_anon();
+    if (rss <= base + ((uint64_t)W->job.heap_cap_mb << 20))
+        return;
+    struct lu_hist_buf b;
+    lu_hist_buf_init(&b);
+    lu_hist_buf_printf(
+        &b,
+        "out of memory: the resident memory of lineup's process for this test grew by %" PRIu64
+        " MB in phase 1 (what the code under test mapped itself, with mmap, and did not unmap), "
+        "past the %" PRIu32
+        " MB a test process may use (the memory available shared by the jobs); lineup stopped the "
+        "test before it exhausted the machine's memory\n(phase 1 runs every serial order of the "
+        "test in one process, which keeps what each leaks)\n",
+        (rss - base) >> 20, W->job.heap_cap_mb);
+    lu__memory_state(&b, lu_rt_heap_live(), true);
+    lu__report_test(&b);
+    lu__set_report(&b);
+    lu__finish(LU_DRV_V_MEMORY, 1);
+}
+
 /* Phase 1's limit (jobs that leave it 0: replays, probes) */
 static uint64_t lu__max_serial(void)
 {
@@ -921,9 +951,10 @@ static struct lu_lin_spec *lu__phase1(void)
     struct lu_sched_result res;
     struct lu_hist conflict;
     lu_hist_init(&conflict);
-    uint64_t n = 0, assumed = 0;
+    uint64_t n = 0, assumed = 0, rss0 = lu__rss_anon();
     int most_threads = 0;
     while (lu_sched_more(s)) {
+        lu__phase1_rss_check(n, rss0);
         if (n++ >= lu__max_serial()) {
             W->phase1_over = true;
             /* the serial orders fit (the parent checked): what multiplies

@@ -97,6 +97,20 @@ if rc != 3 or rc2 != 3:
 if peak > base + 100 + 64 + 24:
     problem('the largest process grew by %.0f MB' % (peak - base))
 
+# 2b. the cap on what phase 1 maps: its serial executions run in one
+# process, which keeps what each maps (16 MB each here; the heap count
+# misses it, and until session 31 nothing stopped it short of the
+# machine's memory): resident memory, read every 16 serial executions
+rc, text = run('mapleak(8) mapleak(8) | mapleak(8) mapleak(8) | mapleak(8)',
+               {'LINEUP_RECYCLE_MB': '32', 'LINEUP_MEM_AVAILABLE_MB': '100'})
+print('cap 100 MB, mmap in phase 1: exit status %d' % rc)
+for want in ('out of memory: the resident memory of lineup.s process for this test grew by [0-9]+ MB in phase 1 '
+             '\\(what the code under test mapped itself', 'past the 100 MB a test process may use', 'verdict: ERROR'):
+    if not re.search(want, text):
+        problem('the mapped-memory cap report lacks /%s/:\n%s' % (want, text))
+if rc != 3:
+    problem('exit status %d, expected 3' % rc)
+
 # 3. ulimit -v: the least address space (in 16 MB steps) lineup needs for
 # itself, then 16 MB more, too few for grab(64); but above 64 MB, where
 # malloc(64 MB) would fail natively too (section 4: the code's to handle).
