@@ -624,6 +624,21 @@ for k, n in v.items():
     if n:
         assert "%s: %d" % (names[k], n) in lines, (k, n)
 assert v["STUCK"] > 0, v' sums.json "$out" || fail "the summary's verdicts differ from the report's lines"
+    # findings past --max-reports stay in the tests' records, so that the
+    # kinds of the tests' findings add up to the summary's verdicts
+    lu 1 --quiet --jobs 1 --matrix 2x2 --samples 6 --seed 1 --max-reports 1 --json few.json "$G/queue_wakeup.so"
+    python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+tests = [t for h in d["harnesses"] for t in h["tests"]]
+v = d["summary"]["verdicts"]
+unreported = 0
+for k, n in v.items():
+    if k != "PASS":
+        got = sum(any(f["verdict"] == k for f in t.get("findings", [])) for t in tests)
+        assert n == got, (k, n, got)
+unreported = sum(f.get("reported", True) is False for t in tests for f in t.get("findings", []))
+assert unreported > 0, "no finding past --max-reports 1"
+print("kinds ok")' few.json || fail "few.json: the tests' findings do not add up to the summary"
     ;;
 timeout_json)
     # --json classifies a timeout as the report does: verdict TIMEOUT, an

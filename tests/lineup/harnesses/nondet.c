@@ -24,6 +24,11 @@
  * the failure is reported as a violation, but its schedule replayed in a
  * fresh process passes, and lineup must say so, not hand out a replay file
  * that does not fail.
+ *
+ * modulo: inc() returns whether a static count of its calls is 3 modulo 7:
+ * phase 2 finds nondeterminism where the count left by earlier executions
+ * makes a result differ, which its schedule replayed in a fresh process
+ * does not show (until session 31 it got a replay file that did not fail).
  */
 #include <lineup.h>
 
@@ -138,3 +143,25 @@ static int64_t pop(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(arena, stack_create, stack_destroy, LINEUP_OP(push, 1), LINEUP_OP(push, 2), LINEUP_OP(pop, 0));
+
+static long modulo_calls;
+
+static int64_t modulo_inc(void *o, int64_t unused)
+{
+    (void)unused;
+    atomic_fetch_add((atomic_long *)o, 1);
+    return modulo_calls++ % 7 == 3;
+}
+
+static int64_t modulo_get(void *o, int64_t unused)
+{
+    (void)unused;
+    return atomic_load((atomic_long *)o);
+}
+
+static void *modulo_create(void)
+{
+    return calloc(1, sizeof(atomic_long));
+}
+
+LINEUP_HARNESS(modulo, modulo_create, free, LINEUP_OP(modulo_inc, 1), LINEUP_OP(modulo_get, 0));
