@@ -1417,6 +1417,7 @@ int lu_drv_run_main(int argc, char **argv)
     x.m = m;
     x.t0 = t0;
     bool hello = false, done = false, eof = false, forwarded = false;
+    double forwarded_at = 0;
     int replay_kind = -1;
     while (!done && !eof) {
         if (lu_drv_interrupted && !forwarded) {
@@ -1424,6 +1425,14 @@ int lu_drv_run_main(int argc, char **argv)
              * it already; kill(1) or timeout(1) may not have) */
             kill(sv.pid, lu_drv_interrupted);
             forwarded = true;
+            forwarded_at = lu_drv_now();
+        } else if (forwarded && !done && lu_drv_now() - forwarded_at > 10.0) {
+            /* a server that does not answer (stopped, under a debugger,
+             * wedged): what the shared region says was finished is
+             * reported, as when it dies after the interruption */
+            kill(sv.pid, SIGKILL);
+            eof = true;
+            break;
         }
         struct pollfd p = {sv.rep, POLLIN, 0};
         int r = poll(&p, 1, 250);

@@ -170,6 +170,21 @@ interrupt_died)
         done
         ! pgrep -g "$lp" >/dev/null || fail "processes of the interrupted run are left: $(pgrep -g "$lp")"
     done
+    # a server that never answers the interruption (stopped): lineup kills
+    # it after 10 s and reports, instead of waiting for ever
+    set -m
+    "$LINEUP" run --quiet --all --budget 100000000 --seed 1 -- "$P/long_search_fixed" >"$out" 2>&1 &
+    lp=$!
+    set +m
+    server_of "$lp"
+    sleep 1
+    kill -STOP "$server"
+    kill -INT "$lp"
+    SECONDS=0
+    rc=0
+    wait "$lp" || rc=$?
+    [[ $rc == 130 && $SECONDS -lt 30 ]] || fail "a stopped server: exit status $rc after $SECONDS s, expected 130 within 30 s"
+    has "^  \(lineup's runtime in the program's process died \(signal 9\) after the interruption"
     # one sent to the program's process alone during a replay, which has no
     # graceful stop: lineup ends with it too
     # (block's reader blocks in read: replayed with a long --timeout, the
