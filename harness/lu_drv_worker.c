@@ -885,13 +885,62 @@ static double lu__phase1_secs; /* phase 1's wall time (lu__recheck's limit) */
 
 static uint64_t lu__rss_anon(void);
 
+/* Open file descriptors of this process (getdents64 on /proc/self/fd: no
+ * allocation), or 0 when /proc cannot tell. */
+static unsigned lu__fd_count(void)
+{
+    int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0)
+        return 0;
+    unsigned n = 0;
+    char buf[4096];
+    long got;
+    while ((got = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0)
+        for (long at = 0; at < got;) {
+            const char *name = buf + at + 19; /* d_ino, d_off, d_reclen, d_type */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+                n++;
+            at += reclen;
+        }
+    close(d);
+    return n ? n - 1 : 0; /* not d itself */
+}
+
+/* Whether the descriptors open now passed half the room RLIMIT_NOFILE left
+ * above base: code under test that leaks them would soon get EMFILE from
+ * lineup's processes, which keep what each execution leaks, where natively
+ * each run has them all. */
+static bool lu__fds_grew(unsigned base, unsigned *now, unsigned long long *limit)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur <= base)
+        return false;
+    *limit = (unsigned long long)rl.rlim_cur;
+    *now = lu__fd_count();
+    return *now > base + (rl.rlim_cur - base) / 2;
+}
+
 /* Phase 1 keeps what each serial execution leaks, in one process: what the
  * code under test maps itself (mmap) escapes the heap cap, so resident
  * memory is read every 16 serial executions too (n), against the same cap,
- * from base (at phase 1's start). */
-static void lu__phase1_rss_check(uint64_t n, uint64_t base)
+ * from base (at phase 1's start); and its descriptors, from fds. */
+static void lu__phase1_rss_check(uint64_t n, uint64_t base, unsigned fds)
 {
-    if (!W->job.heap_cap_mb || n % 16)
+    if (n % 16)
+        return;
+    unsigned now;
+    unsigned long long limit;
+    if (n && lu__fds_grew(fds, &now, &limit))
+        lu__fail(LU_DRV_V_HARNESS, 1,
+                 "harness %s: the code under test leaks file descriptors: %u open after %" PRIu64
+                 " serial executions, %u at phase 1's start, of the %llu that ulimit -n allows (phase 1 runs "
+                 "every serial order of the test in one process, which keeps what each leaks, so its calls "
+                 "would soon fail with EMFILE where natively they do not); close them in the calls or in "
+                 "destroy()\n",
+                 H->name, now, n, fds, limit);
+    if (!W->job.heap_cap_mb)
         return;
     uint64_t rss = lu__rss_anon();
     if (rss <= base + ((uint64_t)W->job.heap_cap_mb << 20))
@@ -952,9 +1001,10 @@ static struct lu_lin_spec *lu__phase1(void)
     struct lu_hist conflict;
     lu_hist_init(&conflict);
     uint64_t n = 0, assumed = 0, rss0 = lu__rss_anon();
+    unsigned fds0 = lu__fd_count();
     int most_threads = 0;
     while (lu_sched_more(s)) {
-        lu__phase1_rss_check(n, rss0);
+        lu__phase1_rss_check(n, rss0, fds0);
         if (n++ >= lu__max_serial()) {
             W->phase1_over = true;
             /* the serial orders fit (the parent checked): what multiplies
@@ -1397,6 +1447,9 @@ static uint64_t lu__rss_anon(void)
  * execution; resident memory, for what the code maps itself, costs a read
  * of /proc and is checked every 16. */
 static uint64_t lu__next_check;
+static unsigned lu__fd_base; /* descriptors open when this explorer began */
+static unsigned lu__fd_last; /* and at the last count (lu__fd_watch) */
+static rlim_t lu__fd_limit;  /* RLIMIT_NOFILE when this explorer began (0: none to watch) */
 
 static bool lu__should_recycle(void)
 {
@@ -1408,7 +1461,10 @@ static bool lu__should_recycle(void)
     if (lu__ran_here < lu__next_check)
         return false;
     lu__next_check = lu__ran_here + 16;
-    return lu__rss_anon() > lu__rss_base + limit;
+    /* descriptors the code under test leaks (counted by lu__fd_watch): a
+     * fresh explorer has the keeper's */
+    return lu__rss_anon() > lu__rss_base + limit ||
+           (lu__fd_limit > lu__fd_base && lu__fd_last > lu__fd_base + (lu__fd_limit - lu__fd_base) / 2);
 }
 
 /* LINEUP_TRACE_NAMES (lu_drv.h): the line of an execution that ran to its
@@ -1436,10 +1492,37 @@ static void lu__trace_name_out(const struct lu_sched_result *res)
 }
 
 /* Returns the execution's scheduling points. */
+/* Descriptors the code under test leaks, in phase 2: an explorer restarts
+ * past half the room (lu__should_recycle), but the randomized strategies
+ * restart only between chunks of executions, and one execution may leak
+ * many. Near the limit, checked after every execution from three quarters
+ * of the room on (every 16 or 256 below that), before its history is judged: an
+ * execution that may have met EMFILE is no verdict. */
+static void lu__fd_watch(void)
+{
+    if (lu__fd_limit <= lu__fd_base)
+        return;
+    /* a count costs an open, a getdents and a close (some 3 us): every 16
+     * executions where the room is small, every 256 where it is large */
+    rlim_t room = lu__fd_limit - lu__fd_base;
+    bool near = lu__fd_last > lu__fd_base + room / 4 * 3;
+    if (!near && lu__ran_here % (room < 4096 ? 16 : 256))
+        return;
+    lu__fd_last = lu__fd_count();
+    if (lu__fd_last + 4 >= lu__fd_limit)
+        lu__fail(LU_DRV_V_HARNESS, 2,
+                 "harness %s: the code under test leaks file descriptors: %u open of the %llu that ulimit -n "
+                 "allows, %u when this process began its %" PRIu64
+                 " executions (lineup's processes keep what each execution leaks, so its calls would fail "
+                 "with EMFILE where natively they do not); close them in the calls or in destroy()\n",
+                 H->name, lu__fd_last, (unsigned long long)lu__fd_limit, lu__fd_base, lu__ran_here);
+}
+
 static uint32_t lu__phase2_execution(struct lu_lin_spec *spec, struct lu_sched *s)
 {
     struct lu_sched_result res;
     lu__run_one(s, &res, 2);
+    lu__fd_watch();
     atomic_fetch_add(&W->explorer_executions[lu__lane_no], 1);
     lu__outcome_finding(&res, 2);
     if (res.outcome == LU_SCHED_OUT_DISCARDED) {
@@ -1729,6 +1812,10 @@ static void lu__explorer_main(struct lu_lin_spec *spec, unsigned k)
     lu__ran_here = 0;
     lu__next_check = 16;
     lu__rss_base = lu__rss_anon();
+    lu__fd_base = lu__fd_last = lu__fd_count();
+    struct rlimit nofile;
+    lu__fd_limit =
+        getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY ? nofile.rlim_cur : 0;
     lu__heap_limits();
     if (lu_drv_strategy_randomized(W->job.strategy) || W->pool.sampling)
         lu__explore_random(spec);

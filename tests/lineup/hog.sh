@@ -111,6 +111,35 @@ for want in ('out of memory: the resident memory of lineup.s process for this te
 if rc != 3:
     problem('exit status %d, expected 3' % rc)
 
+# 2c. descriptors the code leaks: phase 1 (every serial order in one
+# process) stops with a harness error that names them; an explorer restarts
+# before it runs out, so phase 2 gives no verdict from EMFILE (until session
+# 31: nondeterminism, or a violation whose replay did not fit)
+def run_nofile(args, nofile):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    p = subprocess.run([lineup, '--jobs', '1'] + args + [so], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       preexec_fn=limit, timeout=120)
+    return p.returncode, p.stdout.decode(errors='replace')
+rc, text = run_nofile(['--test', 'fdleak(1) fdleak(1) fdleak(1) | fdleak(1) fdleak(1) | fdleak(1) fdleak(1)'], 128)
+print('fd leak, phase 1: exit status %d' % rc)
+if rc != 2 or not re.search('the code under test leaks file descriptors: [0-9]+ open after [0-9]+ serial '
+                            'executions, [0-9]+ at phase 1.s start, of the 128 that ulimit -n allows', text):
+    problem('phase 1 fd leak: exit status %d, expected 2 and the report:\n%s' % (rc, text))
+rc, text = run_nofile(['--test', 'fdleak(1) fdleak(1) | fdleak(1) fdleak(1)', '--reduction', 'off',
+                       '--max-executions', '0', '--json', out], 128)
+p2 = json.load(open(out))['harnesses'][0]['tests'][0]['phase2'] if rc == 0 else None
+print('fd leak, phase 2: exit status %d, %s' % (rc, p2))
+if rc != 0 or 'verdict: PASS' not in text or p2['restarts'] < 2:
+    problem('phase 2 fd leak: exit status %d, expected 0, PASS and restarts:\n%s' % (rc, text))
+# a randomized strategy restarts only between chunks of 256 executions:
+# near the limit, an error instead of a verdict from EMFILE
+rc, text = run_nofile(['--test', 'fdleak(1) | fdleak(1)', '--strategy', 'random', '--max-executions', '600'], 128)
+print('fd leak, phase 2, random: exit status %d' % rc)
+if rc != 2 or not re.search('the code under test leaks file descriptors: [0-9]+ open of the 128 that ulimit -n '
+                            'allows', text) or 'nondeterminism' in text:
+    problem('phase 2 fd leak, random: exit status %d, expected 2 and the report:\n%s' % (rc, text))
+
 # 3. ulimit -v: the least address space (in 16 MB steps) lineup needs for
 # itself, then 16 MB more, too few for grab(64); but above 64 MB, where
 # malloc(64 MB) would fail natively too (section 4: the code's to handle).

@@ -15,6 +15,11 @@
  * that failure comes from lineup's share of the address space, not from
  * the code: lineup must not report it as the code's behaviour.
  *
+ * fdleak(1): opens a descriptor and never closes it, and returns -1 when
+ * the open fails (EMFILE), as code that checks does: lineup's processes
+ * keep what each execution leaks, where natively each run has every
+ * descriptor, so lineup must not let that failure become a verdict.
+ *
  * huge(0): asks for far more memory than any machine has (64 TB) and
  * expects NULL: a test of the code's own out-of-memory path, which fails
  * natively as well and must pass under lineup.
@@ -25,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #define STEPS 4
@@ -91,5 +97,15 @@ static int64_t huge(void *o, int64_t unused)
     return p == NULL;
 }
 
+static int64_t fdleak(void *o, int64_t n)
+{
+    struct hog *h = o;
+    for (int64_t i = 0; i < n; i++)
+        if (open("/dev/null", O_RDONLY) < 0)
+            return -1;
+    atomic_fetch_add(&h->n, 1);
+    return atomic_load(&h->n) > 0;
+}
+
 LINEUP_HARNESS(hog, create, destroy, LINEUP_OP(leak, 0), LINEUP_OP(leak, 8), LINEUP_OP(leak, 64),
-               LINEUP_OP(grab, 64), LINEUP_OP(huge, 0), LINEUP_OP(mapleak, 8));
+               LINEUP_OP(grab, 64), LINEUP_OP(huge, 0), LINEUP_OP(mapleak, 8), LINEUP_OP(fdleak, 1));
