@@ -509,19 +509,20 @@ void lu_drv_stdio_init(void);
 /* Formats a test the same way. */
 void lu_drv_test_format(struct lu_hist_buf *b, const struct lu_drv_test *t, const char *const *oplabels);
 
-/* --json FILE of both modes. FILE is written as FILE.partial.PID beside
- * the real file (a symlink is followed) and renamed onto it at the end, so
- * that a run that stops early leaves no truncated JSON; a device, FIFO or
- * socket, or the file lineup's own output goes to, is written directly, in
- * one go at the end; "-" (or lineup's standard output) puts the JSON alone
- * on standard output and the report on standard error. One per process. */
+/* --json FILE of both modes. The document is kept in memory until the
+ * end; then FILE is written as FILE.partial.PID beside the real file (a
+ * symlink is followed) and renamed onto it, so that a run that stops early,
+ * however it dies, leaves no truncated JSON; a device, FIFO or socket, or
+ * the file lineup's own output goes to, is written directly, in one go at
+ * the end; "-" (or lineup's standard output) puts the JSON alone on
+ * standard output and the report on standard error. One per process. */
 struct lu_drv_json {
     const char *arg;     /* as given; NULL: no --json */
     char path[PATH_MAX]; /* resolved: the file to rename onto or write */
     bool direct;         /* written directly (a device, a FIFO, standard output) */
     bool to_stdout;      /* "-" or lineup's standard output: the report goes to stderr */
     FILE *f;             /* while it is written */
-    char *mem;           /* a direct JSON, kept until the end */
+    char *mem;           /* the document, kept until the end */
     size_t len;
 };
 /* Option parsing (prog: "lineup" or "lineup run"): resolves v into j, or
@@ -534,11 +535,11 @@ bool lu_drv_json_is(const struct lu_drv_json *j, const char *input);
 /* With to_stdout: keeps lineup's standard output for the JSON and points
  * fd 1 at standard error, where the report goes. 0, or 3 with a message. */
 int lu_drv_json_take_stdout(const char *prog, struct lu_drv_json *j);
-/* Opens j->f (and arranges for FILE.partial.PID to be removed at exit if
- * it is not finished). 0, or an exit status with a message printed. */
+/* Opens j->f, in memory. 0, or an exit status with a message printed. */
 int lu_drv_json_open(const char *prog, struct lu_drv_json *j);
-/* Writes a direct JSON, or renames the finished file onto FILE. 0, or 3
- * with a message printed. */
+/* Writes the document: directly, or into FILE.partial.PID renamed onto
+ * FILE (removed at exit if that does not finish). 0, or 3 with a message
+ * printed. */
 int lu_drv_json_finish(const char *prog, struct lu_drv_json *j);
 /* Removes an unfinished FILE.partial.PID of this process: for a signal
  * handler about to die (async-signal-safe). */

@@ -821,31 +821,53 @@ int lu_drv_json_take_stdout(const char *prog, struct lu_drv_json *j)
     return 0;
 }
 
+/* The document is kept in memory until the run ends, in every case: a
+ * temporary file written as the run went was left behind by a lineup that
+ * died of a signal it does not handle (SIGKILL, the OOM killer), one more
+ * per run under another name. */
 int lu_drv_json_open(const char *prog, struct lu_drv_json *j)
 {
     if (!j->arg)
         return 0;
-    if (j->direct) {
-        j->f = open_memstream(&j->mem, &j->len);
-        if (!j->f) {
-            fprintf(stderr, "%s: cannot write %s: %s\n", prog, j->arg, strerror(errno));
-            return 3;
-        }
-        return 0;
-    }
-    /* the pid keeps two runs writing the same FILE apart */
-    snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial.%ld", j->path, (long)getpid());
-    j->f = fopen(lu__json_tmp, "w");
+    j->f = open_memstream(&j->mem, &j->len);
     if (!j->f) {
-        fprintf(stderr, "%s: cannot write %s: %s\n", prog, lu__json_tmp, strerror(errno));
-        return 2;
+        fprintf(stderr, "%s: cannot write %s: %s\n", prog, j->arg, strerror(errno));
+        return 3;
     }
-    lu__json_owner = getpid();
+    return 0;
+}
+
+/* A file's JSON: written beside it as FILE.partial.PID (the pid keeps two
+ * runs writing the same FILE apart) and renamed onto it, so that a reader
+ * never sees half a document; false with errno set. */
+static bool lu__json_write_file(struct lu_drv_json *j)
+{
+    if (fclose(j->f) != 0)
+        return false;
+    snprintf(lu__json_tmp, sizeof lu__json_tmp, "%s.partial.%ld", j->path, (long)getpid());
     static bool registered;
     if (!registered)
         atexit(lu_drv_json_cleanup);
     registered = true;
-    return 0;
+    lu__json_owner = getpid();
+    FILE *f = fopen(lu__json_tmp, "w");
+    bool ok = f && fwrite(j->mem, 1, j->len, f) == j->len;
+    int e = errno;
+    if (f && fclose(f) != 0 && ok) {
+        e = errno;
+        ok = false;
+    }
+    if (ok && rename(lu__json_tmp, j->path) != 0) {
+        e = errno;
+        ok = false;
+    }
+    if (!ok && f)
+        unlink(lu__json_tmp);
+    lu__json_owner = 0;
+    free(j->mem);
+    j->mem = NULL;
+    errno = e;
+    return ok;
 }
 
 /* A direct JSON: the whole document in one go; false with errno set when
@@ -855,7 +877,11 @@ static bool lu__json_write_direct(struct lu_drv_json *j)
     if (fclose(j->f) != 0)
         return false;
     fflush(stdout); /* /dev/stderr: after the report, not inside it */
-    int fd = lu__json_fd >= 0 ? lu__json_fd : open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    int fd = lu__json_fd;
+    /* a FIFO's open waits for a reader, and a signal lineup takes for a
+     * late stop request interrupts it */
+    while (fd < 0 && (fd = open(j->path, O_WRONLY | O_APPEND | O_CLOEXEC)) < 0 && errno == EINTR) {
+    }
     bool ok = fd >= 0;
     for (size_t off = 0; ok && off < j->len;) {
         ssize_t n = write(fd, j->mem + off, j->len - off);
@@ -884,13 +910,12 @@ int lu_drv_json_finish(const char *prog, struct lu_drv_json *j)
 {
     if (!j->arg || !j->f)
         return 0;
-    bool ok = j->direct ? lu__json_write_direct(j) : fclose(j->f) == 0 && rename(lu__json_tmp, j->path) == 0;
+    bool ok = j->direct ? lu__json_write_direct(j) : lu__json_write_file(j);
     j->f = NULL;
     if (!ok) {
         fprintf(stderr, "%s: cannot write %s: %s\n", prog, j->arg, strerror(errno));
         return 3;
     }
-    lu__json_owner = 0;
     return 0;
 }
 
