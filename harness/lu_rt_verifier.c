@@ -1380,6 +1380,46 @@ static bool lu__launch(struct lu__lane *L)
     return true;
 }
 
+/* What an execution started and left running (a posix_spawn or system()
+ * child it did not wait for) became the server's child when the execution
+ * ended (the server is a child subreaper, lu_rt_verifier_main): killed and
+ * reaped here, or each execution would leave one more running after
+ * lineup has gone (an audit's program left 20 for 20 executions). A few
+ * rounds: what those leave becomes the server's in turn. */
+static void lu__sweep_orphans(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
+    for (int round = 0; round < 8; round++) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return;
+        char buf[4096];
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0)
+            return;
+        buf[n] = 0;
+        bool any = false;
+        for (char *p = buf, *end; *p; p = end) {
+            long pid = strtol(p, &end, 10);
+            if (end == p || pid <= 0)
+                break;
+            bool lane = false;
+            for (unsigned i = 0; i < lu__nlanes; i++)
+                lane |= lu__lanes[i].pid == (pid_t)pid;
+            if (lane)
+                continue;
+            kill((pid_t)pid, SIGKILL);
+            while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+            any = true;
+        }
+        if (!any)
+            return;
+    }
+}
+
 /* Lane L's execution ended (waitpid status st): classified and counted,
  * unless it was cut off by a stop (then it shows nothing) or lineup could
  * not run it. */
@@ -1390,6 +1430,7 @@ static void lu__reap(struct lu__lane *L, int st, bool timed_out, bool stopped)
     if (L->pfd >= 0)
         close(L->pfd);
     L->pfd = -1;
+    lu__sweep_orphans();
     lu_sched_fork_done(L->s);
     struct lu_run_exec *E = L->exec;
     if (E->done && E->outcome == LU_SCHED_OUT_ERROR) {
@@ -1994,6 +2035,9 @@ static int lu__server(int argc, char **argv, char **envp)
         lu__stop_handled = true;
         lu__stop_graceful = R->cfg.strategy != LU_RUN_REPLAY;
     }
+    /* what an execution leaves running becomes ours when it ends, to end
+     * too (lu__sweep_orphans); the flag is not inherited by executions */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     lu__send('H');
     if (!S.error)
         lu__explore();

@@ -205,6 +205,11 @@ exit)
     python3 -c 'import json,sys; s = json.load(open(sys.argv[1]))["summary"]; sys.exit(not (s["failing"] == 0 and s["errors"] == 1))' "$WORK/unsup.json" ||
         fail "the JSON summary does not count the unsupported call as an error: $(cat "$WORK/unsup.json")"
     has "  main thread  unsupported call at main (unsupported.c:31)"
+    # processes an execution starts and leaves running end with it: none
+    # is left after lineup (each execution left one before)
+    run 0 --budget 20 -- "$P/spawn_orphan"
+    sleep 0.5
+    ! pgrep -f "^sleep 987.5$" >/dev/null || fail "processes spawned by the executions are left: $(pgrep -f '^sleep 987.5$' | wc -l)"
     # a program that signals its parent: no request to stop, in a search
     # or a replay
     run 1 --strategy dfs -- "$P/kill_parent"
