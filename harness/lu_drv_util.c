@@ -556,37 +556,6 @@ bool lu_drv_interrupt_absorbed(int sig)
 
 volatile sig_atomic_t lu_drv_stray_sig, lu_drv_stray_pid;
 
-/* The parent of pid, from /proc/PID/stat, or -1: open, read and close
- * only, no stdio, so that a signal handler may call it. */
-static pid_t lu__ppid_of(pid_t pid)
-{
-    char path[32] = "/proc/", digits[12];
-    int n = 0;
-    for (unsigned v = (unsigned)pid; n == 0 || v; v /= 10)
-        digits[n++] = (char)('0' + v % 10);
-    size_t at = 6;
-    while (n)
-        path[at++] = digits[--n];
-    memcpy(path + at, "/stat", 6);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    char buf[512];
-    ssize_t len = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (len <= 0)
-        return -1;
-    buf[len] = 0;
-    /* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
-    char *p = strrchr(buf, ')');
-    if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
-        return -1;
-    pid_t pp = 0;
-    for (p += 4; *p >= '0' && *p <= '9'; p++)
-        pp = pp * 10 + (*p - '0');
-    return pp;
-}
-
 bool lu_drv_signal_stray(int sig, const siginfo_t *si)
 {
     if (!si || (si->si_code != SI_USER && si->si_code != SI_QUEUE && si->si_code != SI_TKILL))
@@ -597,7 +566,7 @@ bool lu_drv_signal_stray(int sig, const siginfo_t *si)
     /* workers, their explorers, run mode's server and its executions: a
      * few levels at most */
     for (int depth = 0; depth < 8 && pid > 1; depth++) {
-        pid_t pp = lu__ppid_of(pid);
+        pid_t pp = lu_sched_parent_of(pid);
         if (pp == me) {
             lu_drv_stray_sig = sig;
             lu_drv_stray_pid = si->si_pid;

@@ -238,9 +238,66 @@ static bool lu__explorer;    /* this process is a phase-2 explorer */
 static unsigned lu__lane_no; /* its lane */
 static bool lu__claimed;     /* it owns the test's result */
 
+/* What the code under test started and left running (posix_spawn of a
+ * daemon): children of this process's threads, killed and reaped. A worker
+ * in phase 1 and an explorer have no children of lineup's. Each execution
+ * would leave one more running after lineup has gone (an audit's 103
+ * executions left 207); a sweep reads every thread's list of children, so
+ * it runs every 16 serial executions, every 256 of phase 2, and when an
+ * explorer ends. */
+static bool lu__sweep_round(void)
+{
+    int d = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0)
+        return false;
+    bool any = false;
+    char ents[2048];
+    long got;
+    while ((got = syscall(SYS_getdents64, d, ents, sizeof ents)) > 0)
+        for (long at = 0; at < got;) {
+            const char *name = ents + at + 19; /* d_ino, d_off, d_reclen, d_type */
+            unsigned short reclen;
+            memcpy(&reclen, ents + at + 16, sizeof reclen);
+            at += reclen;
+            if (name[0] < '0' || name[0] > '9')
+                continue;
+            char path[64], buf[1024];
+            snprintf(path, sizeof path, "/proc/self/task/%s/children", name);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0)
+                continue;
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            buf[n > 0 ? n : 0] = 0;
+            /* a number cut at the buffer's end is left for the next round */
+            char *last = n == (ssize_t)sizeof buf - 1 ? strrchr(buf, ' ') : NULL;
+            if (last)
+                *last = 0;
+            for (char *p = buf, *end; *p; p = end) {
+                long pid = strtol(p, &end, 10);
+                if (end == p || pid <= 0)
+                    break;
+                kill((pid_t)pid, SIGKILL);
+                while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR) {
+                }
+                any = true;
+            }
+        }
+    close(d);
+    return any;
+}
+
+/* Rounds until none is left: a round reads the first KB of each list. */
+static void lu__sweep_children(void)
+{
+    for (int round = 0; round < 1000 && lu__sweep_round(); round++) {
+    }
+}
+
 static void lu__explorer_exit(int reason) __attribute__((noreturn));
 static void lu__explorer_exit(int reason)
 {
+    lu__sweep_children();
     L->exit_reason = reason;
     fflush(NULL);
     _exit(0);
@@ -269,6 +326,7 @@ static void lu__finish(int verdict, int phase)
     W->sched_len = L->trace->len;
     if (lu__explorer)
         lu__explorer_exit(LU_DRV_EXIT_FINISHED); /* the keeper publishes it */
+    lu__sweep_children();
     atomic_store(&W->done, 1);
     fflush(NULL);
     _exit(0);
@@ -930,6 +988,8 @@ static void lu__phase1_rss_check(uint64_t n, uint64_t base, unsigned fds)
 {
     if (n % 16)
         return;
+    if (n)
+        lu__sweep_children();
     unsigned now;
     unsigned long long limit;
     if (n && lu__fds_grew(fds, &now, &limit))
@@ -1098,6 +1158,7 @@ static struct lu_lin_spec *lu__phase1(void)
                  "serial behaviour to check its concurrent ones against\n",
                  H->name);
     W->phase1_done = true;
+    lu__sweep_children(); /* before the explorers, lineup's own children */
     lu__phase1_secs = lu_drv_now() - t0;
     return spec;
 }
@@ -1523,6 +1584,8 @@ static uint32_t lu__phase2_execution(struct lu_lin_spec *spec, struct lu_sched *
     struct lu_sched_result res;
     lu__run_one(s, &res, 2);
     lu__fd_watch();
+    if (lu__ran_here % 256 == 255)
+        lu__sweep_children();
     atomic_fetch_add(&W->explorer_executions[lu__lane_no], 1);
     lu__outcome_finding(&res, 2);
     if (res.outcome == LU_SCHED_OUT_DISCARDED) {
@@ -2040,6 +2103,7 @@ static void lu__phase2(struct lu_lin_spec *spec)
             memcpy(W->trace.steps, lu__lanes[owner]->trace->steps, W->sched_len * sizeof *W->trace.steps);
             W->trace.len = W->sched_len;
         }
+        lu__sweep_children();
         atomic_store(&W->done, 1);
         fflush(NULL);
         _exit(0);

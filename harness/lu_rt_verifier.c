@@ -349,10 +349,14 @@ static void lu__on_stop(int sig, siginfo_t *si, void *uc)
     (void)uc;
     /* sent by an execution (the program kills its parent, natively a
      * shell): no request to stop, and the execution goes on as it would */
-    if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL))
+    if (si && (si->si_code == SI_USER || si->si_code == SI_QUEUE || si->si_code == SI_TKILL)) {
         for (unsigned i = 0; i < lu__nlanes; i++)
             if (lu__lanes[i].pid > 0 && si->si_pid == lu__lanes[i].pid)
                 return;
+        /* one that runs before fork's return stored its pid */
+        if (si->si_pid > 0 && lu_sched_parent_of(si->si_pid) == getpid())
+            return;
+    }
     if (!lu__stop_graceful) {
         /* a replay is one execution: interrupted, everything just ends */
         signal(sig, SIG_DFL);
@@ -1384,13 +1388,14 @@ static bool lu__launch(struct lu__lane *L)
  * child it did not wait for) became the server's child when the execution
  * ended (the server is a child subreaper, lu_rt_verifier_main): killed and
  * reaped here, or each execution would leave one more running after
- * lineup has gone (an audit's program left 20 for 20 executions). A few
- * rounds: what those leave becomes the server's in turn. */
+ * lineup has gone (an audit's program left 20 for 20 executions). Rounds
+ * until none is left: a round reads the first 4 KB of the list, and what
+ * those killed leave becomes the server's in turn. */
 static void lu__sweep_orphans(void)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
-    for (int round = 0; round < 8; round++) {
+    for (int round = 0; round < 1000; round++) {
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
             return;
@@ -1400,6 +1405,10 @@ static void lu__sweep_orphans(void)
         if (n <= 0)
             return;
         buf[n] = 0;
+        /* a number cut at the buffer's end is left for the next round */
+        char *last = n == (ssize_t)sizeof buf - 1 ? strrchr(buf, ' ') : NULL;
+        if (last)
+            *last = 0;
         bool any = false;
         for (char *p = buf, *end; *p; p = end) {
             long pid = strtol(p, &end, 10);

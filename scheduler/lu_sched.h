@@ -1178,6 +1178,11 @@ int lu_sched_fork_prepare(struct lu_sched *s, uint64_t n);
  * length. Not a scheduling point. */
 void lu_sched_fork_done(struct lu_sched *s);
 
+/* The parent of process pid, from /proc/PID/stat, or -1. Open, read and
+ * close only: async-signal-safe, for a handler that asks who sent its
+ * signal. Not a scheduling point. */
+pid_t lu_sched_parent_of(pid_t pid);
+
 #pragma GCC visibility pop
 
 #endif

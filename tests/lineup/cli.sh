@@ -703,6 +703,14 @@ replay_timeout)
     lu 2 --replay "$w" --watchdog-ms 1000 "$G/misc.so"
     has "does not fit this build"
     ;;
+spawn_orphans)
+    # processes the executions start and leave running are killed, in
+    # phase 1 (the worker) and phase 2 (the explorers): none is left after
+    # lineup (before, one per execution)
+    lu 0 --quiet --harness spawner --matrix 2x2 --samples 3 --seed 1 --max-executions 300 --jobs 2 "$G/misc.so"
+    sleep 0.5
+    ! pgrep -f "^sleep 988.5$" >/dev/null || fail "processes spawned by the executions are left: $(pgrep -f '^sleep 988.5$' | wc -l)"
+    ;;
 phase1_limit)
     # a test whose phase 1 runs past its limit stops the matrix: the other
     # tests have the same shape, and each would take most of a minute

@@ -35,6 +35,10 @@
  *             after which lineup cannot start threads: a harness error that
  *             says the code under test lowered it (it said "raise it with
  *             ulimit -v", exit 3, until session 31);
+ *   spawner   an operation that starts a process it never waits for
+ *             (posix_spawn of "sleep 988.5"): lineup kills and reaps what the
+ *             executions leave (each left one running after lineup until
+ *             session 31);
  *   assume    an operation whose __VERIFIER_assume is always false: no
  *             serial execution is left to check against (a harness error;
  *             it passed, with nothing checked, until session 31);
@@ -48,6 +52,7 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -604,6 +609,20 @@ static int64_t assume_never(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(assume, create, free, LINEUP_OP(assume_never, 0));
+
+extern char **environ;
+
+static int64_t spawn_sleep(void *o, int64_t unused)
+{
+    (void)unused;
+    pid_t child;
+    char *argv[] = {"sleep", "988.5", 0};
+    if (posix_spawnp(&child, "sleep", 0, 0, argv, environ) != 0)
+        return -1;
+    return atomic_fetch_add((_Atomic int64_t *)o, 1) >= 0;
+}
+
+LINEUP_HARNESS(spawner, create, free, LINEUP_OP(spawn_sleep, 0), LINEUP_OP(spawn_sleep, 1));
 
 static int64_t lower_as(void *o, int64_t unused)
 {
