@@ -2368,7 +2368,11 @@ int main(int argc, char **argv)
         sigemptyset(&sa.sa_mask);
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
+        /* nohup's SIGHUP stays ignored (a shell's SIGINT for a command in
+         * the background does not: the stop request is what it is for) */
+        struct sigaction old;
+        if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(SIGHUP, &sa, NULL);
     }
     if (json) {
         fprintf(json, "{\"lineup\": \"%s\", \"seed\": %" PRIu64 ", \"preemptions\": %d, \"strategy\": \"%s\"",

@@ -481,8 +481,12 @@ static void lu__on_signals(void)
     sa.sa_sigaction = lu__on_signal;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
+    /* nohup's SIGHUP stays ignored, for the program too (a shell's SIGINT
+     * for a command in the background does not: stopping is its use) */
     for (size_t i = 0; i < sizeof lu__sigs / sizeof lu__sigs[0]; i++)
-        sigaction(lu__sigs[i], &sa, &lu__sigs_old[i]);
+        if (sigaction(lu__sigs[i], NULL, &lu__sigs_old[i]) == 0 &&
+            (lu__sigs[i] != SIGHUP || lu__sigs_old[i].sa_handler != SIG_IGN))
+            sigaction(lu__sigs[i], &sa, NULL);
 }
 
 /* --json: the document of a run that stops with no verdict (rc, error);

@@ -2039,8 +2039,11 @@ static int lu__server(int argc, char **argv, char **envp)
         sa.sa_sigaction = lu__on_stop;
         sa.sa_flags = SA_RESTART | SA_SIGINFO; /* the wait for an execution polls the flag */
         sigemptyset(&sa.sa_mask);
+        /* nohup's SIGHUP stays ignored */
         for (size_t i = 0; i < sizeof lu__stop_sigs / sizeof lu__stop_sigs[0]; i++)
-            sigaction(lu__stop_sigs[i], &sa, &lu__prog_sa[i]);
+            if (sigaction(lu__stop_sigs[i], NULL, &lu__prog_sa[i]) == 0 &&
+                (lu__stop_sigs[i] != SIGHUP || lu__prog_sa[i].sa_handler != SIG_IGN))
+                sigaction(lu__stop_sigs[i], &sa, NULL);
         lu__stop_handled = true;
         lu__stop_graceful = R->cfg.strategy != LU_RUN_REPLAY;
     }

@@ -276,6 +276,22 @@ stdout_errors)
     [[ $rc == 0 ]] || fail "lineup | head -1 exited $rc, expected 0"
     lacks "write error"
     ;;
+nohup)
+    # started with SIGHUP ignored (nohup), lineup keeps ignoring it: a
+    # hangup stopped a nohup'd run (exit 129), in both modes
+    (
+        trap '' HUP
+        exec "$L" --quiet --matrix 3x3 --samples 12 --seed 1 --jobs 1 "$G/counter_fixed.so"
+    ) >"$out" 2>&1 &
+    pid=$!
+    sleep 0.5
+    kill -HUP $pid || fail "lineup ended before the hangup: make its run longer"
+    rc=0
+    wait $pid || rc=$?
+    [[ $rc == 0 ]] || fail "nohup'd lineup: exit status $rc after SIGHUP, expected 0"
+    has "^verdict: PASS"
+    lacks "interrupted"
+    ;;
 interrupt)
     # SIGINT (or SIGTERM) stops the run: no test is started any more, the
     # running ones are stopped, and the tests that finished are reported,

@@ -134,6 +134,24 @@ interrupt_late)
     has "^verdict: PASS \(no failure found\)$"
     lacks "INTERRUPTED|interrupted"
     ;;
+nohup)
+    # started with SIGHUP ignored (nohup), lineup and the program's process
+    # keep ignoring it: a hangup stopped a nohup'd run (exit 129)
+    (
+        trap '' HUP
+        exec "$LINEUP" run --quiet --budget 3000 --seed 1 -- "$P/long_search_fixed"
+    ) >"$out" 2>&1 &
+    lp=$!
+    server_of "$lp"
+    sleep 0.5
+    kill -HUP "$lp" || fail "lineup ended before the hangup: make its run longer"
+    kill -HUP "$server" 2>/dev/null
+    rc=0
+    wait "$lp" || rc=$?
+    [[ $rc == 0 ]] || fail "nohup'd lineup run: exit status $rc after SIGHUP, expected 0"
+    has "^verdict: PASS"
+    lacks "interrupted"
+    ;;
 interrupt_died)
     # The program's process (the fork server) killed after an interruption
     # reached lineup: the interruption is reported like any other (the
