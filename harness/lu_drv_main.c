@@ -1146,6 +1146,19 @@ static void lu__resource_stop(const char *msg)
     exit(EXIT_INTERNAL);
 }
 
+/* lineup's own arrays for a run (per test: a large --samples asks for
+ * hundreds of MB): out of memory is a resource error, not a crash. */
+static void *lu__alloc_run(size_t n, size_t size, const char *what)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        char m[320], w[128];
+        snprintf(w, sizeof w, "out of memory for %s", what);
+        lu__resource_stop(lu_sched_syserr(m, sizeof m, LU_SCHED_NEED_MEMORY, ENOMEM, w, n * size));
+    }
+    return p;
+}
+
 /* The default's sampled executions of a test that ran ex2 in phase 2, also
  * when one of them ended the test (a crash, exit, divergence, timeout),
  * counted as the phase's executions are: the systematic part ran its
@@ -2404,8 +2417,8 @@ int main(int argc, char **argv)
         unsigned *sample = NULL; /* 0-based sample number of each test */
         if (o.test) {
             ntests = 1;
-            tests = calloc(1, sizeof *tests);
-            sample = calloc(1, sizeof *sample);
+            tests = lu__alloc_run(1, sizeof *tests, "the tests");
+            sample = lu__alloc_run(1, sizeof *sample, "the tests");
             if (lu_drv_test_parse(o.test, labels, h->nops, &tests[0], err, sizeof err)) {
                 fprintf(stderr, "lineup: --test: %s (harness %s has:", err, h->name);
                 for (unsigned k = 0; k < h->nops; k++)
@@ -2419,8 +2432,8 @@ int main(int argc, char **argv)
             }
         } else {
             unsigned cap = o.shard_n ? o.samples / o.shard_n + 1 : o.samples;
-            tests = calloc(cap, sizeof *tests);
-            sample = calloc(cap, sizeof *sample);
+            tests = lu__alloc_run(cap, sizeof *tests, "the tests (--samples)");
+            sample = lu__alloc_run(cap, sizeof *sample, "the tests (--samples)");
             uint64_t rng = o.seed;
             struct lu_drv_test t;
             for (unsigned i = 0; i < o.samples; i++) {
@@ -2457,8 +2470,8 @@ int main(int argc, char **argv)
 
         /* Fewer tests than jobs: the idle cores split each test's search. */
         unsigned explorers = ntests && ntests < o.jobs ? o.jobs / ntests : 1;
-        struct lu__res *res = calloc(ntests ? ntests : 1, sizeof *res);
-        struct lu_drv_job *jobs = calloc(ntests ? ntests : 1, sizeof *jobs);
+        struct lu__res *res = lu__alloc_run(ntests, sizeof *res, "the tests' results (--samples)");
+        struct lu_drv_job *jobs = lu__alloc_run(ntests, sizeof *jobs, "the tests' jobs (--samples)");
         for (unsigned i = 0; i < ntests; i++) {
             struct lu_drv_job *j = &jobs[i];
             snprintf(j->harness_path, sizeof j->harness_path, "%s", o.path);
@@ -2481,7 +2494,7 @@ int main(int argc, char **argv)
             j->cache_mb = o.cache_mb;
             j->jobs = o.jobs;
         }
-        bool *finished = calloc(ntests ? ntests : 1, sizeof *finished);
+        bool *finished = lu__alloc_run(ntests, sizeof *finished, "the tests (--samples)");
         unsigned next = 0, running = 0, done = 0, timeouts = 0;
         /* A harness whose calls block outside lineup's control blocks in
          * most tests, and each costs --timeout: after --max-timeouts of

@@ -47,6 +47,14 @@ nproc)
     nobody_lu 0 64 "${TEST[@]}" counter_fixed.so
     has "^verdict: PASS"
     ;;
+as_samples)
+    # the tests of a huge --samples do not fit the address space: a
+    # resource error naming the limit (a crash, exit 139, before)
+    as_lu 3 2000000 --quiet --matrix 2x2 --samples 1000000 --seed 1 "$G/counter_fixed.so"
+    has "^lineup: out of memory for the tests.* \(--samples\): Cannot allocate memory \(RLIMIT_AS is [0-9]+ MB"
+    has "^lineup: stopped: no verdict"
+    lacks_verdict
+    ;;
 as_small)
     # too little address space for lineup's own threads and mappings: the
     # limit is named, whatever ran out first
