@@ -858,6 +858,7 @@ static void lu__add_shm_finding(struct lu__res *r, const struct lu_drv_finding *
 }
 
 static unsigned lu__timeout;
+static bool lu__hup_ignored; /* lineup started with SIGHUP ignored (nohup) */
 
 struct lu__slot {
     struct lu_drv_shm *shm;
@@ -1371,10 +1372,15 @@ static void lu__start(struct lu__slot *sl, const struct lu_drv_job *job, const s
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent)
             _exit(EXIT_INTERNAL);
-        /* the parent's handlers remove its --json temporary file */
+        /* what the code under test detaches (a double fork) comes back to
+         * the worker, whose sweeps end it (lu_drv_worker.c) */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        /* the parent's handlers remove its --json temporary file; nohup's
+         * SIGHUP stays ignored, or a hangup sent to the process group would
+         * end the workers as a crash of the code under test */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
+        signal(SIGHUP, lu__hup_ignored ? SIG_IGN : SIG_DFL);
         /* lineup ignores SIGPIPE and SIGXFSZ for its own writes; the code
          * under test must die of them as it would outside lineup (a crash
          * finding) */
@@ -2384,7 +2390,8 @@ int main(int argc, char **argv)
         /* nohup's SIGHUP stays ignored (a shell's SIGINT for a command in
          * the background does not: the stop request is what it is for) */
         struct sigaction old;
-        if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+        lu__hup_ignored = sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+        if (!lu__hup_ignored)
             sigaction(SIGHUP, &sa, NULL);
     }
     if (json) {

@@ -581,8 +581,8 @@ void lu_drv_note_stray(FILE *out)
 {
     if (lu_drv_stray_sig)
         fprintf(out,
-                "note: the code under test sent SIG%s to lineup's own process (from process %d, lineup's "
-                "worker): lineup ignored it\n",
+                "note: the code under test sent SIG%s to lineup's own process (from process %d, below "
+                "lineup's): lineup ignored it\n",
                 sigabbrev_np(lu_drv_stray_sig), (int)lu_drv_stray_pid);
 }
 

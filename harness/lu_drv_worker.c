@@ -374,6 +374,8 @@ static void lu__set_report(struct lu_hist_buf *b)
 }
 
 /* Findings of one execution that are not about histories. */
+static void lu__fd_guard(int phase);
+
 static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
 {
     struct lu_hist_buf b;
@@ -399,6 +401,7 @@ static void lu__outcome_finding(const struct lu_sched_result *res, int phase)
         lu__finish(LU_DRV_V_DIVERGE, phase);
         break;
     case LU_SCHED_OUT_NONDET:
+        lu__fd_guard(phase);
         lu_hist_buf_printf(&b,
                            "the code under test behaves differently on the same schedule (%s): it depends on "
                            "something lineup does not control (time, randomness, uninstrumented threads, "
@@ -947,12 +950,13 @@ static double lu__phase1_secs; /* phase 1's wall time (lu__recheck's limit) */
 static uint64_t lu__rss_anon(void);
 
 /* Open file descriptors of this process (getdents64 on /proc/self/fd: no
- * allocation), or 0 when /proc cannot tell. */
+ * allocation), or 0 when /proc cannot tell; all of them (UINT_MAX / 2)
+ * when there is none left to count them with. */
 static unsigned lu__fd_count(void)
 {
     int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (d < 0)
-        return 0;
+        return errno == EMFILE ? UINT_MAX / 2 : 0;
     unsigned n = 0;
     char buf[4096];
     long got;
@@ -980,7 +984,31 @@ static bool lu__fds_grew(unsigned base, unsigned *now, unsigned long long *limit
         return false;
     *limit = (unsigned long long)rl.rlim_cur;
     *now = lu__fd_count();
+    if (*now > rl.rlim_cur)
+        *now = (unsigned)rl.rlim_cur; /* none left to count them with */
     return *now > base + (rl.rlim_cur - base) / 2;
+}
+
+/* Before a result becomes a verdict: descriptors at the limit mean a call
+ * may have met EMFILE that natively would not (the counts between
+ * executions come every 16 at most, and one execution may leak many). */
+static void lu__fd_guard(int phase)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return;
+    unsigned now = lu__fd_count();
+    if (now + 8 < rl.rlim_cur)
+        return;
+    if (now > rl.rlim_cur)
+        now = (unsigned)rl.rlim_cur; /* none left to count them with */
+    lu__fail(
+        LU_DRV_V_HARNESS, phase,
+        "harness %s: the code under test leaks file descriptors: %u open of the %llu that ulimit -n allows "
+        "when phase %d found a failure, which may come from a call that met EMFILE (lineup's processes "
+        "keep what each execution leaks, where natively each run has every descriptor); close them in "
+        "the calls or in destroy()\n",
+        H->name, now, (unsigned long long)rl.rlim_cur, phase);
 }
 
 /* Phase 1 keeps what each serial execution leaks, in one process: what the
@@ -1150,6 +1178,7 @@ static struct lu_lin_spec *lu__phase1(void)
         if (rc < 0)
             lu__fail(LU_DRV_V_INTERNAL, 1, "recording a serial history failed (%d)\n", rc);
         if (rc == 1) {
+            lu__fd_guard(1);
             struct lu_hist_buf b;
             lu_hist_buf_init(&b);
             lu__nondet_report(&b, &conflict, NULL);
@@ -1214,6 +1243,10 @@ static bool lu__recheck(struct lu_lin_spec *spec)
         L->trace->len = 0;
         L->g = lu_drv_shm_stack(W);
         lu__serial = true;
+        /* what its executions start is swept when it ends (lu__sweep_children
+         * at each exit below); killed at the limit, the worker, a subreaper
+         * too, gets it to sweep */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
         struct lu_sched *s = lu__sched_new(&(struct lu__sched_opts){.strategy = LU_SCHED_DFS, .bound = -1});
         struct lu_sched_result res;
         struct lu_hist conflict;
@@ -1225,8 +1258,10 @@ static bool lu__recheck(struct lu_lin_spec *spec)
                 continue;
             if (res.outcome == LU_SCHED_OUT_DEADLOCK || res.outcome == LU_SCHED_OUT_LIVELOCK)
                 lu__hist.stuck = true;
-            else if (res.outcome != LU_SCHED_OUT_COMPLETE || lu__pending_count() != 0)
+            else if (res.outcome != LU_SCHED_OUT_COMPLETE || lu__pending_count() != 0) {
+                lu__sweep_children();
                 _exit(0);
+            }
             if (lu_lin_spec_add(spec, &lu__hist, &conflict) == 1) {
                 struct lu_hist_buf b;
                 lu_hist_buf_init(&b);
@@ -1236,9 +1271,11 @@ static bool lu__recheck(struct lu_lin_spec *spec)
                     "state phase 1 left: phase 2's failure may come from this, and says nothing "
                     "of linearizability until the object is deterministic)\n");
                 lu__copy_report(shared->report, sizeof shared->report, &b);
+                lu__sweep_children();
                 _exit(1);
             }
         }
+        lu__sweep_children();
         _exit(0);
     }
     /* the limit: phase 1's time a few times over, and well within --timeout */
@@ -1425,6 +1462,7 @@ static void lu__found(struct lu_lin_spec *spec, const struct lu_lin_verdict *v,
     struct lu_drv_finding *fd = &W->findings[f];
     if (fd->verdict != LU_DRV_V_PASS)
         return;
+    lu__fd_guard(2); /* the first of its kind only: the rest are not reported */
     struct lu_hist_buf b;
     lu_hist_buf_init(&b);
     lu__violation_report(&b, spec, v, res, kind);
@@ -1588,6 +1626,8 @@ static void lu__fd_watch(void)
     if (!near && lu__ran_here % (room < 4096 ? 16 : 256))
         return;
     lu__fd_last = lu__fd_count();
+    if (lu__fd_last > lu__fd_limit)
+        lu__fd_last = (unsigned)lu__fd_limit; /* none left to count them with */
     if (lu__fd_last + 4 >= lu__fd_limit)
         lu__fail(LU_DRV_V_HARNESS, 2,
                  "harness %s: the code under test leaks file descriptors: %u open of the %llu that ulimit -n "
@@ -1883,6 +1923,9 @@ static void lu__explorer_main(struct lu_lin_spec *spec, unsigned k)
 {
     /* the keeper's death (the parent killed it on timeout) ends us too */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* what the code under test detaches (a double fork) stays ours to
+     * sweep; the flag is not inherited */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (getppid() != lu__keeper_pid)
         _exit(0);
     lu__explorer = true;

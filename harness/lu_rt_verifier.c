@@ -622,6 +622,10 @@ static void lu__child(struct lu_sched *s)
 {
     lu__in_child = true;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* what this execution detaches stays its own while it runs: the
+     * server's sweep of orphans then takes only ended executions' (with
+     * --jobs, another lane's running daemon was killed) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (getppid() != lu__server_pid)
         _exit(127);
     for (size_t i = 0; lu__stop_handled && i < sizeof lu__stop_sigs / sizeof lu__stop_sigs[0]; i++)
@@ -1386,7 +1390,8 @@ static bool lu__launch(struct lu__lane *L)
 
 /* What an execution started and left running (a posix_spawn or system()
  * child it did not wait for) became the server's child when the execution
- * ended (the server is a child subreaper, lu_rt_verifier_main): killed and
+ * ended (the server and each execution are child subreapers, so that an
+ * orphan is a running execution's until it ends): killed and
  * reaped here, or each execution would leave one more running after
  * lineup has gone (an audit's program left 20 for 20 executions). Rounds
  * until none is left: a round reads the first 4 KB of the list, and what

@@ -279,13 +279,15 @@ stdout_errors)
 nohup)
     # started with SIGHUP ignored (nohup), lineup keeps ignoring it: a
     # hangup stopped a nohup'd run (exit 129), in both modes
+    # (a hangup goes to the whole process group: the workers keep it
+    # ignored too, or their end was a crash of the code under test)
     (
         trap '' HUP
-        exec "$L" --quiet --matrix 3x3 --samples 12 --seed 1 --jobs 1 "$G/counter_fixed.so"
+        exec setsid "$L" --quiet --matrix 3x3 --samples 12 --seed 1 --jobs 2 "$G/counter_fixed.so"
     ) >"$out" 2>&1 &
     pid=$!
     sleep 0.5
-    kill -HUP $pid || fail "lineup ended before the hangup: make its run longer"
+    kill -HUP -- -"$pid" || fail "lineup ended before the hangup: make its run longer"
     rc=0
     wait $pid || rc=$?
     [[ $rc == 0 ]] || fail "nohup'd lineup: exit status $rc after SIGHUP, expected 0"

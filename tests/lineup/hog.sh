@@ -126,6 +126,12 @@ print('fd leak, phase 1: exit status %d' % rc)
 if rc != 2 or not re.search('the code under test leaks file descriptors: [0-9]+ open after [0-9]+ serial '
                             'executions, [0-9]+ at phase 1.s start, of the 128 that ulimit -n allows', text):
     problem('phase 1 fd leak: exit status %d, expected 2 and the report:\n%s' % (rc, text))
+# a phase 1 that reaches the limit between two counts: checked again
+# before its nondeterminism becomes a verdict (it did)
+rc, text = run_nofile(['--test', ' '.join(['fdleak(1)'] * 6) + ' | ' + ' '.join(['fdleak(1)'] * 6)], 128)
+if rc != 2 or 'the code under test leaks file descriptors: 128 open of the 128 that ulimit -n allows' not in text:
+    problem('phase 1 fd leak past the limit between counts: exit status %d, expected 2 and the report:\n%s'
+            % (rc, text))
 rc, text = run_nofile(['--test', 'fdleak(1) fdleak(1) | fdleak(1) fdleak(1)', '--reduction', 'off',
                        '--max-executions', '0', '--json', out], 128)
 p2 = json.load(open(out))['harnesses'][0]['tests'][0]['phase2'] if rc == 0 else None

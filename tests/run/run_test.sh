@@ -210,6 +210,10 @@ exit)
     run 0 --budget 20 -- "$P/spawn_orphan"
     sleep 0.5
     ! pgrep -f "^sleep 987.5$" >/dev/null || fail "processes spawned by the executions are left: $(pgrep -f '^sleep 987.5$' | wc -l)"
+    # ... but not while the execution that started it runs, though another
+    # lane's ends (--jobs: a false FAIL before)
+    run 0 --jobs 4 --strategy random --budget 12 -- "$P/daemon_alive"
+    ! pgrep -f "^sleep 966.5$" >/dev/null || fail "daemons of the executions are left"
     # a program that signals its parent: no request to stop, in a search
     # or a replay
     run 1 --strategy dfs -- "$P/kill_parent"

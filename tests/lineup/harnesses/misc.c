@@ -622,7 +622,18 @@ static int64_t spawn_sleep(void *o, int64_t unused)
     return atomic_fetch_add((_Atomic int64_t *)o, 1) >= 0;
 }
 
-LINEUP_HARNESS(spawner, create, free, LINEUP_OP(spawn_sleep, 0), LINEUP_OP(spawn_sleep, 1));
+/* through the shell, which leaves it behind: the worker's or explorer's
+ * orphan once the shell exits (they are subreapers) */
+static int64_t spawn_detached(void *o, int64_t unused)
+{
+    (void)unused;
+    if (system("sleep 988.5 &") != 0)
+        return -1;
+    return atomic_fetch_add((_Atomic int64_t *)o, 1) >= 0;
+}
+
+LINEUP_HARNESS(spawner, create, free, LINEUP_OP(spawn_sleep, 0), LINEUP_OP(spawn_sleep, 1),
+               LINEUP_OP(spawn_detached, 0));
 
 static int64_t lower_as(void *o, int64_t unused)
 {
