@@ -728,6 +728,12 @@ spawn_orphans)
     lu 0 --quiet --harness spawner --matrix 2x2 --samples 3 --seed 1 --max-executions 300 --jobs 2 "$G/misc.so"
     sleep 0.5
     ! pgrep -f "^sleep 988.5$" >/dev/null || fail "processes spawned by the executions are left: $(pgrep -f '^sleep 988.5$' | wc -l)"
+    # and by the serial executions run again after phase 2 failed
+    lu 1 --quiet --harness spawnlost --test "spawn_inc(0) spawn_inc(0) | spawn_inc(0) spawn_get(0)" --no-minimize \
+        "$G/misc.so"
+    has "linearizability violation"
+    sleep 0.5
+    ! pgrep -f "^sleep 988.5$" >/dev/null || fail "processes spawned by the recheck are left: $(pgrep -f '^sleep 988.5$' | wc -l)"
     ;;
 phase1_limit)
     # a test whose phase 1 runs past its limit stops the matrix: the other

@@ -635,6 +635,29 @@ static int64_t spawn_detached(void *o, int64_t unused)
 LINEUP_HARNESS(spawner, create, free, LINEUP_OP(spawn_sleep, 0), LINEUP_OP(spawn_sleep, 1),
                LINEUP_OP(spawn_detached, 0));
 
+/* spawnlost: the spawn beside a lost update, so that phase 2 fails and
+ * the serial executions run again in a child of the worker (the recheck),
+ * which must sweep what they start too */
+static int64_t spawn_inc(void *o, int64_t unused)
+{
+    (void)unused;
+    pid_t child;
+    char *argv[] = {"sleep", "988.5", 0};
+    if (posix_spawnp(&child, "sleep", 0, 0, argv, environ) != 0)
+        return -1;
+    int64_t v = atomic_load((_Atomic int64_t *)o);
+    atomic_store((_Atomic int64_t *)o, v + 1);
+    return 0;
+}
+
+static int64_t spawn_get(void *o, int64_t unused)
+{
+    (void)unused;
+    return atomic_load((_Atomic int64_t *)o);
+}
+
+LINEUP_HARNESS(spawnlost, create, free, LINEUP_OP(spawn_inc, 0), LINEUP_OP(spawn_get, 0));
+
 static int64_t lower_as(void *o, int64_t unused)
 {
     (void)unused;
