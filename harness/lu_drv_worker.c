@@ -238,56 +238,48 @@ static bool lu__explorer;    /* this process is a phase-2 explorer */
 static unsigned lu__lane_no; /* its lane */
 static bool lu__claimed;     /* it owns the test's result */
 
+/* Calls each(name, arg) for every entry of the directory at path, "." and
+ * ".." too (getdents64: no allocation). -1 with errno when it cannot be
+ * opened. */
+static int lu__each_entry(const char *path, void (*each)(const char *name, void *arg), void *arg)
+{
+    int d = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d < 0)
+        return -1;
+    char ents[4096];
+    long got;
+    while ((got = syscall(SYS_getdents64, d, ents, sizeof ents)) > 0)
+        for (long at = 0; at < got;) {
+            unsigned short reclen; /* after d_ino and d_off; d_type, then the name */
+            memcpy(&reclen, ents + at + 16, sizeof reclen);
+            each(ents + at + 19, arg);
+            at += reclen;
+        }
+    close(d);
+    return 0;
+}
+
+static void lu__reap_task(const char *name, void *any)
+{
+    if (name[0] >= '0' && name[0] <= '9' && lu_sched_reap_children(strtol(name, NULL, 10), NULL, 0))
+        *(bool *)any = true;
+}
+
 /* What the code under test started and left running (posix_spawn of a
  * daemon): children of this process's threads, killed and reaped. A worker
  * in phase 1 and an explorer have no children of lineup's. Each execution
  * would leave one more running after lineup has gone (an audit's 103
  * executions left 207); a sweep reads every thread's list of children, so
- * it runs every 16 serial executions, every 256 of phase 2, and when an
- * explorer ends. */
+ * it runs between serial executions every 16 to 256, every 256 of phase 2,
+ * and when an explorer ends. */
 static bool lu__sweep_round(void)
 {
-    int d = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (d < 0)
-        return false;
     bool any = false;
-    char ents[2048];
-    long got;
-    while ((got = syscall(SYS_getdents64, d, ents, sizeof ents)) > 0)
-        for (long at = 0; at < got;) {
-            const char *name = ents + at + 19; /* d_ino, d_off, d_reclen, d_type */
-            unsigned short reclen;
-            memcpy(&reclen, ents + at + 16, sizeof reclen);
-            at += reclen;
-            if (name[0] < '0' || name[0] > '9')
-                continue;
-            char path[64], buf[1024];
-            snprintf(path, sizeof path, "/proc/self/task/%s/children", name);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            ssize_t n = read(fd, buf, sizeof buf - 1);
-            close(fd);
-            buf[n > 0 ? n : 0] = 0;
-            /* a number cut at the buffer's end is left for the next round */
-            char *last = n == (ssize_t)sizeof buf - 1 ? strrchr(buf, ' ') : NULL;
-            if (last)
-                *last = 0;
-            for (char *p = buf, *end; *p; p = end) {
-                long pid = strtol(p, &end, 10);
-                if (end == p || pid <= 0)
-                    break;
-                kill((pid_t)pid, SIGKILL);
-                while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR) {
-                }
-                any = true;
-            }
-        }
-    close(d);
+    lu__each_entry("/proc/self/task", lu__reap_task, &any);
     return any;
 }
 
-/* Rounds until none is left: a round reads the first KB of each list.
+/* Rounds until none is left: a round reads the first 4 KB of each list.
  * Whether there was one. */
 static bool lu__sweep_children(void)
 {
@@ -949,28 +941,22 @@ static double lu__phase1_secs; /* phase 1's wall time (lu__recheck's limit) */
 
 static uint64_t lu__rss_anon(void);
 
-/* Open file descriptors of this process (getdents64 on /proc/self/fd: no
- * allocation), or 0 when /proc cannot tell; all of them (UINT_MAX / 2)
- * when there is none left to count them with. */
-static unsigned lu__fd_count(void)
+static void lu__count_fd(const char *name, void *n)
 {
-    int d = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (d < 0)
-        return errno == EMFILE ? UINT_MAX / 2 : 0;
-    unsigned n = 0;
-    char buf[4096];
-    long got;
-    while ((got = syscall(SYS_getdents64, d, buf, sizeof buf)) > 0)
-        for (long at = 0; at < got;) {
-            const char *name = buf + at + 19; /* d_ino, d_off, d_reclen, d_type */
-            unsigned short reclen;
-            memcpy(&reclen, buf + at + 16, sizeof reclen);
-            if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
-                n++;
-            at += reclen;
-        }
-    close(d);
-    return n ? n - 1 : 0; /* not d itself */
+    if (strcmp(name, ".") != 0 && strcmp(name, "..") != 0)
+        ++*(unsigned *)n;
+}
+
+/* Open file descriptors of this process, at most limit (getdents64 on
+ * /proc/self/fd: no allocation), or 0 when /proc cannot tell; limit when
+ * there is none left to count them with. */
+static unsigned lu__fd_count(rlim_t limit)
+{
+    unsigned n = 0, most = limit < UINT_MAX / 2 ? (unsigned)limit : UINT_MAX / 2;
+    if (lu__each_entry("/proc/self/fd", lu__count_fd, &n) < 0)
+        return errno == EMFILE ? most : 0;
+    n = n ? n - 1 : 0; /* not the directory's own */
+    return n < most ? n : most;
 }
 
 /* Whether the descriptors open now passed half the room RLIMIT_NOFILE left
@@ -983,9 +969,7 @@ static bool lu__fds_grew(unsigned base, unsigned *now, unsigned long long *limit
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur <= base)
         return false;
     *limit = (unsigned long long)rl.rlim_cur;
-    *now = lu__fd_count();
-    if (*now > rl.rlim_cur)
-        *now = (unsigned)rl.rlim_cur; /* none left to count them with */
+    *now = lu__fd_count(rl.rlim_cur);
     return *now > base + (rl.rlim_cur - base) / 2;
 }
 
@@ -997,11 +981,9 @@ static void lu__fd_guard(int phase)
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
         return;
-    unsigned now = lu__fd_count();
+    unsigned now = lu__fd_count(rl.rlim_cur);
     if (now + 8 < rl.rlim_cur)
         return;
-    if (now > rl.rlim_cur)
-        now = (unsigned)rl.rlim_cur; /* none left to count them with */
     lu__fail(
         LU_DRV_V_HARNESS, phase,
         "harness %s: the code under test leaks file descriptors: %u open of the %llu that ulimit -n allows "
@@ -1107,7 +1089,7 @@ static struct lu_lin_spec *lu__phase1(void)
     struct lu_hist conflict;
     lu_hist_init(&conflict);
     uint64_t n = 0, assumed = 0, rss0 = lu__rss_anon();
-    unsigned fds0 = lu__fd_count();
+    unsigned fds0 = lu__fd_count(RLIM_INFINITY);
     int most_threads = 0;
     while (lu_sched_more(s)) {
         lu__phase1_rss_check(n, rss0, fds0);
@@ -1625,9 +1607,7 @@ static void lu__fd_watch(void)
     bool near = lu__fd_last > lu__fd_base + room / 4 * 3;
     if (!near && lu__ran_here % (room < 4096 ? 16 : 256))
         return;
-    lu__fd_last = lu__fd_count();
-    if (lu__fd_last > lu__fd_limit)
-        lu__fd_last = (unsigned)lu__fd_limit; /* none left to count them with */
+    lu__fd_last = lu__fd_count(lu__fd_limit);
     if (lu__fd_last + 4 >= lu__fd_limit)
         lu__fail(LU_DRV_V_HARNESS, 2,
                  "harness %s: the code under test leaks file descriptors: %u open of the %llu that ulimit -n "
@@ -1936,7 +1916,7 @@ static void lu__explorer_main(struct lu_lin_spec *spec, unsigned k)
     lu__ran_here = 0;
     lu__next_check = 16;
     lu__rss_base = lu__rss_anon();
-    lu__fd_base = lu__fd_last = lu__fd_count();
+    lu__fd_base = lu__fd_last = lu__fd_count(RLIM_INFINITY);
     struct rlimit nofile;
     lu__fd_limit =
         getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY ? nofile.rlim_cur : 0;

@@ -1398,39 +1398,13 @@ static bool lu__launch(struct lu__lane *L)
  * those killed leave becomes the server's in turn. */
 static void lu__sweep_orphans(void)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)syscall(SYS_gettid));
-    for (int round = 0; round < 1000; round++) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return;
-        char buf[4096];
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0)
-            return;
-        buf[n] = 0;
-        /* a number cut at the buffer's end is left for the next round */
-        char *last = n == (ssize_t)sizeof buf - 1 ? strrchr(buf, ' ') : NULL;
-        if (last)
-            *last = 0;
-        bool any = false;
-        for (char *p = buf, *end; *p; p = end) {
-            long pid = strtol(p, &end, 10);
-            if (end == p || pid <= 0)
-                break;
-            bool lane = false;
-            for (unsigned i = 0; i < lu__nlanes; i++)
-                lane |= lu__lanes[i].pid == (pid_t)pid;
-            if (lane)
-                continue;
-            kill((pid_t)pid, SIGKILL);
-            while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR) {
-            }
-            any = true;
-        }
-        if (!any)
-            return;
+    pid_t lanes[LU_RUN_MAX_JOBS];
+    unsigned n = 0;
+    for (unsigned i = 0; i < lu__nlanes; i++)
+        if (lu__lanes[i].pid > 0)
+            lanes[n++] = lu__lanes[i].pid;
+    long tid = (long)syscall(SYS_gettid);
+    for (int round = 0; round < 1000 && lu_sched_reap_children(tid, lanes, n); round++) {
     }
 }
 

@@ -1183,6 +1183,13 @@ void lu_sched_fork_done(struct lu_sched *s);
  * signal. Not a scheduling point. */
 pid_t lu_sched_parent_of(pid_t pid);
 
+/* Kills (SIGKILL) and reaps the children of thread tid of this process, as
+ * /proc/self/task/TID/children lists them, but those in keep[0..nkeep):
+ * what the code under test started and left running. Reads the first 4 KB
+ * of the list: returns how many it killed, so that a caller repeats until
+ * none. Not async-signal-safe (it waits); not a scheduling point. */
+unsigned lu_sched_reap_children(long tid, const pid_t *keep, unsigned nkeep);
+
 #pragma GCC visibility pop
 
 #endif
