@@ -81,12 +81,17 @@ function(lineup_add_harness name)
     # this call). One SHELL: group, so that CMake's de-duplication, which
     # keeps the first copy, cannot drop these for an earlier
     # -Wp,-U_FORTIFY_SOURCE that a -Wp,-D_FORTIFY_SOURCE=2 follows.
-    set(late_flags "SHELL:-U_FORTIFY_SOURCE -Wp,-U_FORTIFY_SOURCE")
+    # -fno-lto: gcc runs its TSan pass at link time on LTO objects, and the
+    # link has no -fsanitize=thread, so they were not instrumented at all
+    # (lineup-cc.in; INTERPROCEDURAL_OPTIMIZATION is turned off below too).
+    set(late_flags "SHELL:-U_FORTIFY_SOURCE -Wp,-U_FORTIFY_SOURCE -fno-lto")
   elseif(CMAKE_C_COMPILER_ID MATCHES "Clang")
     # -tsan-instrument-read-before-write: LLVM's pass leaves out a read
     # that a write of the same address follows in its basic block
+    # -mcx16: 16-byte atomic arithmetic as __tsan_atomic128_* hooks rather
+    # than uninstrumented libatomic calls (lineup-cc.in)
     set(family_flags "SHELL:-mllvm -tsan-distinguish-volatile=1"
-                     "SHELL:-mllvm -tsan-instrument-read-before-write=1")
+                     "SHELL:-mllvm -tsan-instrument-read-before-write=1" -mcx16)
     set(late_flags)
   else()
     message(FATAL_ERROR "lineup_add_harness(${name}): the C compiler is ${CMAKE_C_COMPILER_ID}; "
@@ -99,13 +104,18 @@ function(lineup_add_harness name)
 
   add_library(${name} MODULE ${sources})
   set_target_properties(${name} PROPERTIES PREFIX "" SUFFIX ".so" POSITION_INDEPENDENT_CODE ON)
+  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    set_target_properties(${name} PROPERTIES INTERPROCEDURAL_OPTIMIZATION OFF)
+  endif()
   target_include_directories(${name} PRIVATE "${LINEUP_INCLUDE_DIR}")
   # Compile options only: -fsanitize=thread must not reach the link, where
   # the compiler driver would add libtsan.
   # -Wreturn-type: an operation that forgets its return statement returns
   # garbage, which a check then takes for its result.
+  # -D__LINEUP_CC__: the harness says it was built with these flags
+  # (lineup.h), as lineup-cc's do.
   target_compile_options(${name} PRIVATE -g -fsanitize=thread -fno-omit-frame-pointer -Wreturn-type
-                                         ${family_flags} ${late_flags})
+                                         -D__LINEUP_CC__=1 ${family_flags} ${late_flags})
 
   # The object is meant to have undefined symbols; undo a -z defs or
   # --no-undefined from the project's linker flags. The last one wins, and

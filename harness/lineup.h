@@ -31,6 +31,18 @@ extern "C" {
 
 #define LINEUP_ABI_VERSION 1
 
+/* lineup-cc and lineup_add_harness define __LINEUP_CC__: the object then
+ * says it was compiled with their flags, in a symbol lineup looks for, and
+ * a harness compiled with a plain -fsanitize=thread (no volatile hooks, no
+ * sound reduction) is refused. Weak: every source that includes this
+ * header defines it. */
+#if defined(__LINEUP_CC__) && defined(__cplusplus)
+extern __attribute__((weak, visibility("default"))) const char lineup__cc_v1 = 1;
+#elif defined(__LINEUP_CC__)
+__attribute__((weak, visibility("default"))) extern const char lineup__cc_v1;
+__attribute__((weak, visibility("default"))) const char lineup__cc_v1 = 1;
+#endif
+
 typedef int64_t (*lineup_op_fn)(void *object, int64_t argument);
 
 struct lineup_op {
@@ -99,11 +111,6 @@ void lineup_yield(void);
 
 #define LINEUP_HARNESS(hname, create_fn, destroy_fn, ...)                                                    \
     static const struct lineup_op lineup__ops_##hname[] = {__VA_ARGS__};                                     \
-    static const struct lineup_harness lineup__harness_##hname;                                              \
-    __attribute__((constructor)) static void lineup__register_##hname(void)                                  \
-    {                                                                                                        \
-        lineup_register(&lineup__harness_##hname);                                                           \
-    }                                                                                                        \
     static const struct lineup_harness lineup__harness_##hname = {LINEUP_ABI_VERSION,                        \
                                                                   #hname,                                    \
                                                                   (create_fn),                               \
@@ -112,7 +119,12 @@ void lineup_yield(void);
                                                                   sizeof lineup__ops_##hname /               \
                                                                       sizeof lineup__ops_##hname[0],         \
                                                                   __FILE__,                                  \
-                                                                  __LINE__}
+                                                                  __LINE__};                                 \
+    __attribute__((constructor)) static void lineup__register_##hname(void)                                  \
+    {                                                                                                        \
+        lineup_register(&lineup__harness_##hname);                                                           \
+    }                                                                                                        \
+    extern int lineup__harness_declared_##hname
 
 #define LINEUP__SEQUENCE(hname, teardown, tag, ...)                                                          \
     static const struct lineup_op LINEUP__CAT(lineup__seq_##tag##_, hname)[] = {__VA_ARGS__};                \

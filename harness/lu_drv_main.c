@@ -711,8 +711,17 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
 
 static void lu__resource_stop(const char *msg) __attribute__((noreturn));
 
-/* True when the ELF file references lineup-cc's instrumentation; -1 not
- * usable, -2 lineup could not map it (a resource error); message in err. */
+/* lu__instrumented's answers: the object references ThreadSanitizer's
+ * hooks (its atomics are scheduling points), and a source of it that
+ * includes lineup.h was compiled by lineup-cc or lineup_add_harness
+ * (lineup.h defines lineup__cc_v1 when __LINEUP_CC__ is defined). A plain
+ * -fsanitize=thread build has the first without the second: its volatile
+ * accesses are no scheduling points, and without reads before writes
+ * (clang) or libc's calls kept (gcc) the reduction skips schedules. */
+enum { LU__INS_TSAN = 1, LU__INS_MARK = 2 };
+
+/* LU__INS_* of the ELF file; -1 not usable, -2 lineup could not map it (a
+ * resource error); message in err. */
 static int lu__instrumented(const char *path, char *err, size_t errlen)
 {
     /* O_NONBLOCK: a FIFO would wait for a writer; it is no shared object either */
@@ -776,7 +785,7 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
     if (eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
         goto out;
     const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
-    for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
+    for (unsigned i = 0; i < eh->e_shnum && found != (LU__INS_TSAN | LU__INS_MARK); i++) {
         if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
             continue;
         const Elf64_Shdr *strs = &sh[sh[i].sh_link];
@@ -788,10 +797,13 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
             if (sym[k].st_name >= strs->sh_size)
                 continue;
             const char *name = (const char *)m + strs->sh_offset + sym[k].st_name;
-            if (strncmp(name, "__tsan_", 7) == 0) {
-                found = 1;
-                break;
-            }
+            size_t left = strs->sh_size - sym[k].st_name;
+            if (strnlen(name, left) == left)
+                continue;
+            if (strncmp(name, "__tsan_", 7) == 0)
+                found |= LU__INS_TSAN;
+            else if (strcmp(name, "lineup__cc_v1") == 0 && sym[k].st_shndx != SHN_UNDEF)
+                found |= LU__INS_MARK;
         }
     }
 out:
@@ -2349,6 +2361,18 @@ int main(int argc, char **argv)
             "lineup: %s was not built with lineup-cc: its atomic operations would be invisible to lineup.\n"
             "Rebuild it with 'lineup-cc -shared -o HARNESS.so SOURCE.c', or pass --allow-uninstrumented to\n"
             "check it anyway with only its pthread calls as scheduling points.\n",
+            o.path);
+        return EXIT_USAGE;
+    }
+    if (ins == LU__INS_TSAN && !o.allow_uninstrumented) {
+        fprintf(
+            stderr,
+            "lineup: %s was compiled with -fsanitize=thread, but not by lineup-cc (or by an older one than\n"
+            "this lineup's): without lineup-cc's flags its volatile accesses are no scheduling points and "
+            "the partial-order reduction can\n"
+            "skip schedules, so a failing test could pass. Rebuild it with 'lineup-cc -shared -o\n"
+            "HARNESS.so SOURCE.c' (or lineup_add_harness in CMake), or pass --allow-uninstrumented to\n"
+            "check it anyway.\n",
             o.path);
         return EXIT_USAGE;
     }

@@ -357,6 +357,15 @@ static void lu__copy_report(char *dst, size_t cap, const struct lu_hist_buf *b)
     size_t n = b->len < cap - 1 ? b->len : cap - 1;
     memcpy(dst, b->s ? b->s : "", n);
     dst[n] = 0;
+    if (n < b->len) {
+        /* cut at a line's end, and say so: a report cut mid-word ran into
+         * the replay line (an audit) */
+        static const char cut[] = "(the rest of this report is cut off: it is too long)\n";
+        size_t at = n > sizeof cut ? n - sizeof cut : 0;
+        while (at && dst[at - 1] != '\n')
+            at--;
+        memcpy(dst + at, cut, sizeof cut);
+    }
 }
 
 static void lu__set_report(struct lu_hist_buf *b)
@@ -522,8 +531,17 @@ static void lu__load(void)
     (void)backtrace(warm, 1); /* loads libgcc now, not in lu__on_fatal */
     lu_rt_reset();
     void *h = dlopen(W->job.harness_path, RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        lu__fail(LU_DRV_V_HARNESS, 0, "cannot load %s: %s\n", W->job.harness_path, dlerror());
+    if (!h) {
+        const char *why = dlerror();
+        /* linked with -fsanitize=thread: TSan's own runtime, which cannot
+         * be loaded late and would not be lineup's either */
+        bool tsan = why && strstr(why, "libtsan");
+        lu__fail(
+            LU_DRV_V_HARNESS, 0, "cannot load %s: %s%s\n", W->job.harness_path, why ? why : "?",
+            tsan ? " (it was linked with -fsanitize=thread, which brings ThreadSanitizer's runtime: build it "
+                   "with 'lineup-cc -shared -o HARNESS.so SOURCE.c', which leaves that runtime to lineup)"
+                 : "");
+    }
     /* A constructor that ignored SIGCHLD would have the kernel reap the
      * phase-2 processes this worker waits for. */
     signal(SIGCHLD, SIG_DFL);
@@ -1385,15 +1403,21 @@ static void lu__violation_report(struct lu_hist_buf *b, struct lu_lin_spec *spec
                        W->pool.bound_kind == LU_SCHED_BOUND_DELAYS ? "delay" : "preemption",
                        np == 1 ? "" : "s", W->pool.sampling ? ", sampled by POS" : "");
     lu_hist_render_timeline(b, &lu__htest, &lu__hist);
-    /* a timed wait that gave up is part of why (the replay says where) */
+    /* a timed wait that gave up is part of why (the replay says where);
+     * the first 16, as the replay shows them: a retry loop may give up
+     * thousands of times, which cut the rest of the report off (an audit) */
+    unsigned ntimeouts = 0;
     for (uint32_t i = 0; i < tr->len; i++) {
         const struct lu_sched_step *st = &tr->steps[i];
-        if (st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_TIMEOUT)) {
+        if (st->kind == LU_SCHED_CHOOSE_THREAD && (st->flags & LU_SCHED_STEP_TIMEOUT) &&
+            ++ntimeouts <= LU_DRV_LIST_SHOWN) {
             lu_hist_buf_puts(b, "timed out: ");
             lu__tname(b, st->chosen);
             lu_hist_buf_printf(b, "'s %s (step %u)\n", lu_sched_label_name(st->label), i);
         }
     }
+    if (ntimeouts > LU_DRV_LIST_SHOWN)
+        lu_hist_buf_printf(b, "timed out: (%u more)\n", ntimeouts - LU_DRV_LIST_SHOWN);
     if (ended_stuck)
         lu__stuck_after_line(b, res);
     if (ended_stuck)
@@ -2232,7 +2256,14 @@ static void lu__replay(struct lu_lin_spec *spec)
         lu_hist_buf_printf(&b, "    (%u more)\n", ntimeouts - LU_DRV_LIST_SHOWN);
     /* the verdict line is the parent's: it knows what was recorded */
     int verdict = LU_DRV_V_PASS;
-    if (res.outcome == LU_SCHED_OUT_MISFIT) {
+    if (res.outcome == LU_SCHED_OUT_TOO_LONG) {
+        /* the divergence at the cap of scheduling points: the replay ran
+         * the recorded choices up to the cap again (an audit: it said "did
+         * not fail", and checked the cut-off history as if complete) */
+        lu_hist_buf_printf(&b, "the execution ran more than %u scheduling points without finishing\n",
+                           LU_DRV_TRACE_CAP);
+        verdict = LU_DRV_V_DIVERGE;
+    } else if (res.outcome == LU_SCHED_OUT_MISFIT) {
         struct lu_hist_buf tb; /* often why the recorded thread could not run */
         lu_hist_buf_init(&tb);
         lu__report_threads(&tb, &res);

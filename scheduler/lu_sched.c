@@ -527,20 +527,24 @@ static void lu__note_read(struct lu__thread *t, const struct lu__obj *o)
             return;
         }
     }
-    if (t->nreads == LU__MAX_READS) {
-        memmove(&t->reads[0], &t->reads[1], sizeof t->reads[0] * (LU__MAX_READS - 1));
-        t->nreads--;
+    /* the order of the entries does not matter, only which are kept */
+    int at = t->nreads;
+    if (at == LU__MAX_READS) {
+        at = t->rnext;
+        t->rnext = (t->rnext + 1) % LU__MAX_READS;
+    } else {
+        t->nreads++;
     }
-    t->reads[t->nreads].addr = key;
-    t->reads[t->nreads].pc = t->pc;
-    t->reads[t->nreads].oparg = t->oparg;
-    t->reads[t->nreads].version = v;
-    t->nreads++;
+    t->reads[at].addr = key;
+    t->reads[at].pc = t->pc;
+    t->reads[at].oparg = t->oparg;
+    t->reads[at].version = v;
 }
 
 void lu__progress(struct lu__thread *t)
 {
     t->nreads = 0;
+    t->rnext = 0;
 }
 
 static void lu__vc_join(uint32_t *dst, const uint32_t *src, int n)
@@ -1240,6 +1244,7 @@ static void lu__thread_reset(struct lu__thread *t)
     t->section_seq = 0;
     t->turns = false;
     t->nreads = 0;
+    t->rnext = 0;
     t->idle = t->settled = t->wrote = false;
     t->quiet_step = 0;
     t->nseen = t->seen_next = 0;

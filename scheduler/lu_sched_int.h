@@ -50,8 +50,11 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 #define LU__SYNCS 64
 #define LU__MAX_KEYS 1024         /* glibc's PTHREAD_KEYS_MAX */
 #define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
-#define LU__MAX_READS 8
-#define LU__MAX_SEEN 16 /* locations an idle thread remembers (lu__thread.seen) */
+/* Locations a thread remembers reading since its last change: a wait loop
+ * that polls more than this many atomics is not seen as one (8 made a
+ * correct wait for all of 9 flags a divergence, an audit). */
+#define LU__MAX_READS 32
+#define LU__MAX_SEEN 32 /* locations an idle thread remembers (lu__thread.seen) */
 #define LU__MAX_ROUND 8 /* quiet steps of a round an idle thread remembers (lu__thread.round) */
 #define LU__MAX_SPUN 8  /* spinning steps a thread remembers (lu__thread.spun) */
 #define LU__MAX_MEET 8  /* objects a spinner's run may meet (lu_sched.ff_meet) */
@@ -369,6 +372,7 @@ struct lu__thread {
     } reads[LU__MAX_READS];
     uint64_t oparg; /* operand of the pending access (see LU_SCHED_SET_ARG) */
     int nreads;
+    int rnext; /* once reads is full: the oldest, which the next new one replaces */
     /* livelock detection: the thread looked (spun) and has learnt nothing
      * new since, nor changed anything but locks it took and gave back
      * (lu__quiet_step); seen[] holds the versions it read meanwhile */

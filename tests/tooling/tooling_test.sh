@@ -184,8 +184,7 @@ noreturn)
 abi)
     # -Werror: gcc's -Wtsan about fences must be off.
     flags=(-O2 -Wall -Wextra -Werror)
-    # Without cx16 clang leaves some 16-byte atomics to libatomic.
-    [[ $compiler == clang* ]] && flags+=(-mcx16)
+    # (clang: lineup-cc's -mcx16 keeps 16-byte atomics away from libatomic)
     lcc "${flags[@]}" -c -o probe.o "$TOOLING_SRC/abi_probe.c"
     echo "probe.o needs: $(nm -u probe.o | awk '$2 ~ /^__tsan_/ {print $2}' | sort -u | tr '\n' ' ')"
     covered_by_runtime probe.o
@@ -244,7 +243,7 @@ cmake_external)
             fail "$so.so built by lineup_add_harness: exit $rc, not the bug lineup-cc's build shows: $(tail -5 "$so.out")"
     done
     flags_of() {
-        tr -d '\\' | tr ' ' '\n' | grep -E -- '^(-fno-builtin-|-U|-Wp,|-tsan-|--param|-fsanitize|-fno-omit|-W(return-type|no-tsan)$|-g$)' |
+        tr -d '\\' | tr ' ' '\n' | grep -E -- '^(-fno-builtin-|-U|-Wp,|-tsan-|--param|-fsanitize|-fno-omit|-W(return-type|no-tsan)$|-g$|-fno-lto$|-mcx16$|-D__LINEUP_CC__=1$)' |
             sort -u
     }
     LINEUP_CC_VERBOSE=1 lcc -O2 -shared -o lcc_footprint.so "$LINEUP_SRC/tests/lineup/harnesses/footprint.c" 2>&1 |
@@ -252,6 +251,88 @@ cmake_external)
     grep -o '"command": "[^"]*footprint.c[^"]*"' build/compile_commands.json | flags_of >cmake.flags
     [[ -s lcc.flags ]] || fail "no compile command of lineup-cc seen"
     diff lcc.flags cmake.flags >flags.diff || fail "lineup_add_harness and lineup-cc compile differently: $(cat flags.diff)"
+    ;;
+
+args)
+    # Ways of passing sources and flags that once built something lineup
+    # could not see (an audit: each gave PASS on a lost update, or a wrong
+    # refusal). Each output must reference the hooks of its atomics.
+    need_contract
+    lineup=$(dirname -- "$LINEUP_CC_BIN")/lineup
+    stack=$CONTRACT_DIR/stack_harness.c
+    atomics() { undefined_tsan "$1" | grep -q '^__tsan_atomic64_' || fail "$1: its atomics are not instrumented"; }
+    # -flto: gcc instruments at link time then, where there is no
+    # -fsanitize=thread
+    lcc -O2 -flto -shared -o lto.so "$stack"
+    atomics lto.so
+    lcc -O2 -flto -fPIC -c -o lto.o "$stack"
+    lcc -O2 -flto -shared -o lto2.so lto.o
+    atomics lto2.so
+    # -xc joined, the source on standard input
+    lcc -shared -o stdin.so -xc - <"$stack"
+    atomics stdin.so
+    # response files, nested, with a quoted name
+    cp "$stack" "my stack.c"
+    printf '%s\n' "-O1 '@inner.rsp'" >outer.rsp
+    printf '%s\n' '"my stack.c"' >inner.rsp
+    lcc -shared -o rsp.so @outer.rsp
+    atomics rsp.so
+    # a program whose objects all come from a library
+    lcc -c -o helper.o "$TOOLING_SRC/prog_helper.c"
+    lcc -c -o main.o "$TOOLING_SRC/prog_main.c"
+    ar rcs libprog.a main.o helper.o
+    lcc -o libonly -L. -lprog -lm
+    readelf -d libonly | grep -q 'NEEDED.*liblineup' || fail "libonly is not linked with liblineup.so"
+    [[ $(./libonly) == "result 4000 4000" ]] || fail "libonly printed '$(./libonly)'"
+    set +e
+    lcc --static -o st "$TOOLING_SRC/prog_main.c" helper.o 2>err.txt
+    rc=$?
+    set -e
+    [[ $rc == 2 ]] && grep -q -- '-static is not supported' err.txt || fail "--static: exit $rc, $(cat err.txt)"
+    # 16-byte atomic arithmetic (clang without -mcx16 calls libatomic)
+    cat >i128.c <<'EOS'
+unsigned __int128 v;
+unsigned __int128 add(void) { return __atomic_fetch_add(&v, 1, __ATOMIC_SEQ_CST); }
+EOS
+    lcc -c -fPIC -o i128.o i128.c
+    nm -u i128.o | grep -q '__tsan_atomic128_fetch_add' || fail "16-byte fetch_add is not a hook: $(nm -u i128.o)"
+    # a harness compiled with -fsanitize=thread but not by lineup-cc is
+    # refused (no volatile hooks, no sound reduction), and says why
+    "$compiler" -O1 -fsanitize=thread -fPIC -I"$LINEUP_SRC/harness" -c -o plain.o "$stack"
+    "$compiler" -shared -o plain.so plain.o
+    set +e
+    "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 plain.so >out.txt 2>err.txt
+    rc=$?
+    set -e
+    cat err.txt
+    [[ $rc == 2 ]] && grep -q 'compiled with -fsanitize=thread, but not by lineup-cc' err.txt ||
+        fail "plain -fsanitize=thread harness: exit $rc"
+    "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 --allow-uninstrumented plain.so >out.txt 2>&1 ||
+        fail "--allow-uninstrumented did not accept it: $(cat out.txt)"
+    # a harness in C++ (LINEUP_HARNESS is valid C++) finds a bug there
+    cxx=g++
+    [[ $compiler == clang* ]] && cxx=clang++
+    if command -v "$cxx" >/dev/null; then
+        cat >counter.cpp <<'EOS'
+#include <lineup.h>
+#include <atomic>
+struct counter { std::atomic<long> v{0}; };
+static void *create() { return new counter; }
+static void destroy(void *c) { delete static_cast<counter *>(c); }
+static int64_t inc(void *c, int64_t) {
+    auto *k = static_cast<counter *>(c);
+    long x = k->v.load();
+    k->v.store(x + 1);
+    return x;
+}
+LINEUP_HARNESS(cxx_counter, create, destroy, LINEUP_OP(inc, 0));
+EOS
+        LINEUP_CC=$cxx lcc -Wall -Wextra -Werror -shared -o cxx.so counter.cpp
+        rc=0
+        "$lineup" --jobs 1 --test 'inc(0) | inc(0)' cxx.so >out.txt 2>&1 || rc=$?
+        [[ $rc == 1 ]] || fail "C++ harness: exit $rc, expected the lost update: $(tail -5 out.txt)"
+    fi
+    check_no_temps
     ;;
 
 *)

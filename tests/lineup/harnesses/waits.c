@@ -120,10 +120,16 @@
  *               cache, which names nodes by their trace, missed one while
  *               poll was idle (an audit's random harness; the cache is off
  *               there since session 30);
- *   flags       wait_any() looks at 12 atomic flags under the lock each
+ *   flags       wait_any() looks at 24 atomic flags under the lock each
  *               round and yields; set_last() sets the last. Correct: a
  *               divergence while an idle thread remembered 8 locations
- *               (until session 29; 16 now).
+ *               (until session 29), or 16 (until session 32; 32 now);
+ *   allflags    wait() spins on 24 atomic flags, no lock, no yield, until
+ *               all are set; set() sets them all. Correct: a divergence
+ *               while a thread remembered 8 re-reads (until session 32);
+ *   timedlost   wait() looks at the flag, then takes the lock and retries
+ *               a timed wait for good; a lost wakeup whose report lists
+ *               hundreds of timeouts (16 of them since session 32).
  */
 #include <lineup.h>
 
@@ -1176,7 +1182,7 @@ LINEUP_HARNESS(trypoll, trypoll_create, free, LINEUP_OP(trypoll_poll, 0), LINEUP
 
 /* ---- flags ---- */
 
-#define FLAGS 12
+#define FLAGS 24
 
 struct flags {
     pthread_mutex_t m;
@@ -1216,3 +1222,93 @@ static int64_t flags_set_last(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(flags, flags_create, free, LINEUP_OP(flags_wait_any, 0), LINEUP_OP(flags_set_last, 0));
+
+/* ---- allflags ---- */
+
+/* wait() spins on atomics alone, no lock and no yield, until all of them
+ * are set, reading every one each round: a wait (serially stuck when it
+ * comes first), which lineup saw only for at most 8 flags until session 32
+ * (a divergence of a correct object, an audit's) */
+struct allflags {
+    atomic_int f[FLAGS];
+};
+
+static void *allflags_create(void)
+{
+    return calloc(1, sizeof(struct allflags));
+}
+
+static int64_t allflags_wait(void *o, int64_t unused)
+{
+    struct allflags *e = o;
+    (void)unused;
+    for (;;) {
+        int n = 0;
+        for (int i = 0; i < FLAGS; i++)
+            n += atomic_load(&e->f[i]);
+        if (n == FLAGS)
+            return n;
+    }
+}
+
+static int64_t allflags_set(void *o, int64_t unused)
+{
+    struct allflags *e = o;
+    (void)unused;
+    for (int i = 0; i < FLAGS; i++)
+        atomic_store(&e->f[i], 1);
+    return 0;
+}
+
+LINEUP_HARNESS(allflags, allflags_create, free, LINEUP_OP(allflags_wait, 0), LINEUP_OP(allflags_set, 0));
+
+/* ---- timedlost ---- */
+
+/* wait() looks at the flag before it takes the lock, then retries a timed
+ * wait for good without looking again; set() sets the flag and signals
+ * under the lock. A lost wakeup: set() between the look and the lock. */
+struct timedlost {
+    pthread_mutex_t m;
+    pthread_cond_t c;
+    atomic_int flag;
+};
+
+static void *timedlost_create(void)
+{
+    struct timedlost *t = calloc(1, sizeof *t);
+    if (t) {
+        pthread_mutex_init(&t->m, NULL);
+        pthread_cond_init(&t->c, NULL);
+    }
+    return t;
+}
+
+static int64_t timedlost_wait(void *o, int64_t unused)
+{
+    struct timedlost *t = o;
+    (void)unused;
+    if (atomic_load(&t->flag))
+        return 1;
+    pthread_mutex_lock(&t->m);
+    for (;;) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 5000000;
+        ts.tv_sec += ts.tv_nsec / 1000000000;
+        ts.tv_nsec %= 1000000000;
+        pthread_cond_timedwait(&t->c, &t->m, &ts);
+    }
+}
+
+static int64_t timedlost_set(void *o, int64_t unused)
+{
+    struct timedlost *t = o;
+    (void)unused;
+    pthread_mutex_lock(&t->m);
+    atomic_store(&t->flag, 1);
+    pthread_cond_signal(&t->c);
+    pthread_mutex_unlock(&t->m);
+    return 0;
+}
+
+LINEUP_HARNESS(timedlost, timedlost_create, free, LINEUP_OP(timedlost_wait, 0), LINEUP_OP(timedlost_set, 0));
