@@ -2913,7 +2913,9 @@ int main(int argc, char **argv)
                 printf(
                     "\nnote: harness %s: %s never returned in a serial execution of any test that called it "
                     "(phase 1): it blocks or spins whatever calls run before it%s. If it should return, add "
-                    "the operation it waits for, or a LINEUP_SETUP sequence that lets it.\n",
+                    "the operation it waits for, or a LINEUP_SETUP sequence that lets it. Calls that return "
+                    "only while others run (a barrier, an exchanger) have no serial behaviour to check "
+                    "against: test such an object as a whole program with lineup run.\n",
                     h->name, labels[k],
                     followed >> k & 1 ? ", so the calls after it in its thread were never checked" : "");
                 if (bounded >> k & 1)

@@ -2422,11 +2422,21 @@ LU_IPOSE_EXPORT long syscall(long number, ...)
             errno = EINVAL;
             return -1;
         }
+        /* a wait that gives up has waited until its deadline, as the
+         * other timed waits have: FUTEX_WAIT's timeout is relative (to
+         * now), FUTEX_WAIT_BITSET's absolute, on CLOCK_MONOTONIC unless
+         * FUTEX_CLOCK_REALTIME (an audit: a futex deadline loop that
+         * recomputed the time left never reached it, a false livelock) */
+        uint64_t wake = ts && !bitset ? lu__ipose_time_add(lu_sched_time(), lu__ipose_ts_ns(ts)) : 0;
         rc = lu_sched_futex_wait(word, (uint32_t)a[2], ts != NULL, LU_IPOSE_L(syscall));
         if (rc < 0)
             lu_sched_unsupported(
                 "syscall(SYS_futex) on the memory of a pthread object is not supported under "
                 "lineup");
+        if (rc == ETIMEDOUT && bitset)
+            lu_ipose_timed(rc, ((int)a[1] & FUTEX_CLOCK_REALTIME) ? CLOCK_REALTIME : CLOCK_MONOTONIC, ts);
+        else if (rc == ETIMEDOUT)
+            lu_sched_time_reach(wake);
         if (rc) {
             errno = rc;
             return -1;

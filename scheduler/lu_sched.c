@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1292,6 +1293,13 @@ static int lu__spawn(lu_sched_fn fn, void *arg, size_t stack, int parked)
         lu__end_execution(self, LU_SCHED_OUT_ERROR, s->error);
     struct lu__thread *t = &s->threads[s->nthreads++];
     lu__thread_reset(t);
+    /* glibc clears it at a process's first pthread_create, for good, and
+     * code reads it to skip atomics (libstdc++'s reference counts): with
+     * threads that share one TLS no kernel thread of glibc's is created,
+     * and it stayed 1, so such code took its single-threaded path (an
+     * audit: a lost update on the atomic path passed, a race was made up
+     * on the plain one) */
+    __libc_single_threaded = 0;
     t->fn = fn;
     t->arg = arg;
     t->state = LU__T_RUNNING;
