@@ -277,6 +277,9 @@ args)
     printf '%s\n' '"my stack.c"' >inner.rsp
     lcc -shared -o rsp.so @outer.rsp
     atomics rsp.so
+    # -MD in a command that compiles and links: OUT.d names OUT, as cc's
+    lcc -MD -shared -o md.so "$stack"
+    grep -q "^md.so: .*stack_harness.c" md.d || fail "-MD: md.d is not cc's: $(cat md.d 2>&1 | head -2)"
     # a program whose objects all come from a library
     lcc -c -o helper.o "$TOOLING_SRC/prog_helper.c"
     lcc -c -o main.o "$TOOLING_SRC/prog_main.c"
