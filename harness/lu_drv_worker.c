@@ -1182,6 +1182,13 @@ static struct lu_lin_spec *lu__phase1(void)
             struct lu_hist_buf b;
             lu_hist_buf_init(&b);
             lu__nondet_report(&b, &conflict, NULL);
+            if (lu__hist.stuck) {
+                /* the blocked side is this execution: where it waits is
+                 * often the bug (a lost wakeup among the object's threads,
+                 * an audit's, said only "got stuck") */
+                lu_hist_buf_puts(&b, "where the later one got stuck:\n");
+                lu__report_threads(&b, &res);
+            }
             lu__set_report(&b);
             lu__finish(LU_DRV_V_NONDET, 1);
         }

@@ -29,6 +29,13 @@
  * phase 2 finds nondeterminism where the count left by earlier executions
  * makes a result differ, which its schedule replayed in a fresh process
  * does not show (until session 31 it got a replay file that did not fail).
+ *
+ * pool: a thread pool whose workers and drain() wait on one condition
+ * variable, and a worker that finished a task signals it (a broadcast is
+ * needed): it can wake the other worker instead of drain(), a lost wakeup
+ * among the object's threads, so one serial execution returns and another
+ * gets stuck. The report says where the stuck one waits (it said only "got
+ * stuck" until session 32; an audit's thread pool).
  */
 #include <lineup.h>
 
@@ -165,3 +172,86 @@ static void *modulo_create(void)
 }
 
 LINEUP_HARNESS(modulo, modulo_create, free, LINEUP_OP(modulo_inc, 1), LINEUP_OP(modulo_get, 0));
+
+/* ---- pool ---- */
+
+#define POOL_WORKERS 2
+
+struct pool {
+    pthread_mutex_t m;
+    pthread_cond_t cv; /* of the workers and of drain(), both */
+    int64_t q[8];
+    int qh, qn, submitted, completed, stop;
+    int64_t sum;
+    pthread_t w[POOL_WORKERS];
+};
+
+static void *pool_worker(void *arg)
+{
+    struct pool *p = arg;
+    pthread_mutex_lock(&p->m);
+    for (;;) {
+        while (!p->stop && p->qn == 0)
+            pthread_cond_wait(&p->cv, &p->m);
+        if (p->qn == 0)
+            break;
+        int64_t v = p->q[p->qh];
+        p->qh = (p->qh + 1) % 8;
+        p->qn--;
+        pthread_mutex_unlock(&p->m);
+        pthread_mutex_lock(&p->m);
+        p->sum += v;
+        p->completed++;
+        pthread_cond_signal(&p->cv); /* the bug: may wake a worker, not drain() */
+    }
+    pthread_mutex_unlock(&p->m);
+    return NULL;
+}
+
+static void *pool_create(void)
+{
+    struct pool *p = calloc(1, sizeof *p);
+    pthread_mutex_init(&p->m, NULL);
+    pthread_cond_init(&p->cv, NULL);
+    for (int i = 0; i < POOL_WORKERS; i++)
+        pthread_create(&p->w[i], NULL, pool_worker, p);
+    return p;
+}
+
+static void pool_destroy(void *o)
+{
+    struct pool *p = o;
+    pthread_mutex_lock(&p->m);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->m);
+    for (int i = 0; i < POOL_WORKERS; i++)
+        pthread_join(p->w[i], NULL);
+    free(p);
+}
+
+static int64_t pool_submit(void *o, int64_t v)
+{
+    struct pool *p = o;
+    pthread_mutex_lock(&p->m);
+    p->q[(p->qh + p->qn) % 8] = v;
+    p->qn++;
+    p->submitted++;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->m);
+    return 0;
+}
+
+static int64_t pool_drain(void *o, int64_t unused)
+{
+    struct pool *p = o;
+    (void)unused;
+    pthread_mutex_lock(&p->m);
+    while (p->completed != p->submitted)
+        pthread_cond_wait(&p->cv, &p->m);
+    int64_t s = p->sum;
+    pthread_mutex_unlock(&p->m);
+    return s;
+}
+
+LINEUP_HARNESS(pool, pool_create, pool_destroy, LINEUP_OP(pool_submit, 1), LINEUP_OP(pool_drain, 0));
