@@ -83,7 +83,8 @@ function(lineup_add_harness name)
     # -Wp,-U_FORTIFY_SOURCE that a -Wp,-D_FORTIFY_SOURCE=2 follows.
     # -fno-lto: gcc runs its TSan pass at link time on LTO objects, and the
     # link has no -fsanitize=thread, so they were not instrumented at all
-    # (lineup-cc.in; INTERPROCEDURAL_OPTIMIZATION is turned off below too).
+    # (lineup-cc.in). It comes after CMAKE_C_FLAGS and the flags of
+    # INTERPROCEDURAL_OPTIMIZATION, so it wins over their -flto.
     set(late_flags "SHELL:-U_FORTIFY_SOURCE -Wp,-U_FORTIFY_SOURCE -fno-lto")
   elseif(CMAKE_C_COMPILER_ID MATCHES "Clang")
     # -tsan-instrument-read-before-write: LLVM's pass leaves out a read
@@ -104,18 +105,17 @@ function(lineup_add_harness name)
 
   add_library(${name} MODULE ${sources})
   set_target_properties(${name} PROPERTIES PREFIX "" SUFFIX ".so" POSITION_INDEPENDENT_CODE ON)
-  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
-    set_target_properties(${name} PROPERTIES INTERPROCEDURAL_OPTIMIZATION OFF)
-  endif()
   target_include_directories(${name} PRIVATE "${LINEUP_INCLUDE_DIR}")
   # Compile options only: -fsanitize=thread must not reach the link, where
   # the compiler driver would add libtsan.
   # -Wreturn-type: an operation that forgets its return statement returns
   # garbage, which a check then takes for its result.
-  # -D__LINEUP_CC__: the harness says it was built with these flags
-  # (lineup.h), as lineup-cc's do.
+  # -include lineup-cc-mark.h: the object says it was compiled with these
+  # flags, as lineup-cc's objects do (lineup refuses a harness compiled
+  # with a plain -fsanitize=thread; the header says why).
   target_compile_options(${name} PRIVATE -g -fsanitize=thread -fno-omit-frame-pointer -Wreturn-type
-                                         -D__LINEUP_CC__=1 ${family_flags} ${late_flags})
+                                         "SHELL:-include ${LINEUP_INCLUDE_DIR}/lineup-cc-mark.h"
+                                         ${family_flags} ${late_flags})
 
   # The object is meant to have undefined symbols; undo a -z defs or
   # --no-undefined from the project's linker flags. The last one wins, and

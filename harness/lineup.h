@@ -31,18 +31,6 @@ extern "C" {
 
 #define LINEUP_ABI_VERSION 1
 
-/* lineup-cc and lineup_add_harness define __LINEUP_CC__: the object then
- * says it was compiled with their flags, in a symbol lineup looks for, and
- * a harness compiled with a plain -fsanitize=thread (no volatile hooks, no
- * sound reduction) is refused. Weak: every source that includes this
- * header defines it. */
-#if defined(__LINEUP_CC__) && defined(__cplusplus)
-extern __attribute__((weak, visibility("default"))) const char lineup__cc_v1 = 1;
-#elif defined(__LINEUP_CC__)
-__attribute__((weak, visibility("default"))) extern const char lineup__cc_v1;
-__attribute__((weak, visibility("default"))) const char lineup__cc_v1 = 1;
-#endif
-
 typedef int64_t (*lineup_op_fn)(void *object, int64_t argument);
 
 struct lineup_op {
@@ -124,7 +112,7 @@ void lineup_yield(void);
     {                                                                                                        \
         lineup_register(&lineup__harness_##hname);                                                           \
     }                                                                                                        \
-    extern int lineup__harness_declared_##hname
+    struct lineup__harness_declared_##hname
 
 #define LINEUP__SEQUENCE(hname, teardown, tag, ...)                                                          \
     static const struct lineup_op LINEUP__CAT(lineup__seq_##tag##_, hname)[] = {__VA_ARGS__};                \

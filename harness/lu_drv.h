@@ -381,6 +381,11 @@ FILE *lu_drv_replay_create(const char *dir, const char *stem, unsigned *seq, cha
  * (\n, \r, \\), and back (in place). */
 void lu_drv_replay_put(FILE *f, const char *s);
 
+/* Whether the ELF image [m, m + size) says in its .comment section that
+ * code of it was compiled by lineup-cc or lineup_add_harness
+ * (lineup-cc-mark.h). */
+bool lu_drv_elf_marked(const unsigned char *m, size_t size);
+
 /* s as one shell word, quoted if it needs it, for the commands reports
  * print. Static storage: at most 4 such words per printf. */
 const char *lu_drv_shell_word(const char *s);

@@ -712,12 +712,10 @@ static void lu__parse_opts(int argc, char **argv, struct lu__opts *o)
 static void lu__resource_stop(const char *msg) __attribute__((noreturn));
 
 /* lu__instrumented's answers: the object references ThreadSanitizer's
- * hooks (its atomics are scheduling points), and a source of it that
- * includes lineup.h was compiled by lineup-cc or lineup_add_harness
- * (lineup.h defines lineup__cc_v1 when __LINEUP_CC__ is defined). A plain
- * -fsanitize=thread build has the first without the second: its volatile
- * accesses are no scheduling points, and without reads before writes
- * (clang) or libc's calls kept (gcc) the reduction skips schedules. */
+ * hooks (its atomics are scheduling points), and code of it was compiled
+ * by lineup-cc or lineup_add_harness (lineup-cc-mark.h says why a plain
+ * -fsanitize=thread build, which has the first without the second, is
+ * refused). */
 enum { LU__INS_TSAN = 1, LU__INS_MARK = 2 };
 
 /* LU__INS_* of the ELF file; -1 not usable, -2 lineup could not map it (a
@@ -785,7 +783,7 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
     if (eh->e_shoff == 0 || eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
         goto out;
     const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
-    for (unsigned i = 0; i < eh->e_shnum && found != (LU__INS_TSAN | LU__INS_MARK); i++) {
+    for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
         if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
             continue;
         const Elf64_Shdr *strs = &sh[sh[i].sh_link];
@@ -797,15 +795,14 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
             if (sym[k].st_name >= strs->sh_size)
                 continue;
             const char *name = (const char *)m + strs->sh_offset + sym[k].st_name;
-            size_t left = strs->sh_size - sym[k].st_name;
-            if (strnlen(name, left) == left)
-                continue;
-            if (strncmp(name, "__tsan_", 7) == 0)
-                found |= LU__INS_TSAN;
-            else if (strcmp(name, "lineup__cc_v1") == 0 && sym[k].st_shndx != SHN_UNDEF)
-                found |= LU__INS_MARK;
+            if (strncmp(name, "__tsan_", 7) == 0) {
+                found = LU__INS_TSAN;
+                break;
+            }
         }
     }
+    if (found && lu_drv_elf_marked(m, size))
+        found |= LU__INS_MARK;
 out:
     munmap((void *)m, size);
     return found;

@@ -128,6 +128,7 @@ static void lu__usage(FILE *f)
         "                      (FILE is replaced at the end; '-': the JSON alone on standard output,\n"
         "                      the report on standard error)\n"
         "  --allow-uninstrumented  accept a program none of whose code was compiled by lineup-cc\n"
+        "                      (or only by a plain -fsanitize=thread)\n"
         "  --quiet             no progress line\n"
         "  --help, --version\n"
         "\n"
@@ -1336,6 +1337,17 @@ int lu_drv_run_main(int argc, char **argv)
             "lineup run: %s was linked by lineup-cc, but none of its code was compiled by it: its atomic\n"
             "operations would be invisible to lineup. Compile its sources with lineup-cc too, or pass\n"
             "--allow-uninstrumented to run it with only its pthread calls as scheduling points.\n",
+            given);
+        lu_drv_run_replay_free(&rp);
+        return EXIT_USAGE;
+    }
+    if (chk == 2 && !o.allow_uninstrumented) {
+        fprintf(
+            stderr,
+            "lineup run: %s was compiled with -fsanitize=thread, but not by lineup-cc (or by an older one\n"
+            "than this lineup's): without lineup-cc's flags its volatile accesses are no scheduling points\n"
+            "and the partial-order reduction can skip schedules, so a failing program could pass. Compile\n"
+            "its sources with lineup-cc, or pass --allow-uninstrumented to run it anyway.\n",
             given);
         lu_drv_run_replay_free(&rp);
         return EXIT_USAGE;

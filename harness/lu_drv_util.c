@@ -3,6 +3,7 @@
 #include "lu_drv.h"
 
 #include <ctype.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -960,4 +961,27 @@ double lu_drv_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool lu_drv_elf_marked(const unsigned char *m, size_t size)
+{
+    static const char mark[] = "lineup-cc: instrumented for lineup";
+    const Elf64_Ehdr *eh = (const void *)m;
+    if (size < sizeof *eh || eh->e_shoff == 0 || eh->e_shstrndx >= eh->e_shnum ||
+        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > size)
+        return false;
+    const Elf64_Shdr *sh = (const void *)(m + eh->e_shoff);
+    const Elf64_Shdr *names = &sh[eh->e_shstrndx];
+    if (names->sh_offset + names->sh_size > size)
+        return false;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_name >= names->sh_size || sh[i].sh_type != SHT_PROGBITS ||
+            sh[i].sh_offset + sh[i].sh_size > size)
+            continue;
+        const char *name = (const char *)m + names->sh_offset + sh[i].sh_name;
+        if (names->sh_size - sh[i].sh_name >= sizeof ".comment" && strcmp(name, ".comment") == 0 &&
+            memmem(m + sh[i].sh_offset, sh[i].sh_size, mark, sizeof mark) != NULL)
+            return true;
+    }
+    return false;
 }

@@ -51,9 +51,12 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 #define LU__MAX_KEYS 1024         /* glibc's PTHREAD_KEYS_MAX */
 #define LU__POOL_STACK (8u << 20) /* of a pool thread (real pthread) */
 /* Locations a thread remembers reading since its last change: a wait loop
- * that polls more than this many atomics is not seen as one (8 made a
- * correct wait for all of 9 flags a divergence, an audit). */
-#define LU__MAX_READS 32
+ * that polls more than this many atomics is not seen as one (a divergence
+ * of a correct wait for all of 9 flags, an audit's). Not more: a re-read at
+ * one instruction is a look, and spinners take turns without branching, so
+ * a double collect over the locations loses histories (docs/strategies.md,
+ * "Spinning threads"); 32 made that reach 32 locations (a review's). */
+#define LU__MAX_READS 8
 #define LU__MAX_SEEN 32 /* locations an idle thread remembers (lu__thread.seen) */
 #define LU__MAX_ROUND 8 /* quiet steps of a round an idle thread remembers (lu__thread.round) */
 #define LU__MAX_SPUN 8  /* spinning steps a thread remembers (lu__thread.spun) */

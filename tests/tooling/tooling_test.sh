@@ -243,7 +243,7 @@ cmake_external)
             fail "$so.so built by lineup_add_harness: exit $rc, not the bug lineup-cc's build shows: $(tail -5 "$so.out")"
     done
     flags_of() {
-        tr -d '\\' | tr ' ' '\n' | grep -E -- '^(-fno-builtin-|-U|-Wp,|-tsan-|--param|-fsanitize|-fno-omit|-W(return-type|no-tsan)$|-g$|-fno-lto$|-mcx16$|-D__LINEUP_CC__=1$)' |
+        tr -d '\\' | tr ' ' '\n' | grep -E -- '^(-fno-builtin-|-U|-Wp,|-tsan-|--param|-fsanitize|-fno-omit|-W(return-type|no-tsan)$|-g$|-fno-lto$|-mcx16$|-include$|.*lineup-cc-mark.h$)' |
             sort -u
     }
     LINEUP_CC_VERBOSE=1 lcc -O2 -shared -o lcc_footprint.so "$LINEUP_SRC/tests/lineup/harnesses/footprint.c" 2>&1 |
@@ -312,6 +312,22 @@ EOS
         fail "plain -fsanitize=thread harness: exit $rc"
     "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 --allow-uninstrumented plain.so >out.txt 2>&1 ||
         fail "--allow-uninstrumented did not accept it: $(cat out.txt)"
+    # the mark is no symbol: a version script that hides every one keeps it
+    printf '{ local: *; };\n' >hide.map
+    lcc -shared -Wl,--version-script=hide.map -o hidden.so "$stack"
+    "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 hidden.so >out.txt 2>&1 ||
+        fail "a lineup-cc harness with a version script was refused: $(cat out.txt)"
+    # and a program with a plain -fsanitize=thread object is refused too
+    "$compiler" -O1 -fsanitize=thread -c -o plain_helper.o "$TOOLING_SRC/prog_helper.c"
+    "$compiler" -O1 -fsanitize=thread -c -o plain_main.o "$TOOLING_SRC/prog_main.c"
+    lcc -o plainprog plain_main.o plain_helper.o -lm
+    set +e
+    "$lineup" run --budget 1 -- ./plainprog >out.txt 2>err.txt
+    rc=$?
+    set -e
+    [[ $rc == 2 ]] && grep -q 'compiled with -fsanitize=thread, but not by lineup-cc' err.txt ||
+        fail "plain -fsanitize=thread program: exit $rc, $(cat err.txt)"
+    "$lineup" run --budget 1 -- ./libonly >out.txt 2>&1 || fail "a lineup-cc program was refused: $(cat out.txt)"
     # a harness in C++ (LINEUP_HARNESS is valid C++) finds a bug there
     cxx=g++
     [[ $compiler == clang* ]] && cxx=clang++

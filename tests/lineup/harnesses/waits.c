@@ -124,9 +124,6 @@
  *               round and yields; set_last() sets the last. Correct: a
  *               divergence while an idle thread remembered 8 locations
  *               (until session 29), or 16 (until session 32; 32 now);
- *   allflags    wait() spins on 24 atomic flags, no lock, no yield, until
- *               all are set; set() sets them all. Correct: a divergence
- *               while a thread remembered 8 re-reads (until session 32);
  *   timedlost   wait() looks at the flag, then takes the lock and retries
  *               a timed wait for good; a lost wakeup whose report lists
  *               hundreds of timeouts (16 of them since session 32).
@@ -1222,45 +1219,6 @@ static int64_t flags_set_last(void *o, int64_t unused)
 }
 
 LINEUP_HARNESS(flags, flags_create, free, LINEUP_OP(flags_wait_any, 0), LINEUP_OP(flags_set_last, 0));
-
-/* ---- allflags ---- */
-
-/* wait() spins on atomics alone, no lock and no yield, until all of them
- * are set, reading every one each round: a wait (serially stuck when it
- * comes first), which lineup saw only for at most 8 flags until session 32
- * (a divergence of a correct object, an audit's) */
-struct allflags {
-    atomic_int f[FLAGS];
-};
-
-static void *allflags_create(void)
-{
-    return calloc(1, sizeof(struct allflags));
-}
-
-static int64_t allflags_wait(void *o, int64_t unused)
-{
-    struct allflags *e = o;
-    (void)unused;
-    for (;;) {
-        int n = 0;
-        for (int i = 0; i < FLAGS; i++)
-            n += atomic_load(&e->f[i]);
-        if (n == FLAGS)
-            return n;
-    }
-}
-
-static int64_t allflags_set(void *o, int64_t unused)
-{
-    struct allflags *e = o;
-    (void)unused;
-    for (int i = 0; i < FLAGS; i++)
-        atomic_store(&e->f[i], 1);
-    return 0;
-}
-
-LINEUP_HARNESS(allflags, allflags_create, free, LINEUP_OP(allflags_wait, 0), LINEUP_OP(allflags_set, 0));
 
 /* ---- timedlost ---- */
 

@@ -47,6 +47,9 @@ int main(void)
         if (now_ns(CLOCK_MONOTONIC) >= t0 + 50000000)
             break;
     assert(now_ns(CLOCK_MONOTONIC) >= t0 + 50000000);
+    /* to the deadline, not past it: a deadline read on the wrong clock
+     * would move the clock by decades */
+    assert(now_ns(CLOCK_MONOTONIC) < t0 + 1000000000);
     int64_t r0 = now_ns(CLOCK_REALTIME);
     abs = ts_of(r0 + 50000000);
     while (syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 0, &abs, NULL,
@@ -54,5 +57,6 @@ int main(void)
         if (now_ns(CLOCK_REALTIME) >= r0 + 50000000)
             break;
     assert(now_ns(CLOCK_REALTIME) >= r0 + 50000000);
+    assert(now_ns(CLOCK_REALTIME) < r0 + 1000000000);
     return 0;
 }
