@@ -287,6 +287,8 @@ args)
     lcc -o libonly -L. -lprog -lm
     readelf -d libonly | grep -q 'NEEDED.*liblineup' || fail "libonly is not linked with liblineup.so"
     [[ $(./libonly) == "result 4000 4000" ]] || fail "libonly printed '$(./libonly)'"
+    lcc -o wholearchive -Wl,--whole-archive,libprog.a,--no-whole-archive,-lm
+    readelf -d wholearchive | grep -q 'NEEDED.*liblineup' || fail "wholearchive is not linked with liblineup.so"
     set +e
     lcc --static -o st "$TOOLING_SRC/prog_main.c" helper.o 2>err.txt
     rc=$?
