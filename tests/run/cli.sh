@@ -30,6 +30,19 @@ server_of() {
     done
     fail "the program's process did not start"
 }
+# lineup run of PROG in its own process group ($lp), its program's process
+# ($server) stopped, then lineup interrupted: the forwarded SIGINT stays
+# pending in the stopped server
+interrupt_stopped() {
+    set -m
+    "$LINEUP" run --quiet --all --budget 100000000 --seed 1 -- "$P/$1" >"$out" 2>&1 &
+    lp=$!
+    set +m
+    server_of "$lp"
+    sleep 1
+    kill -STOP "$server"
+    kill -INT "$lp"
+}
 # a usage error found at option parsing: nothing was run
 usage_error() {
     lu 2 "$@"
@@ -159,14 +172,7 @@ interrupt_died)
     # not as an internal error. The server is stopped first, so that the
     # forwarded SIGINT stays pending until SIGKILL.
     for prog in long_search_fixed long_search; do
-        set -m
-        "$LINEUP" run --quiet --all --budget 100000000 --seed 1 -- "$P/$prog" >"$out" 2>&1 &
-        lp=$!
-        set +m
-        server_of "$lp"
-        sleep 1
-        kill -STOP "$server"
-        kill -INT "$lp"
+        interrupt_stopped "$prog"
         sleep 1
         kill -KILL "$server"
         rc=0
@@ -190,14 +196,7 @@ interrupt_died)
     done
     # a server that never answers the interruption (stopped): lineup kills
     # it after 10 s and reports, instead of waiting for ever
-    set -m
-    "$LINEUP" run --quiet --all --budget 100000000 --seed 1 -- "$P/long_search_fixed" >"$out" 2>&1 &
-    lp=$!
-    set +m
-    server_of "$lp"
-    sleep 1
-    kill -STOP "$server"
-    kill -INT "$lp"
+    interrupt_stopped long_search_fixed
     SECONDS=0
     rc=0
     wait "$lp" || rc=$?

@@ -612,12 +612,18 @@ LINEUP_HARNESS(assume, create, free, LINEUP_OP(assume_never, 0));
 
 extern char **environ;
 
+/* a sleep left running: 0, or -1 when it could not start */
+static int start_sleeper(void)
+{
+    pid_t child;
+    char *argv[] = {"sleep", "988.5", 0};
+    return posix_spawnp(&child, "sleep", 0, 0, argv, environ) == 0 ? 0 : -1;
+}
+
 static int64_t spawn_sleep(void *o, int64_t unused)
 {
     (void)unused;
-    pid_t child;
-    char *argv[] = {"sleep", "988.5", 0};
-    if (posix_spawnp(&child, "sleep", 0, 0, argv, environ) != 0)
+    if (start_sleeper() != 0)
         return -1;
     return atomic_fetch_add((_Atomic int64_t *)o, 1) >= 0;
 }
@@ -641,9 +647,7 @@ LINEUP_HARNESS(spawner, create, free, LINEUP_OP(spawn_sleep, 0), LINEUP_OP(spawn
 static int64_t spawn_inc(void *o, int64_t unused)
 {
     (void)unused;
-    pid_t child;
-    char *argv[] = {"sleep", "988.5", 0};
-    if (posix_spawnp(&child, "sleep", 0, 0, argv, environ) != 0)
+    if (start_sleeper() != 0)
         return -1;
     int64_t v = atomic_load((_Atomic int64_t *)o);
     atomic_store((_Atomic int64_t *)o, v + 1);
