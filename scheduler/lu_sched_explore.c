@@ -1767,9 +1767,12 @@ static bool lu__ff_meets(const struct lu_sched *s, const void *obj)
  * step (and only the order of dependent steps matters) before theirs, and
  * a second such run, at another preemption, the next one. Offered where
  * that can happen within a round: its spinning steps since it last made
- * progress act on one of those objects, and were taken at two
- * instructions at least (a loop with one point, such as a test-and-set
- * spin, is back where it was after any of its steps). Fills ff_meet, and
+ * progress act on one of those objects, and its loop is more than one
+ * step: two instructions, two locations, or another read since it last
+ * read what it looks at (a loop with one point on one location, such as a
+ * test-and-set spin, is back where it was after any of its steps; a
+ * collect's first look was not, and was never run until it met a step,
+ * session 33: tests/lineup/harnesses/snapshot.c). Fills ff_meet, and
  * returns how many of its instructions meet one, or 0 where the way is not
  * offered. */
 static unsigned lu__ff_offer(struct lu_sched *s, const struct lu__thread *t, uint64_t runnable)
@@ -1787,13 +1790,19 @@ static unsigned lu__ff_offer(struct lu_sched *s, const struct lu__thread *t, uin
     for (int i = -1; i < t->nspun; i++) {
         uintptr_t pc = i < 0 ? t->pc : t->spun[i].pc;
         const void *o = i < 0 ? t->obj : t->spun[i].obj;
-        two = two || pc != t->pc;
+        two = two || pc != t->pc || o != t->obj;
         bool seen = false;
         for (unsigned j = 0; j < nmet && !seen; j++)
             seen = met[j] == pc;
         if (!seen && lu__ff_meets(s, o))
             met[nmet++] = pc;
     }
+    /* it read something else since it last read what it looks at: a loop
+     * over several locations (a collect), not back where it was after a
+     * step, known at its first look already (before it spun a step) */
+    for (int i = 0; i < t->nreads && !two; i++)
+        two = t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg &&
+              t->reads[i].seq != t->rseq;
     return two ? nmet : 0;
 }
 

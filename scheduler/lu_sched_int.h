@@ -372,10 +372,12 @@ struct lu__thread {
         uintptr_t pc;
         uint64_t oparg;
         uint64_t version;
+        uint32_t seq; /* rseq at its last read: another read since, if it differs */
     } reads[LU__MAX_READS];
     uint64_t oparg; /* operand of the pending access (see LU_SCHED_SET_ARG) */
     int nreads;
-    int rnext; /* once reads is full: the oldest, which the next new one replaces */
+    int rnext;     /* once reads is full: the oldest, which the next new one replaces */
+    uint32_t rseq; /* reads noted */
     /* livelock detection: the thread looked (spun) and has learnt nothing
      * new since, nor changed anything but locks it took and gave back
      * (lu__quiet_step); seen[] holds the versions it read meanwhile */
