@@ -801,7 +801,9 @@ static int lu__instrumented(const char *path, char *err, size_t errlen)
             }
         }
     }
-    if (found && lu_drv_elf_marked(m, size))
+    /* marked without hooks: compiled by lineup-cc with the instrumentation
+     * turned off again (told apart from a plain build for the message) */
+    if (lu_drv_elf_marked(m, size))
         found |= LU__INS_MARK;
 out:
     munmap((void *)m, size);
@@ -2237,7 +2239,7 @@ static int lu__replay_main(struct lu__opts *o)
         fprintf(stderr, "lineup: %s\n", err);
         return EXIT_USAGE;
     }
-    if (ins == 0 && !rp.uninstrumented) {
+    if (!(ins & LU__INS_TSAN) && !rp.uninstrumented) {
         /* its atomics are no scheduling points: the schedule cannot fit,
          * and "the harness changed" would not say why */
         fprintf(
@@ -2350,6 +2352,18 @@ int main(int argc, char **argv)
         lu__resource_stop(err);
     if (ins < 0) {
         fprintf(stderr, "lineup: %s\n", err);
+        return EXIT_USAGE;
+    }
+    if (ins == LU__INS_MARK && !o.allow_uninstrumented) {
+        fprintf(
+            stderr,
+            "lineup: %s was compiled by lineup-cc, but none of its code is instrumented (it calls no\n"
+            "ThreadSanitizer hook): a -fno-sanitize=thread, or with gcc an -flto after lineup-cc's own\n"
+            "-fno-lto (a CMake target's INTERFACE_COMPILE_OPTIONS can add one), turned it off, and its "
+            "atomic\n"
+            "operations would be invisible to lineup. Rebuild it without, or pass --allow-uninstrumented to\n"
+            "check it anyway with only its pthread calls as scheduling points.\n",
+            o.path);
         return EXIT_USAGE;
     }
     if (ins == 0 && !o.allow_uninstrumented) {
@@ -2850,9 +2864,9 @@ int main(int argc, char **argv)
                         }
                         if (want &&
                             lu__write_replay(o.replay_dir, o.path, h, &mj.test, mf, fphase, o.preemptions,
-                                             o.strategy, o.spin_bound, o.watchdog_ms, o.timeout, ins == 0,
-                                             o.tls, seed_in_replay ? &o.seed : NULL, replay_path,
-                                             sizeof replay_path) == 0) {
+                                             o.strategy, o.spin_bound, o.watchdog_ms, o.timeout,
+                                             !(ins & LU__INS_TSAN), o.tls, seed_in_replay ? &o.seed : NULL,
+                                             replay_path, sizeof replay_path) == 0) {
                             printf("replay: lineup --replay %s\n", lu_drv_shell_word(replay_path));
                         } else {
                             if (want) {

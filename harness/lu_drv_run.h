@@ -405,8 +405,9 @@ void lu_drv_run_replay_free(struct lu_drv_run_replay *rp);
 
 /* Checks that path is an executable built by lineup-cc: 0 ok, 1 linked by
  * lineup-cc but without instrumented code, 2 instrumented by a plain
- * -fsanitize=thread rather than lineup-cc (lineup-cc-mark.h), -1 not
- * usable, -2 lineup could not map it (a resource error); message in err. */
+ * -fsanitize=thread rather than lineup-cc (lineup-cc-mark.h), 3 compiled
+ * by lineup-cc with the instrumentation turned off again, -1 not usable,
+ * -2 lineup could not map it (a resource error); message in err. */
 int lu_drv_run_check_program(const char *path, char *err, size_t errlen);
 
 #endif

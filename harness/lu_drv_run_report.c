@@ -1082,7 +1082,8 @@ int lu_drv_run_check_program(const char *path, char *err, size_t errlen)
             path, lu__base(path));
         goto out;
     }
-    rc = !tsan ? 1 : lu_drv_elf_marked(m, size) ? 0 : 2;
+    bool marked = lu_drv_elf_marked(m, size);
+    rc = !tsan ? (marked ? 3 : 1) : marked ? 0 : 2;
 out:
     munmap((void *)m, size);
     return rc;

@@ -330,6 +330,22 @@ EOS
     [[ $rc == 2 ]] && grep -q 'compiled with -fsanitize=thread, but not by lineup-cc' err.txt ||
         fail "plain -fsanitize=thread program: exit $rc, $(cat err.txt)"
     "$lineup" run --budget 1 -- ./libonly >out.txt 2>&1 || fail "a lineup-cc program was refused: $(cat out.txt)"
+    # compiled by lineup-cc with the instrumentation turned off again: the
+    # message names the flags that do it, not a build without lineup-cc
+    lcc -fno-sanitize=thread -shared -o nosan.so "$stack"
+    set +e
+    "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 nosan.so >out.txt 2>err.txt
+    rc=$?
+    set -e
+    [[ $rc == 2 ]] && grep -q 'compiled by lineup-cc, but none of its code is instrumented' err.txt ||
+        fail "-fno-sanitize=thread harness: exit $rc, $(cat err.txt)"
+    lcc -fno-sanitize=thread -o nosanprog "$TOOLING_SRC/prog_main.c" "$TOOLING_SRC/prog_helper.c" -lm
+    set +e
+    "$lineup" run --budget 1 -- ./nosanprog >out.txt 2>err.txt
+    rc=$?
+    set -e
+    [[ $rc == 2 ]] && grep -q 'compiled by lineup-cc, but none of its code is instrumented' err.txt ||
+        fail "-fno-sanitize=thread program: exit $rc, $(cat err.txt)"
     # a harness in C++ (LINEUP_HARNESS is valid C++) finds a bug there
     cxx=g++
     [[ $compiler == clang* ]] && cxx=clang++
