@@ -49,6 +49,17 @@ lcc() {
     "$LINEUP_CC_BIN" "$@"
 }
 
+# refused WHAT PATTERN COMMAND...: COMMAND exits 2 with PATTERN on stderr.
+refused() {
+    local what=$1 pattern=$2 rc
+    shift 2
+    set +e
+    "$@" >out.txt 2>err.txt
+    rc=$?
+    set -e
+    [[ $rc == 2 ]] && grep -q -- "$pattern" err.txt || fail "$what: exit $rc, $(cat err.txt)"
+}
+
 # Symbols from the dynamic symbol table.
 undefined_tsan() {
     nm -D --undefined-only "$1" | awk '$2 ~ /^__tsan_/ {print $2}' | sort -u
@@ -289,11 +300,7 @@ args)
     [[ $(./libonly) == "result 4000 4000" ]] || fail "libonly printed '$(./libonly)'"
     lcc -o wholearchive -Wl,--whole-archive,libprog.a,--no-whole-archive,-lm
     readelf -d wholearchive | grep -q 'NEEDED.*liblineup' || fail "wholearchive is not linked with liblineup.so"
-    set +e
-    lcc --static -o st "$TOOLING_SRC/prog_main.c" helper.o 2>err.txt
-    rc=$?
-    set -e
-    [[ $rc == 2 ]] && grep -q -- '-static is not supported' err.txt || fail "--static: exit $rc, $(cat err.txt)"
+    refused "--static" '-static is not supported' lcc --static -o st "$TOOLING_SRC/prog_main.c" helper.o
     # 16-byte atomic arithmetic (clang without -mcx16 calls libatomic)
     cat >i128.c <<'EOS'
 unsigned __int128 v;
@@ -305,13 +312,8 @@ EOS
     # refused (no volatile hooks, no sound reduction), and says why
     "$compiler" -O1 -fsanitize=thread -fPIC -I"$LINEUP_SRC/harness" -c -o plain.o "$stack"
     "$compiler" -shared -o plain.so plain.o
-    set +e
-    "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 plain.so >out.txt 2>err.txt
-    rc=$?
-    set -e
-    cat err.txt
-    [[ $rc == 2 ]] && grep -q 'compiled with -fsanitize=thread, but not by lineup-cc' err.txt ||
-        fail "plain -fsanitize=thread harness: exit $rc"
+    refused "plain -fsanitize=thread harness" 'compiled with -fsanitize=thread, but not by lineup-cc' \
+        "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 plain.so
     "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 --allow-uninstrumented plain.so >out.txt 2>&1 ||
         fail "--allow-uninstrumented did not accept it: $(cat out.txt)"
     # the mark is no symbol: a version script that hides every one keeps it
@@ -323,29 +325,17 @@ EOS
     "$compiler" -O1 -fsanitize=thread -c -o plain_helper.o "$TOOLING_SRC/prog_helper.c"
     "$compiler" -O1 -fsanitize=thread -c -o plain_main.o "$TOOLING_SRC/prog_main.c"
     lcc -o plainprog plain_main.o plain_helper.o -lm
-    set +e
-    "$lineup" run --budget 1 -- ./plainprog >out.txt 2>err.txt
-    rc=$?
-    set -e
-    [[ $rc == 2 ]] && grep -q 'compiled with -fsanitize=thread, but not by lineup-cc' err.txt ||
-        fail "plain -fsanitize=thread program: exit $rc, $(cat err.txt)"
+    refused "plain -fsanitize=thread program" 'compiled with -fsanitize=thread, but not by lineup-cc' \
+        "$lineup" run --budget 1 -- ./plainprog
     "$lineup" run --budget 1 -- ./libonly >out.txt 2>&1 || fail "a lineup-cc program was refused: $(cat out.txt)"
     # compiled by lineup-cc with the instrumentation turned off again: the
     # message names the flags that do it, not a build without lineup-cc
     lcc -fno-sanitize=thread -shared -o nosan.so "$stack"
-    set +e
-    "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 nosan.so >out.txt 2>err.txt
-    rc=$?
-    set -e
-    [[ $rc == 2 ]] && grep -q 'compiled by lineup-cc, but none of its code is instrumented' err.txt ||
-        fail "-fno-sanitize=thread harness: exit $rc, $(cat err.txt)"
+    refused "-fno-sanitize=thread harness" 'compiled by lineup-cc, but none of its code is instrumented' \
+        "$lineup" --jobs 1 --matrix 2x2 --samples 1 --seed 1 nosan.so
     lcc -fno-sanitize=thread -o nosanprog "$TOOLING_SRC/prog_main.c" "$TOOLING_SRC/prog_helper.c" -lm
-    set +e
-    "$lineup" run --budget 1 -- ./nosanprog >out.txt 2>err.txt
-    rc=$?
-    set -e
-    [[ $rc == 2 ]] && grep -q 'compiled by lineup-cc, but none of its code is instrumented' err.txt ||
-        fail "-fno-sanitize=thread program: exit $rc, $(cat err.txt)"
+    refused "-fno-sanitize=thread program" 'compiled by lineup-cc, but none of its code is instrumented' \
+        "$lineup" run --budget 1 -- ./nosanprog
     # a harness in C++ (LINEUP_HARNESS is valid C++) finds a bug there
     cxx=g++
     [[ $compiler == clang* ]] && cxx=clang++
