@@ -522,9 +522,11 @@ static void lu__note_read(struct lu__thread *t, const struct lu__obj *o)
 {
     const void *key = o->addr;
     uint64_t v = o->version;
+    uint32_t q = ++t->rseq;
     for (int i = 0; i < t->nreads; i++) {
         if (t->reads[i].addr == key && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg) {
             t->reads[i].version = v;
+            t->reads[i].seq = q;
             return;
         }
     }
@@ -540,6 +542,7 @@ static void lu__note_read(struct lu__thread *t, const struct lu__obj *o)
     t->reads[at].pc = t->pc;
     t->reads[at].oparg = t->oparg;
     t->reads[at].version = v;
+    t->reads[at].seq = q;
 }
 
 void lu__progress(struct lu__thread *t)

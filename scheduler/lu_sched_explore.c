@@ -1766,14 +1766,15 @@ static bool lu__ff_meets(const struct lu_sched *s, const void *obj)
  * step on an object that one of them is about to act on: that puts the
  * step (and only the order of dependent steps matters) before theirs, and
  * a second such run, at another preemption, the next one. Offered where
- * its spinning steps since it last made progress (its pending one too) act
- * on one of those objects, whatever its loop: until session 33 a loop of
- * one step (one instruction on one location) was left out as back where
- * it was after any step, which a loop that counts its looks is not (a
- * poll that tried a flag three times and went wrong only when it saw the
- * flag at its last try passed unbounded), nor a collect at its first look
- * (tests/lineup/harnesses/snapshot.c). Fills ff_meet, and returns how many
- * of its instructions meet one. */
+ * that can happen within a round: its spinning steps since it last made
+ * progress act on one of those objects, and its loop is more than one
+ * step: two instructions, two locations, or another read since it last
+ * read what it looks at (a loop with one point on one location, such as a
+ * test-and-set spin, is back where it was after any of its steps; a
+ * collect's first look was not, and was never run until it met a step,
+ * session 33: tests/lineup/harnesses/snapshot.c). Fills ff_meet, and
+ * returns how many of its instructions meet one, or 0 where the way is not
+ * offered. */
 static unsigned lu__ff_offer(struct lu_sched *s, const struct lu__thread *t, uint64_t runnable)
 {
     s->nff_meet = 0;
@@ -1785,16 +1786,24 @@ static unsigned lu__ff_offer(struct lu_sched *s, const struct lu__thread *t, uin
     /* the instructions of its steps that meet one (the pending one too) */
     uintptr_t met[LU__MAX_SPUN + 1];
     unsigned nmet = 0;
+    bool two = false;
     for (int i = -1; i < t->nspun; i++) {
         uintptr_t pc = i < 0 ? t->pc : t->spun[i].pc;
         const void *o = i < 0 ? t->obj : t->spun[i].obj;
+        two = two || pc != t->pc || o != t->obj;
         bool seen = false;
         for (unsigned j = 0; j < nmet && !seen; j++)
             seen = met[j] == pc;
         if (!seen && lu__ff_meets(s, o))
             met[nmet++] = pc;
     }
-    return nmet;
+    /* it read something else since it last read what it looks at: a loop
+     * over several locations (a collect), not back where it was after a
+     * step, known at its first look already (before it spun a step) */
+    for (int i = 0; i < t->nreads && !two; i++)
+        two = t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg &&
+              t->reads[i].seq != t->rseq;
+    return two ? nmet : 0;
 }
 
 /* Whether every thread in enabled took spin_bound turns while everyone
@@ -1935,11 +1944,9 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
     uint64_t giveups = 0; /* everyone spins: the timed waits that may give up at a cost */
     if (s->ff_tid >= 0) {
         bool going = s->ff_tid == me && cur_live && (spinning >> me & 1) && !all_spin;
-        if (going && s->ff_until && !s->ff_hit && cur->pc == s->ff_pc && cur->obj == s->ff_obj) {
-            /* back where it began without meeting a step, having seen
-             * what it saw before: it would meet none (a loop that counts
-             * its looks: later, after as many rounds as the run until it
-             * stops spinning took) */
+        if (going && s->ff_until && cur->pc == s->ff_pc && cur->obj == s->ff_obj) {
+            /* back where it began, having seen what it saw before: the
+             * same state as if it had not been chosen */
             s->stats.spin_dropped++;
             s->res->message = "a spinning thread run until it met another thread's next step went round";
             s->res->outcome = LU_SCHED_OUT_DISCARDED;
@@ -2194,15 +2201,11 @@ int lu__choose(struct lu_sched *s, struct lu__thread *cur)
         s->ff_tid = chosen;
         s->ff_looks = 0;
         s->ff_until = false;
-        /* Runs in a row, with no other thread's step between: a poll that
-         * counts its looks may go wrong at the k-th, which k - 1 of them
-         * reach. Under a bound each costs one, and the bound ends them;
-         * unbounded, LU__MET_RUNS (or one per instruction that meets a
-         * step, where those are more), or they would pass a real spin's
-         * steps round and round. */
+        /* runs in a row, with no other thread's step between, go round
+         * its steps that meet one at most once (unbounded, they would
+         * pass them round and round) */
         unsigned nmet = lu__ff_offer(s, ft, runnable);
-        unsigned most = nmet > LU__MET_RUNS ? nmet : LU__MET_RUNS;
-        s->ff_ask = nmet && (bound >= 0 || most > (s->ff_chain_tid == chosen ? s->ff_chain : 0));
+        s->ff_ask = nmet > (s->ff_chain_tid == chosen ? s->ff_chain : 0);
         s->ff_hit = lu__ff_meets(s, ft->obj);
         s->ff_pc = ft->pc;
         s->ff_obj = ft->obj;

@@ -60,7 +60,6 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 #define LU__MAX_SEEN 32 /* locations an idle thread remembers (lu__thread.seen) */
 #define LU__MAX_ROUND 8 /* quiet steps of a round an idle thread remembers (lu__thread.round) */
 #define LU__MAX_SPUN 8  /* spinning steps a thread remembers (lu__thread.spun) */
-#define LU__MET_RUNS 8  /* runs until a met step in a row, unbounded (lu__choose) */
 #define LU__MAX_MEET 8  /* objects a spinner's run may meet (lu_sched.ff_meet) */
 
 enum lu__obj_type { LU__O_LOC, LU__O_MUTEX, LU__O_RW, LU__O_COND, LU__O_SEM, LU__O_BARRIER, LU__O_ONCE };
@@ -373,10 +372,12 @@ struct lu__thread {
         uintptr_t pc;
         uint64_t oparg;
         uint64_t version;
+        uint32_t seq; /* rseq at its last read: another read since, if it differs */
     } reads[LU__MAX_READS];
     uint64_t oparg; /* operand of the pending access (see LU_SCHED_SET_ARG) */
     int nreads;
-    int rnext; /* once reads is full: the oldest, which the next new one replaces */
+    int rnext;     /* once reads is full: the oldest, which the next new one replaces */
+    uint32_t rseq; /* reads noted */
     /* livelock detection: the thread looked (spun) and has learnt nothing
      * new since, nor changed anything but locks it took and gave back
      * (lu__quiet_step); seen[] holds the versions it read meanwhile */

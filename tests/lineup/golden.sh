@@ -73,8 +73,8 @@ print(t['verdict'], t['histories'], t['histories_digest'])")")
         fail=$((fail + 1))
     fi
 }
-check snapshot.rolled gcc/snapshot.so -1 'snap | set snap' "PASS 3 3 0 173 8" on rolled
-check snapshot.unrolled gcc/snapshot.so -1 'snap | snap | set' "PASS 6 6 0 3249 32" on unrolled
+check snapshot.rolled gcc/snapshot.so -1 'snap | set snap' "PASS 3 3 0 125 8" on rolled
+check snapshot.unrolled gcc/snapshot.so -1 'snap | snap | set' "PASS 6 6 0 2773 32" on unrolled
 same_histories snapshot.rolled rolled apart 'snap | set snap'
 same_histories snapshot.rolled3 rolled apart 'snap | snap | set'
 same_histories snapshot.unrolled unrolled apart 'snap | set snap'

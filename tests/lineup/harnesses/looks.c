@@ -14,14 +14,7 @@
  *            within one call, then gives up (-1), which no serial order
  *            shows: found only if enter() goes on spinning while hold(),
  *            preempted, could run (a preemption of its own, which the replay
- *            lists);
- *   lasttry  poll() tries a flag set() sets up to 4 times and, wrongly,
- *            returns 2 when it sees it at its last try (1 at the others):
- *            found only if set() may run between two of poll()'s looks,
- *            the third and the fourth. Until session 33 a loop of one
- *            instruction on one location was never run until it met
- *            set()'s step (taken to be back where it was after any look),
- *            and this passed at every bound, unbounded too.
+ *            lists).
  */
 #include <lineup.h>
 
@@ -103,23 +96,3 @@ static void *flag_create(void)
 }
 
 LINEUP_HARNESS(giveup, flag_create, free, LINEUP_OP(hold, 0), LINEUP_OP(enter, 0));
-
-static int64_t poll_flag(void *o, int64_t unused)
-{
-    struct flag *f = o;
-    (void)unused;
-    for (int i = 0; i < 4; i++)
-        if (atomic_load(&f->held))
-            return i == 3 ? 2 : 1;
-    return 0;
-}
-
-static int64_t set(void *o, int64_t unused)
-{
-    struct flag *f = o;
-    (void)unused;
-    atomic_store(&f->held, 1);
-    return 0;
-}
-
-LINEUP_HARNESS(lasttry, flag_create, free, {"poll", poll_flag, 0}, LINEUP_OP(set, 0));
