@@ -2358,11 +2358,11 @@ int main(int argc, char **argv)
         fprintf(
             stderr,
             "lineup: %s was compiled by lineup-cc, but none of its code is instrumented (it calls no\n"
-            "ThreadSanitizer hook): a -fno-sanitize=thread, or with gcc an -flto after lineup-cc's own\n"
-            "-fno-lto (a CMake target's INTERFACE_COMPILE_OPTIONS can add one), turned it off, and its "
-            "atomic\n"
-            "operations would be invisible to lineup. Rebuild it without, or pass --allow-uninstrumented to\n"
-            "check it anyway with only its pthread calls as scheduling points.\n",
+            "ThreadSanitizer hook), so its atomic operations would be invisible to lineup. A later flag\n"
+            "turns the instrumentation off: a -fno-sanitize=thread, or with gcc an -flto after lineup-cc's\n"
+            "own -fno-lto (a CMake target's INTERFACE_COMPILE_OPTIONS can add one). Rebuild it without, or\n"
+            "pass --allow-uninstrumented to check it anyway with only its pthread calls as scheduling\n"
+            "points.\n",
             o.path);
         return EXIT_USAGE;
     }

@@ -1335,10 +1335,10 @@ int lu_drv_run_main(int argc, char **argv)
         fprintf(
             stderr,
             "lineup run: %s was compiled by lineup-cc, but none of its code is instrumented (it calls no\n"
-            "ThreadSanitizer hook): a -fno-sanitize=thread, or with gcc an -flto after lineup-cc's own\n"
-            "-fno-lto, turned it off, and its atomic operations would be invisible to lineup. Rebuild it\n"
-            "without, or pass --allow-uninstrumented to run it with only its pthread calls as scheduling\n"
-            "points.\n",
+            "ThreadSanitizer hook), so its atomic operations would be invisible to lineup. A later flag\n"
+            "turns the instrumentation off: a -fno-sanitize=thread, or with gcc an -flto after lineup-cc's\n"
+            "own -fno-lto. Rebuild it without, or pass --allow-uninstrumented to run it with only its\n"
+            "pthread calls as scheduling points.\n",
             given);
         lu_drv_run_replay_free(&rp);
         return EXIT_USAGE;

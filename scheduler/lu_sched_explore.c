@@ -1769,10 +1769,13 @@ static bool lu__ff_meets(const struct lu_sched *s, const void *obj)
  * that can happen within a round: its spinning steps since it last made
  * progress act on one of those objects, and its loop is more than one
  * step: two instructions, two locations, or another read since it last
- * read what it looks at (a loop with one point on one location, such as a
- * test-and-set spin, is back where it was after any of its steps; a
- * collect's first look was not, and was never run until it met a step,
- * session 33: tests/lineup/harnesses/snapshot.c). Fills ff_meet, and
+ * read what it looks at. A loop with one point on one location, such as a
+ * test-and-set spin, is taken to be back where it was after any of its
+ * steps: wrong for a poll that counts its looks (a known limit,
+ * docs/strategies.md), but offered to every such loop the runs multiplied
+ * unbounded searches of spin locks (session 33). A collect's first look
+ * was never run until it met a step before session 33
+ * (tests/lineup/harnesses/snapshot.c). Fills ff_meet, and
  * returns how many of its instructions meet one, or 0 where the way is not
  * offered. */
 static unsigned lu__ff_offer(struct lu_sched *s, const struct lu__thread *t, uint64_t runnable)
