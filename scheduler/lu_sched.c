@@ -464,14 +464,11 @@ static bool lu__would_time_out(struct lu_sched *s, struct lu__thread *t)
  * instruction with the same operand, nobody having changed it since. */
 static inline bool lu__reread(struct lu_sched *s, const struct lu__thread *t)
 {
-    for (int i = 0; i < t->nreads; i++) {
-        if (t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg) {
-            struct lu__obj *o = lu__obj_find(s, t->obj);
-            uint64_t v = o ? o->version : 0;
-            return t->reads[i].version == v;
-        }
-    }
-    return false;
+    const struct lu__read *r = lu__pending_read(t);
+    if (!r)
+        return false;
+    struct lu__obj *o = lu__obj_find(s, t->obj);
+    return r->version == (o ? o->version : 0);
 }
 
 /* A futex wake or condition signal with nobody to wake changes nothing, as

@@ -1803,9 +1803,8 @@ static unsigned lu__ff_offer(struct lu_sched *s, const struct lu__thread *t, uin
     /* it read something else since it last read what it looks at: a loop
      * over several locations (a collect), not back where it was after a
      * step, known at its first look already (before it spun a step) */
-    for (int i = 0; i < t->nreads && !two; i++)
-        two = t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg &&
-              t->reads[i].seq != t->rseq;
+    const struct lu__read *r = lu__pending_read(t);
+    two = two || (r && r->seq != t->rseq);
     return two ? nmet : 0;
 }
 

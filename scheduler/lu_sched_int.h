@@ -53,9 +53,10 @@ void lu__sched_bug(const char *file, int line, const char *what) __attribute__((
 /* Locations a thread remembers reading since its last change: a wait loop
  * that polls more than this many atomics is not seen as one (a divergence
  * of a correct wait for all of 9 flags, an audit's). Not more: a re-read at
- * one instruction is a look, and spinners take turns without branching, so
- * a double collect over the locations loses histories (docs/strategies.md,
- * "Spinning threads"); 32 made that reach 32 locations (a review's). */
+ * one instruction is a look, so a double collect over that many locations
+ * spins, and spinners lose histories that cannot change a verdict (where
+ * they all take turns: docs/strategies.md, "Known limits of the run until
+ * a met step"); 32 made that reach 32 locations (a review's, session 32). */
 #define LU__MAX_READS 8
 #define LU__MAX_SEEN 32 /* locations an idle thread remembers (lu__thread.seen) */
 #define LU__MAX_ROUND 8 /* quiet steps of a round an idle thread remembers (lu__thread.round) */
@@ -367,7 +368,7 @@ struct lu__thread {
     bool turns;           /* lu_sched_takes_turns */
 
     /* spin detection: locations read since the last change this thread made */
-    struct {
+    struct lu__read {
         const void *addr;
         uintptr_t pc;
         uint64_t oparg;
@@ -448,6 +449,17 @@ struct lu__thread {
     uint32_t fence_rel[LU_SCHED_MAX_THREADS];
     uint32_t acq_pending[LU_SCHED_MAX_THREADS];
 };
+
+/* The entry of t->reads for its pending access (the same location,
+ * instruction and operand), or NULL: whether that access re-reads, and
+ * whether it read anything else since (lu__reread, lu__ff_offer). */
+static inline const struct lu__read *lu__pending_read(const struct lu__thread *t)
+{
+    for (int i = 0; i < t->nreads; i++)
+        if (t->reads[i].addr == t->obj && t->reads[i].pc == t->pc && t->reads[i].oparg == t->oparg)
+            return &t->reads[i];
+    return NULL;
+}
 
 struct lu_sched {
     struct lu_sched_config cfg;
